@@ -1,0 +1,112 @@
+// `plumb check` (collect, judge, render) and `plumb report` (judge a saved snapshot again).
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "cli/check_options.h"
+#include "cli/subcommand.h"
+#include "core/atomic_file.h"
+#include "core/catalog.h"
+#include "core/registry.h"
+#include "report/catalog_doc.h"
+
+namespace plumb {
+
+namespace {
+
+struct CheckArgs {
+  MachineOptions machine;
+  OutputOptions output;
+  std::vector<std::string> only, skip;
+  std::string save;
+  std::string bench = "none";
+  bool list = false;
+  bool print_config = false;
+};
+
+int run_check(const CheckArgs& a) {
+  if (a.print_config) {
+    write_output(default_config_toml(), a.output.out);
+    return 0;
+  }
+  if (a.list) {
+    RenderOptions ro = render_options(a.output);
+    write_output(render_catalog(ro.lang, a.output.format == "md" ? "md" : "text"), a.output.out);
+    return 0;
+  }
+  Config cfg = load_config_or_throw(a.machine.config);
+  Selection sel = make_selection(a.only, a.skip, cfg.skip);
+  Context ctx = make_context(a.machine);
+  ctx.bench = a.bench;
+  if (!find_renderer(a.output.format)) emit(Report{}, a.output);  // fails early with the hint
+  render_options(a.output);                                       // validates --lang early
+
+  auto start = std::chrono::steady_clock::now();
+  Report r;
+  r.facts.meta.tool_version = plumb_version();
+  r.facts.meta.command = "check";
+  r.facts.meta.started_at = now_iso8601();
+  r.facts.meta.hostname = host_name(ctx.root);
+  r.facts.meta.root = ctx.root.root();
+  r.facts.meta.target_pid = ctx.pid;
+  collect(ctx, sel, r.facts);
+  r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.findings = judge(r.facts, cfg.thresholds, sel);
+  if (!a.save.empty()) {
+    auto w = write_file_atomic(a.save, render_json_text(r, render_options(a.output)));
+    if (!w) throw UsageError(w.error().message);
+  }
+  emit(r, a.output);
+  return exit_code_for(r.findings);
+}
+
+struct ReportArgs {
+  std::string snapshot;
+  OutputOptions output;
+  std::string config;
+  std::vector<std::string> only, skip;
+};
+
+int run_report(const ReportArgs& a) {
+  Config cfg = load_config_or_throw(a.config);
+  Selection sel = make_selection(a.only, a.skip, cfg.skip);
+  auto text = read_user_file(a.snapshot);
+  if (!text) throw UsageError("cannot read snapshot " + text.error().message);
+  auto facts = facts_from_snapshot(*text, a.snapshot);
+  if (!facts) throw UsageError(facts.error().message);
+  Report r;
+  r.facts = std::move(facts.value());
+  r.findings = judge(r.facts, cfg.thresholds, sel);
+  emit(r, a.output);
+  return exit_code_for(r.findings);
+}
+
+const bool kCheck = register_subcommand({"check", "health check of this machine (or a --root fixture tree)", 10,
+                                         [](CLI::App& app) {
+                                           auto a = std::make_shared<CheckArgs>();
+                                           add_machine_options(app, a->machine);
+                                           add_output_options(app, a->output);
+                                           app.add_option("--only", a->only, "run only these check ids or prefixes (comma-separated)");
+                                           app.add_option("--skip", a->skip, "skip these check ids or prefixes (comma-separated)");
+                                           app.add_option("--save", a->save, "also save the snapshot (JSON) to FILE");
+                                           app.add_option("--bench", a->bench, "quick|none: run the quick benchmarks too")
+                                               ->check(CLI::IsMember({"quick", "none"}))
+                                               ->capture_default_str();
+                                           app.add_flag("--list", a->list, "list every check with its id and description");
+                                           app.add_flag("--print-config", a->print_config, "print the default thresholds as TOML");
+                                           return [a] { return run_check(*a); };
+                                         }});
+
+const bool kReport = register_subcommand({"report", "judge and render a saved snapshot again (any format)", 60,
+                                          [](CLI::App& app) {
+                                            auto a = std::make_shared<ReportArgs>();
+                                            app.add_option("snapshot", a->snapshot, "snapshot JSON written by check --save")->required();
+                                            add_output_options(app, a->output);
+                                            app.add_option("--config", a->config, "TOML file overriding thresholds");
+                                            app.add_option("--only", a->only, "judge only these check ids or prefixes");
+                                            app.add_option("--skip", a->skip, "skip these check ids or prefixes");
+                                            return [a] { return run_report(*a); };
+                                          }});
+
+}  // namespace
+}  // namespace plumb

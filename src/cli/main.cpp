@@ -1,0 +1,58 @@
+// plumb: entry point. Parses the command line, runs one subcommand, maps failures to exit codes
+// (0 no failure, 1 at least one failing finding, 2 plumb could not run).
+#include <exception>
+#include <iostream>
+
+#include "cli/subcommand.h"
+#include "core/suggest.h"
+#include "report/report.h"
+
+int main(int argc, char** argv) {
+  using namespace plumb;
+  CLI::App app{"plumb: is it the model, or is the infrastructure under it loose?", "plumb"};
+  app.set_version_flag("--version", std::string("plumb ") + plumb_version());
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
+  auto subs = subcommands();
+  std::stable_sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
+  std::vector<std::string> names;
+  for (const auto& s : subs) {
+    CLI::App* sub = app.add_subcommand(s.name, s.help);
+    runners.emplace_back(sub, s.setup(*sub));
+    names.push_back(s.name);
+  }
+  // A mistyped subcommand gets a hint instead of CLI11's generic message.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string first = argv[1];
+    if (std::find(names.begin(), names.end(), first) == names.end()) {
+      std::string hint = closest(first, names);
+      std::cerr << "plumb: unknown command '" << first << "'" << (hint.empty() ? "" : " (did you mean '" + hint + "'?)")
+                << "; see plumb --help\n";
+      return 2;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "plumb: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    for (auto& [sub, run] : runners) {
+      if (sub->parsed()) return run();
+    }
+  } catch (const UsageError& e) {
+    std::cerr << "plumb: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "plumb: internal error: " << e.what() << "\n";
+    return 2;
+  }
+  return 2;
+}

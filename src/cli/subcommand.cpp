@@ -1,0 +1,68 @@
+// Subcommand table and the shared output path (format, language, colour, atomic --out).
+#include "cli/subcommand.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "core/atomic_file.h"
+#include "core/suggest.h"
+
+namespace plumb {
+
+namespace {
+std::vector<SubcommandInfo>& table() {
+  static std::vector<SubcommandInfo> t;
+  return t;
+}
+}  // namespace
+
+bool register_subcommand(SubcommandInfo s) {
+  table().push_back(std::move(s));
+  return true;
+}
+
+const std::vector<SubcommandInfo>& subcommands() { return table(); }
+
+void add_output_options(CLI::App& app, OutputOptions& o, const std::string& default_format) {
+  o.format = default_format;
+  app.add_option("--format,-f", o.format, "output format: " + [] {
+    std::string s;
+    for (const auto& n : renderer_names()) s += (s.empty() ? "" : "|") + n;
+    return s;
+  }())->capture_default_str();
+  app.add_option("--lang", o.lang, "report language: en|zh (default: from LC_ALL/LANG)");
+  app.add_option("--out,-o", o.out, "write the report to FILE (atomically) instead of stdout");
+}
+
+RenderOptions render_options(const OutputOptions& o) {
+  RenderOptions r;
+  Lang l = Lang::en;
+  if (!o.lang.empty() && !parse_lang(o.lang, l)) throw UsageError("unknown language '" + o.lang + "' (use en or zh)");
+  r.lang = detect_lang(o.lang);
+  const char* no_color = std::getenv("NO_COLOR");  // NOLINT(concurrency-mt-unsafe)
+  r.color = o.out.empty() && ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0');
+  return r;
+}
+
+void write_output(const std::string& text, const std::string& out) {
+  if (out.empty()) {
+    std::cout << text << std::flush;
+    return;
+  }
+  auto w = write_file_atomic(out, text);
+  if (!w) throw UsageError(w.error().message);
+}
+
+void emit(const Report& r, const OutputOptions& o) {
+  const RendererInfo* ren = find_renderer(o.format);
+  if (ren == nullptr) {
+    std::string hint = closest(o.format, renderer_names());
+    throw UsageError("unknown format '" + o.format + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  }
+  write_output(ren->render(r, render_options(o)), o.out);
+}
+
+}  // namespace plumb

@@ -1,0 +1,83 @@
+// The catalogue table and the lookups that turn a Finding into words.
+#include "core/catalog.h"
+
+#include <stdexcept>
+
+namespace plumb {
+
+namespace {
+std::map<std::string, CatalogEntry>& table() {
+  static std::map<std::string, CatalogEntry> t;
+  return t;
+}
+
+const Text* message_for(const CatalogEntry& e, const Finding& f) {
+  std::vector<std::string> tries;
+  if (!f.variant.empty()) tries.push_back(f.variant);
+  tries.emplace_back(status_name(f.status));
+  if (f.status == Status::warn) tries.emplace_back("fail");
+  if (f.status == Status::fail) tries.emplace_back("warn");
+  if (f.status == Status::info) tries.emplace_back("pass");
+  for (const auto& k : tries) {
+    auto it = e.messages.find(k);
+    if (it != e.messages.end()) return &it->second;
+  }
+  return nullptr;
+}
+}  // namespace
+
+bool register_findings(std::vector<CatalogEntry> rows) {
+  auto& t = table();
+  for (auto& r : rows) {
+    std::string id = r.id;
+    if (!t.emplace(id, std::move(r)).second) throw std::logic_error("duplicate finding id " + id);
+  }
+  return true;
+}
+
+const CatalogEntry* find_entry(const std::string& id) {
+  auto it = table().find(id);
+  return it == table().end() ? nullptr : &it->second;
+}
+
+const std::map<std::string, CatalogEntry>& catalog() { return table(); }
+
+std::string finding_message(const Finding& f, Lang lang) {
+  const auto* e = find_entry(f.id);
+  if (e == nullptr) return f.id;
+  if (f.status == Status::skip && f.variant.empty() && !e->messages.count("skip")) {
+    // Every check can be skipped; the generic sentence names the reason.
+    std::string reason = f.args.count("reason") ? f.args.at("reason") : std::string("?");
+    return fill(tr(lang, "finding.skipped"), {{"reason", reason}});
+  }
+  const Text* m = message_for(*e, f);
+  if (m == nullptr) return e->title.in(lang);
+  return fill(m->in(lang), f.args);
+}
+
+std::string finding_fix(const Finding& f, Lang lang) {
+  const auto* e = find_entry(f.id);
+  return e == nullptr ? std::string() : fill(e->fix.in(lang), f.args);
+}
+
+std::string finding_verify(const Finding& f) {
+  const auto* e = find_entry(f.id);
+  return e == nullptr ? std::string() : fill(e->verify, f.args);
+}
+
+std::string finding_gain(const Finding& f, Lang lang) {
+  const auto* e = find_entry(f.id);
+  return e == nullptr ? std::string() : fill(e->gain.in(lang), f.args);
+}
+
+std::vector<std::string> l3_causes_of(const std::string& l2_id) {
+  std::vector<std::string> out;
+  for (const auto& [id, e] : table()) {
+    for (const auto& x : e.explains) {
+      if (x == l2_id) out.push_back(id);
+    }
+  }
+  return out;
+}
+
+}  // namespace plumb

@@ -1,0 +1,42 @@
+// The finding catalogue (DCGM's failure-catalogue idea): one row per finding id with its layer,
+// pillar, report section, words in both languages, fix, verify command and funnel links.
+// docs/findings.md is generated from these rows (`plumb check --list --format md`).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/i18n.h"
+
+namespace plumb {
+
+struct CatalogEntry {
+  std::string id;
+  Layer layer = Layer::L3;
+  Pillar pillar = Pillar::platform;
+  Section section = Section::environment;
+  Text title;                           // one line: what the check looks at
+  std::map<std::string, Text> messages; // variant (default: status name) -> sentence with {args}
+  Text fix;                             // how to fix; may use {args}
+  std::string verify;                   // a command a human can paste; may use {args}
+  Text gain;                            // the expected gain when fixed; may be empty
+  std::vector<std::string> explains;    // L3 rows: the L2 finding ids this defect can cause
+};
+
+// Registers rows at static-initialisation time; duplicate ids are a programming error.
+bool register_findings(std::vector<CatalogEntry> rows);
+const CatalogEntry* find_entry(const std::string& id);
+const std::map<std::string, CatalogEntry>& catalog();
+
+// The sentence for a finding: its variant's template (falling back to the status name, then
+// "fail" for warn) filled with its args.
+std::string finding_message(const Finding& f, Lang lang);
+std::string finding_fix(const Finding& f, Lang lang);
+std::string finding_verify(const Finding& f);
+std::string finding_gain(const Finding& f, Lang lang);
+// L3 ids whose rows say they explain this L2 id (the reverse funnel link).
+std::vector<std::string> l3_causes_of(const std::string& l2_id);
+
+}  // namespace plumb

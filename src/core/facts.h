@@ -1,0 +1,29 @@
+// Facts: the plain, serialisable snapshot every collector fills and every rule reads.
+// One header per area under core/facts/; this struct only gathers them.
+#pragma once
+
+#include "core/facts/bench.h"
+#include "core/facts/comm.h"
+#include "core/facts/framework.h"
+#include "core/facts/gpu.h"
+#include "core/facts/host.h"
+#include "core/facts/meta.h"
+#include "core/facts/trace.h"
+#include "core/facts/watch.h"
+
+namespace plumb {
+
+struct Facts {
+  RunMeta meta;
+  HostFacts host;
+  GpuFacts gpu;
+  FrameworkFacts framework;
+  CommFacts comm;
+  BenchFacts bench;
+  TraceFacts trace;
+  WatchFacts watch;
+  bool operator==(const Facts&) const = default;
+};
+PLUMB_JSON(Facts, meta, host, gpu, framework, comm, bench, trace, watch)
+
+}  // namespace plumb

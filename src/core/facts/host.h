@@ -1,0 +1,25 @@
+// Facts of the host: OS, CPU, memory, cgroups, storage, kernel log, PSI, limits, sysctls, env.
+#pragma once
+
+#include <string>
+
+#include "core/json.h"
+
+namespace plumb {
+
+struct OsFacts {
+  Fact<std::string> pretty_name;  // /etc/os-release PRETTY_NAME
+  Fact<std::string> id;           // ID (debian, ubuntu, rhel)
+  Fact<std::string> version_id;   // VERSION_ID
+  Fact<std::string> kernel;       // /proc/sys/kernel/osrelease
+  bool operator==(const OsFacts&) const = default;
+};
+PLUMB_JSON(OsFacts, pretty_name, id, version_id, kernel)
+
+struct HostFacts {
+  OsFacts os;
+  bool operator==(const HostFacts&) const = default;
+};
+PLUMB_JSON(HostFacts, os)
+
+}  // namespace plumb

@@ -1,0 +1,48 @@
+// HostRoot: the one place that turns an absolute system path (/proc, /sys, /dev, /etc, /run)
+// into a path under --root, so a fixture tree can stand in for a machine (node_exporter's
+// --path.procfs idea). No other code spells a root-prefixed path.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace plumb {
+
+class HostRoot {
+ public:
+  explicit HostRoot(std::string root = "/");
+
+  // "/" or the fixture directory, without a trailing slash unless it is "/".
+  [[nodiscard]] const std::string& root() const { return root_; }
+  [[nodiscard]] bool is_live() const { return root_ == "/"; }
+
+  // Absolute system path -> real path to open. `abs` must start with '/'.
+  [[nodiscard]] std::string path(std::string_view abs) const;
+
+  // Whole-file read of a (pseudo) file, at most max_bytes. Errors carry the display path.
+  [[nodiscard]] Result<std::string> read(std::string_view abs, std::size_t max_bytes = 4u << 20) const;
+  // First line of a sysfs-style value file, whitespace-trimmed.
+  [[nodiscard]] Result<std::string> read_value(std::string_view abs) const;
+  // Entry names of a directory, sorted, without "." and "..".
+  [[nodiscard]] Result<std::vector<std::string>> list(std::string_view abs) const;
+  // Target of a symbolic link (as stored in the link).
+  [[nodiscard]] Result<std::string> read_link(std::string_view abs) const;
+  [[nodiscard]] bool exists(std::string_view abs) const;
+
+ private:
+  std::string root_;
+};
+
+// Reads a file that is not under the root (a user-given trace, log or config path).
+Result<std::string> read_user_file(const std::string& path, std::size_t max_bytes = 256u << 20);
+
+// Maps errno to our error kinds.
+ErrorKind error_kind_from_errno(int err);
+
+std::string_view trim(std::string_view s);
+
+}  // namespace plumb

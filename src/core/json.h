@@ -1,0 +1,51 @@
+// JSON conversions shared by all Facts areas: std::optional, Fact<T>, and the struct macro.
+// Areas use PLUMB_JSON(Type, fields...) which tolerates missing keys when reading back.
+#pragma once
+
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fact.h"
+
+namespace plumb {
+using json = nlohmann::json;
+}
+
+namespace nlohmann {
+
+template <class T>
+struct adl_serializer<std::optional<T>> {
+  static void to_json(json& j, const std::optional<T>& o) {
+    if (o) j = *o; else j = nullptr;
+  }
+  static void from_json(const json& j, std::optional<T>& o) {
+    if (j.is_null()) o.reset(); else o = j.get<T>();
+  }
+};
+
+// {"value": v, "source": s} | {"missing": why, "source": s} | null (not collected)
+template <class T>
+struct adl_serializer<plumb::Fact<T>> {
+  static void to_json(json& j, const plumb::Fact<T>& f) {
+    if (!f.value && f.missing.empty() && f.source.empty()) {
+      j = nullptr;
+      return;
+    }
+    j = json::object();
+    if (f.value) j["value"] = *f.value; else j["missing"] = f.missing;
+    if (!f.source.empty()) j["source"] = f.source;
+  }
+  static void from_json(const json& j, plumb::Fact<T>& f) {
+    f = plumb::Fact<T>{};
+    if (j.is_null()) return;
+    if (j.contains("value")) f.value = j.at("value").get<T>();
+    if (j.contains("missing")) f.missing = j.at("missing").get<std::string>();
+    if (j.contains("source")) f.source = j.at("source").get<std::string>();
+  }
+};
+
+}  // namespace nlohmann
+
+// Struct <-> JSON object with snake_case keys equal to the member names; missing keys keep defaults.
+#define PLUMB_JSON(Type, ...) NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Type, __VA_ARGS__)

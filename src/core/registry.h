@@ -1,0 +1,64 @@
+// Registries of collectors and rules (ninja's tool table): `--list`, `--only`, `--skip` and
+// "did you mean" all come from these tables, never from if-chains.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/context.h"
+#include "core/facts.h"
+#include "core/finding.h"
+#include "core/i18n.h"
+#include "core/thresholds.h"
+
+namespace plumb {
+
+// A collector reads its source (possibly slowly, on another thread) and returns a function that
+// writes what it read into Facts. Only the returned function touches Facts, on the main thread, so
+// a collector that misses its deadline can be abandoned safely.
+using ApplyFacts = std::function<void(Facts&)>;
+
+struct CollectorInfo {
+  std::string id;     // "collect.cgroup"
+  Text title;
+  std::function<ApplyFacts(const Context&)> run;
+  std::chrono::milliseconds deadline{0};  // 0: the Context's
+  bool in_check = true;  // part of `plumb check` (benchmarks and traces register with false)
+};
+
+// A rule judges Facts and returns findings whose id is the rule's id (one per subject).
+struct RuleInfo {
+  std::string id;  // equal to the catalogue id of every finding it returns
+  std::vector<std::string> needs;  // collector ids it reads
+  std::function<std::vector<Finding>(const Facts&, const Thresholds&)> judge;
+};
+
+bool register_collector(CollectorInfo c);
+bool register_rule(RuleInfo r);
+const std::vector<CollectorInfo>& collectors();
+const std::vector<RuleInfo>& rules();
+
+// Which ids run: --only and --skip take exact ids or prefixes (`l3.storage` or `l3.storage.`).
+struct Selection {
+  std::vector<std::string> only;
+  std::vector<std::string> skip;
+  [[nodiscard]] bool selects(const std::string& id) const;
+};
+
+// Unknown entries of --only/--skip, each with a "did you mean"; empty when all are known.
+std::vector<std::string> unknown_selectors(const Selection& sel);
+
+// Runs the selected in-check collectors (each under its deadline, in parallel) into `facts`,
+// recording each one's outcome in facts.meta.collectors.
+void collect(const Context& ctx, const Selection& sel, Facts& facts);
+// Runs one collector by id (for subcommands such as `plumb topo`). False when unknown.
+bool collect_one(const Context& ctx, const std::string& id, Facts& facts);
+// Runs the selected rules. A rule that throws yields a skip finding naming the error.
+std::vector<Finding> judge(const Facts& facts, const Thresholds& th, const Selection& sel);
+
+// A skip finding for a rule whose input is missing: reason goes into args["reason"].
+Finding skipped(const std::string& id, const std::string& reason, const std::string& subject = "host");
+
+}  // namespace plumb

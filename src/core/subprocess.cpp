@@ -1,0 +1,160 @@
+// posix_spawn + poll: bounded time and bounded output for every child process.
+#include "core/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;  // NOLINT(readability-redundant-declaration)
+
+namespace plumb {
+
+namespace {
+struct Pipe {
+  int r = -1, w = -1;
+  bool open() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    r = fds[0];
+    w = fds[1];
+    return true;
+  }
+  void close_r() { if (r >= 0) ::close(r), r = -1; }
+  void close_w() { if (w >= 0) ::close(w), w = -1; }
+  ~Pipe() { close_r(); close_w(); }
+};
+}  // namespace
+
+std::string first_line(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  auto e = s.find('\n', b);
+  return s.substr(b, e == std::string::npos ? std::string::npos : e - b);
+}
+
+Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOptions& opts) {
+  if (argv.empty()) return make_error(ErrorKind::invalid, "empty command");
+  Pipe in, out, err;
+  if (!in.open() || !out.open() || !err.open()) return make_error(ErrorKind::io, std::string("pipe: ") + std::strerror(errno));
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in.r, 0);
+  posix_spawn_file_actions_adddup2(&fa, out.w, 1);
+  posix_spawn_file_actions_adddup2(&fa, err.w, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setpgroup(&attr, 0);  // own process group: a timeout kills its children too
+  sigset_t def;
+  sigemptyset(&def);
+  sigaddset(&def, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &def);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));  // NOLINT
+  args.push_back(nullptr);
+
+  std::vector<std::string> env_store;
+  if (opts.env) {
+    for (const auto& [k, v] : *opts.env) env_store.push_back(k + "=" + v);
+  } else {
+    for (char** e = environ; *e != nullptr; ++e) {
+      std::string kv = *e;
+      auto key = kv.substr(0, kv.find('='));
+      if (!opts.extra_env.count(key)) env_store.push_back(std::move(kv));
+    }
+  }
+  for (const auto& [k, v] : opts.extra_env) env_store.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa, &attr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    return make_error(rc == ENOENT ? ErrorKind::absent : ErrorKind::io, argv[0] + ": " + std::strerror(rc));
+  }
+  in.close_r();
+  out.close_w();
+  err.close_w();
+
+  RunOutput res;
+  // Feed stdin (small payloads; the child reads it before writing much).
+  if (!opts.stdin_data.empty()) {
+    ::fcntl(in.w, F_SETFL, O_NONBLOCK);
+    const char* p = opts.stdin_data.data();
+    std::size_t left = opts.stdin_data.size();
+    while (left > 0) {
+      ssize_t n = ::write(in.w, p, left);
+      if (n <= 0) break;
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+  in.close_w();
+
+  auto deadline = std::chrono::steady_clock::now() + opts.timeout;
+  pollfd fds[2] = {{out.r, POLLIN, 0}, {err.r, POLLIN, 0}};
+  std::string* bufs[2] = {&res.out, &res.err};
+  int open_count = 2;
+  char buf[65536];
+  while (open_count > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      res.timed_out = true;
+      break;
+    }
+    int n = ::poll(fds, 2, static_cast<int>(left.count()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got <= 0) {
+        fds[i].fd = -1;
+        --open_count;
+        continue;
+      }
+      if (bufs[i]->size() + static_cast<std::size_t>(got) <= opts.max_output) {
+        bufs[i]->append(buf, static_cast<std::size_t>(got));
+      } else {
+        res.truncated = true;
+      }
+    }
+  }
+  if (res.timed_out) ::kill(-pid, SIGKILL);
+  int status = 0;
+  // After EOF on both pipes the child is exiting; bound the wait anyway.
+  for (;;) {
+    pid_t w = ::waitpid(pid, &status, res.timed_out ? 0 : WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      res.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    ::usleep(1000);
+  }
+  if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) res.signal = WTERMSIG(status);
+  if (res.timed_out) {
+    return make_error(ErrorKind::timed_out, argv[0] + " did not finish within " +
+                                                std::to_string(opts.timeout.count()) + " ms");
+  }
+  return res;
+}
+
+}  // namespace plumb

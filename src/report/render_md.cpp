@@ -1,0 +1,166 @@
+// Markdown health report, following the seed's template (section 4.3): environment, the four
+// layers, baseline comparison, then the funnel summary and the checks that could not run.
+#include <array>
+#include <set>
+#include <sstream>
+
+#include "core/catalog.h"
+#include "report/report.h"
+
+namespace plumb {
+
+namespace {
+
+const char* icon(Status s) {
+  switch (s) {
+    case Status::pass: return "✅";
+    case Status::warn: return "⚠️";
+    case Status::fail: return "❌";
+    case Status::skip: return "⏭️";
+    case Status::info: return "ℹ️";
+  }
+  return "";
+}
+
+// Markdown-safe inline code: backticks inside values would break the span.
+std::string code(const std::string& s) {
+  std::string t = s;
+  for (auto& c : t) {
+    if (c == '`') c = '\'';
+  }
+  return "`" + t + "`";
+}
+
+void finding_block(std::ostringstream& os, const Finding& f, Lang lang) {
+  const CatalogEntry* e = find_entry(f.id);
+  std::string title = e != nullptr ? e->title.in(lang) : f.id;
+  os << "- " << icon(f.status) << " **" << title << "**";
+  if (f.subject != "host") os << " (" << f.subject << ")";
+  os << ": " << finding_message(f, lang) << " " << code(f.id) << "\n";
+  if (f.status == Status::pass || f.status == Status::skip) return;
+  for (const auto& ev : f.evidence) {
+    os << "  - " << tr(lang, "label.evidence") << ": " << ev.what << " = " << code(ev.value);
+    if (!ev.source.empty()) os << " (" << ev.source << ")";
+    os << "\n";
+  }
+  if (!f.threshold.empty()) os << "  - " << tr(lang, "label.threshold") << ": " << code(f.threshold) << "\n";
+  std::string fix = finding_fix(f, lang);
+  if (!fix.empty()) os << "  - " << tr(lang, "label.fix") << ": " << fix << "\n";
+  std::string verify = finding_verify(f);
+  if (!verify.empty()) os << "  - " << tr(lang, "label.verify") << ": " << code(verify) << "\n";
+  std::string gain = finding_gain(f, lang);
+  if (!gain.empty()) os << "  - " << tr(lang, "label.gain") << ": " << gain << "\n";
+}
+
+std::string funnel(const Report& r, Lang lang) {
+  std::ostringstream os;
+  std::map<std::string, Status> worst;  // id -> worst status observed
+  for (const auto& f : r.findings) {
+    auto it = worst.find(f.id);
+    if (it == worst.end() || f.status < it->second) worst[f.id] = f.status;
+  }
+  auto bad = [&](const std::string& id) {
+    auto it = worst.find(id);
+    return it != worst.end() && (it->second == Status::fail || it->second == Status::warn);
+  };
+  auto name = [&](const std::string& id) {
+    const CatalogEntry* e = find_entry(id);
+    std::string n = e != nullptr ? e->title.in(lang) : id;
+    auto it = worst.find(id);
+    if (it != worst.end()) n = std::string(icon(it->second)) + " " + n;
+    return n + " " + code(id);
+  };
+  bool any = false;
+  // L2 anomalies first: each points at the L3 items to check.
+  for (const auto& [id, st] : worst) {
+    const CatalogEntry* e = find_entry(id);
+    if (e == nullptr || e->layer != Layer::L2 || !bad(id)) continue;
+    std::string causes;
+    for (const auto& c : l3_causes_of(id)) causes += (causes.empty() ? "" : "; ") + name(c);
+    os << "- " << fill(tr(lang, "funnel.l2_caused_by"), {{"l2", name(id)}, {"l3", causes}}) << "\n";
+    any = true;
+  }
+  // Then each L3 defect with the L2 behaviour it explains.
+  for (const auto& [id, st] : worst) {
+    const CatalogEntry* e = find_entry(id);
+    if (e == nullptr || e->layer != Layer::L3 || !bad(id) || e->explains.empty()) continue;
+    std::string effects;
+    bool observed = false;
+    for (const auto& l2 : e->explains) {
+      effects += (effects.empty() ? "" : "; ") + name(l2);
+      observed |= worst.count(l2) > 0;
+    }
+    os << "- " << fill(tr(lang, "funnel.l3_explains"), {{"l3", name(id)}, {"l2", effects}});
+    if (!observed) os << " " << tr(lang, "funnel.not_observed");
+    os << "\n";
+    std::string gain = finding_gain(*std::find_if(r.findings.begin(), r.findings.end(),
+                                                  [&](const Finding& f) { return f.id == id; }),
+                                    lang);
+    if (!gain.empty()) os << "  - " << tr(lang, "label.gain") << ": " << gain << "\n";
+    any = true;
+  }
+  if (!any) os << tr(lang, "funnel.none") << "\n";
+  return os.str();
+}
+
+std::string render_md(const Report& r, const RenderOptions& o) {
+  Lang lang = o.lang;
+  std::ostringstream os;
+  const auto& m = r.facts.meta;
+  os << "## " << tr(lang, "report.title") << " (" << (m.hostname.empty() ? "?" : m.hostname) << ", "
+     << m.started_at.substr(0, 10) << ")\n\n";
+  Tally t = tally(r.findings);
+  os << fill(tr(lang, "summary.line"), {{"fail", std::to_string(t.fail)},
+                                        {"warn", std::to_string(t.warn)},
+                                        {"skip", std::to_string(t.skip)},
+                                        {"pass", std::to_string(t.pass)},
+                                        {"info", std::to_string(t.info)}})
+     << ". "
+     << tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok")
+     << "\n\n";
+  auto list = ordered(r.findings);
+  constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
+                                             Section::data,        Section::distributed, Section::baseline};
+  int n = 0;
+  for (Section s : kSections) {
+    os << "### " << ++n << ". " << tr(lang, std::string("section.") + section_name(s)) << "\n\n";
+    if (s == Section::environment) {
+      for (const auto& l : environment_lines(r.facts)) os << "- " << tr(lang, l.label_key) << ": " << l.value << "\n";
+    }
+    bool any = false;
+    for (const Finding* f : list) {
+      if (section_of(*f) != s || f->status == Status::skip) continue;
+      finding_block(os, *f, lang);
+      any = true;
+    }
+    bool skipped_here = false;
+    for (const Finding* f : list) skipped_here |= (section_of(*f) == s && f->status == Status::skip);
+    if (!any && s != Section::environment) {
+      std::string reason = skipped_here ? "" : tr(lang, "section.no_rules");
+      if (skipped_here) {
+        for (const Finding* f : list) {
+          if (section_of(*f) == s && f->status == Status::skip) {
+            reason = f->args.count("reason") ? f->args.at("reason") : "?";
+            break;
+          }
+        }
+      }
+      os << "- " << fill(tr(lang, "section.not_checked"), {{"reason", reason}}) << "\n";
+    }
+    os << "\n";
+  }
+  os << "### " << ++n << ". " << tr(lang, "section.funnel") << "\n\n" << funnel(r, lang) << "\n";
+  if (t.skip > 0) {
+    os << "### " << ++n << ". " << tr(lang, "section.skipped") << "\n\n";
+    for (const Finding* f : list) {
+      if (f->status == Status::skip) finding_block(os, *f, lang);
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
+const bool kRegistered = register_renderer({"md", render_md});
+
+}  // namespace
+}  // namespace plumb

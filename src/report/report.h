@@ -1,0 +1,63 @@
+// Report: judged Facts ready to render, and the renderer registry (term, md, json, and any
+// format a later module registers: html, prom).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/facts.h"
+#include "core/finding.h"
+#include "core/i18n.h"
+
+namespace plumb {
+
+inline constexpr int kSchemaVersion = 1;
+const char* plumb_version();
+
+struct Report {
+  Facts facts;
+  std::vector<Finding> findings;
+};
+
+struct RenderOptions {
+  Lang lang = Lang::en;
+  bool color = false;  // terminal colours (only on a TTY, never with NO_COLOR)
+};
+
+struct RendererInfo {
+  std::string name;
+  std::function<std::string(const Report&, const RenderOptions&)> render;
+};
+bool register_renderer(RendererInfo r);
+const RendererInfo* find_renderer(const std::string& name);
+std::vector<std::string> renderer_names();
+
+// Lines of the report's "Environment" block ("OS" -> "Debian GNU/Linux 12"), contributed by each
+// area in `order`. Labels are UI-string keys.
+struct EnvLine {
+  std::string label_key;
+  std::string value;
+};
+using EnvLinesFn = std::function<std::vector<EnvLine>(const Facts&)>;
+bool register_env_lines(int order, EnvLinesFn fn);
+std::vector<EnvLine> environment_lines(const Facts& facts);
+
+// Findings in report order: section, then status (fail first), then id and subject.
+std::vector<const Finding*> ordered(const std::vector<Finding>& findings);
+Section section_of(const Finding& f);
+Layer layer_of(const Finding& f);
+
+// Counts by status.
+struct Tally {
+  int fail = 0, warn = 0, skip = 0, info = 0, pass = 0;
+};
+Tally tally(const std::vector<Finding>& findings);
+
+// JSON document of a report (also the snapshot format read by `plumb report`).
+std::string render_json_text(const Report& r, const RenderOptions& o);
+// Reads the facts back from a snapshot/JSON report; errors name the problem in one line.
+Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin);
+
+}  // namespace plumb

@@ -1,0 +1,166 @@
+// Core pieces: template filling, language detection, root-prefixed reads, suggestions, config.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/atomic_file.h"
+#include "core/catalog.h"
+#include "core/host_root.h"
+#include "core/i18n.h"
+#include "core/registry.h"
+#include "core/subprocess.h"
+#include "core/suggest.h"
+#include "core/thresholds.h"
+#include "../../test_util.h"
+
+namespace plumb {
+namespace {
+
+TEST(Fill, ReplacesKnownAndKeepsUnknownPlaceholders) {
+  EXPECT_EQ(fill("{a} and {b} {c", {{"a", "1"}, {"b", "2"}}), "1 and 2 {c");
+  EXPECT_EQ(fill("{missing}", {}), "{missing}");
+}
+
+TEST(Lang, ParsesFlagsAndLocales) {
+  Lang l = Lang::en;
+  EXPECT_TRUE(parse_lang("zh", l));
+  EXPECT_EQ(l, Lang::zh);
+  EXPECT_TRUE(parse_lang("zh_CN.UTF-8", l));
+  EXPECT_EQ(l, Lang::zh);
+  EXPECT_TRUE(parse_lang("en", l));
+  EXPECT_EQ(l, Lang::en);
+  EXPECT_FALSE(parse_lang("fr", l));
+  EXPECT_EQ(detect_lang("zh"), Lang::zh);
+}
+
+TEST(HostRoot, PrefixesEveryPathAndReportsMissingFiles) {
+  HostRoot live;
+  EXPECT_EQ(live.path("/proc/meminfo"), "/proc/meminfo");
+  HostRoot fx("/tmp/x/");
+  EXPECT_EQ(fx.path("/proc/meminfo"), "/tmp/x/proc/meminfo");
+  auto r = HostRoot(test::fixture("")).read("/does/not/exist");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::absent);
+  EXPECT_NE(r.error().describe().find("/does/not/exist"), std::string::npos);
+  // The shown path never carries the root prefix.
+  EXPECT_EQ(r.error().message.find(test::fixture("")), std::string::npos);
+}
+
+TEST(HostRoot, ReadsValuesAndDirectories) {
+  std::string dir = ::testing::TempDir() + "/plumb_root_test";
+  std::system(("mkdir -p " + dir + "/sys/x").c_str());  // NOLINT: test setup, fixed string
+  { std::ofstream(dir + "/sys/x/v") << "  42 \nsecond\n"; }
+  HostRoot root(dir);
+  auto v = root.read_value("/sys/x/v");
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, "42");
+  auto l = root.list("/sys/x");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->size(), 1u);
+  auto d = root.read("/sys/x");
+  EXPECT_FALSE(d.ok());
+}
+
+TEST(Suggest, FindsCloseNames) {
+  EXPECT_EQ(closest("chek", {"check", "trace", "topo"}), "check");
+  EXPECT_EQ(closest("zzzzzz", {"check", "trace"}), "");
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(Subprocess, CapturesOutputAndExitCode) {
+  auto r = run_program({"sh", "-c", "echo out; echo err >&2; exit 3"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_EQ(r->out, "out\n");
+  EXPECT_EQ(r->err, "err\n");
+}
+
+TEST(Subprocess, KillsAtTheDeadline) {
+  RunOptions o;
+  o.timeout = std::chrono::milliseconds(200);
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_program({"sleep", "30"}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(Subprocess, MissingProgramIsAbsent) {
+  auto r = run_program({"/nonexistent/program"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::absent);
+}
+
+TEST(Subprocess, PassesArgumentsWithoutAShell) {
+  auto r = run_program({"printf", "%s", "$(echo injected); rm -rf /"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->out, "$(echo injected); rm -rf /");
+}
+
+TEST(AtomicFile, WritesWholeFileOrReportsError) {
+  std::string p = ::testing::TempDir() + "/plumb_atomic.txt";
+  ASSERT_TRUE(write_file_atomic(p, "hello").ok());
+  auto r = read_user_file(p);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, "hello");
+  auto bad = write_file_atomic("/nonexistent-dir/x.txt", "x");
+  EXPECT_FALSE(bad.ok());
+}
+
+const bool kTestThreshold = register_thresholds({{"test.core_limit", 7, "count", {"test threshold", "测试阈值"}}});
+
+TEST(Config, OverridesThresholdsAndRejectsUnknownKeys) {
+  auto c = parse_config("[thresholds]\n\"test.core_limit\" = 9\n", "x.toml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->thresholds.get("test.core_limit"), 9);
+  auto nested = parse_config("[thresholds.test]\ncore_limit = 11\n", "x.toml");
+  ASSERT_TRUE(nested.ok());
+  EXPECT_EQ(nested->thresholds.get("test.core_limit"), 11);
+  auto bad = parse_config("[thresholds]\n\"test.core_limmit\" = 1\n", "x.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("did you mean 'test.core_limit'"), std::string::npos);
+  auto syntax = parse_config("[thresholds\n", "x.toml");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_NE(syntax.error().message.find("x.toml:1"), std::string::npos);
+  auto type = parse_config("[thresholds]\n\"test.core_limit\" = \"high\"\n", "x.toml");
+  EXPECT_FALSE(type.ok());
+  EXPECT_EQ(Thresholds().get("test.core_limit"), 7);
+}
+
+TEST(Selection, MatchesIdsAndPrefixes) {
+  Selection s;
+  s.only = {"l3.storage"};
+  EXPECT_TRUE(s.selects("l3.storage.io_scheduler"));
+  EXPECT_FALSE(s.selects("l3.storagex"));
+  EXPECT_FALSE(s.selects("l3.memory.swap"));
+  s.skip = {"l3.storage.io_scheduler"};
+  EXPECT_FALSE(s.selects("l3.storage.io_scheduler"));
+}
+
+TEST(Catalog, EveryRowHasBothLanguagesAndEveryRuleHasARow) {
+  for (const auto& [id, e] : catalog()) {
+    EXPECT_FALSE(e.title.en.empty()) << id;
+    EXPECT_FALSE(e.title.zh.empty()) << id;
+    for (const auto& [variant, text] : e.messages) {
+      EXPECT_FALSE(text.en.empty()) << id << " " << variant;
+      EXPECT_FALSE(text.zh.empty()) << id << " " << variant;
+    }
+    if (!e.fix.en.empty()) {
+      EXPECT_FALSE(e.fix.zh.empty()) << id;
+    }
+    for (const auto& l2 : e.explains) {
+      const auto* target = find_entry(l2);
+      ASSERT_NE(target, nullptr) << id << " explains unknown " << l2;
+      EXPECT_EQ(target->layer, Layer::L2) << id << " explains " << l2;
+    }
+  }
+  for (const auto& r : rules()) EXPECT_NE(find_entry(r.id), nullptr) << "rule without catalogue row: " << r.id;
+  for (const auto& [k, t] : ui_strings()) {
+    EXPECT_FALSE(t.en.empty()) << k;
+    EXPECT_FALSE(t.zh.empty()) << k;
+  }
+  for (const auto& [k, d] : threshold_defs()) EXPECT_FALSE(d.doc.zh.empty()) << k;
+}
+
+}  // namespace
+}  // namespace plumb
