@@ -3,6 +3,12 @@
 
 #include <string>
 
+#include "core/facts/host_cgroup.h"
+#include "core/facts/host_cpu.h"
+#include "core/facts/host_kmsg.h"
+#include "core/facts/host_memory.h"
+#include "core/facts/host_process.h"
+#include "core/facts/host_storage.h"
 #include "core/json.h"
 
 namespace plumb {
@@ -18,8 +24,14 @@ PLUMB_JSON(OsFacts, pretty_name, id, version_id, kernel)
 
 struct HostFacts {
   OsFacts os;
+  CpuFacts cpu;
+  MemoryFacts memory;
+  ProcessFacts process;
+  CgroupFacts cgroup;
+  StorageFacts storage;
+  KernelLogFacts kmsg;
   bool operator==(const HostFacts&) const = default;
 };
-PLUMB_JSON(HostFacts, os)
+PLUMB_JSON(HostFacts, os, cpu, memory, process, cgroup, storage, kmsg)
 
 }  // namespace plumb

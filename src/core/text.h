@@ -1,0 +1,29 @@
+// Small pure text helpers for parsers of /proc, /sys and tool output. All are total: bad input
+// gives std::nullopt, never an exception or a crash.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace plumb {
+
+std::optional<std::int64_t> parse_int(std::string_view s);     // decimal, optional sign, trimmed
+std::optional<std::uint64_t> parse_uint(std::string_view s);   // decimal, trimmed
+std::optional<std::uint64_t> parse_hex(std::string_view s);    // with or without 0x
+std::optional<double> parse_double(std::string_view s);        // trimmed, finite only
+// "64M", "1.5G", "512k", "1048576" (binary multiples, as in mount options and sysfs) -> bytes.
+std::optional<std::uint64_t> parse_size(std::string_view s);
+
+std::vector<std::string_view> split_lines(std::string_view text);
+std::vector<std::string_view> split_ws(std::string_view line);  // on runs of spaces/tabs
+std::vector<std::string_view> split(std::string_view s, char sep);  // keeps empty fields
+bool starts_with(std::string_view s, std::string_view prefix);
+// "1.5 GiB", "512 MiB": a byte count for humans.
+std::string human_bytes(std::uint64_t bytes);
+// A fixed number of decimals without trailing noise: fmt_num(0.1234, 1) == "0.1".
+std::string fmt_num(double v, int decimals);
+
+}  // namespace plumb
