@@ -2,7 +2,9 @@
 // mount table (file sources only, so a fixture tree stands in for a machine).
 #include "collect/storage.h"
 
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 
 #include "core/registry.h"
@@ -290,10 +292,15 @@ DataPath read_data_path(const Context& ctx, const std::string& given, const Resu
   std::string path = given;
   if (ctx.root.is_live() && ctx.pid == 0) {
     // Our own mount namespace: resolve symlinks so /data -> /mnt/nvme/data maps to the right mount.
-    if (char* real = ::realpath(given.c_str(), nullptr)) {
-      path = real;
-      std::free(real);  // NOLINT(cppcoreguidelines-no-malloc): realpath's contract
+    char* real = ::realpath(given.c_str(), nullptr);
+    if (real == nullptr) {
+      int e = errno;
+      std::string why = error_kind_name(error_kind_from_errno(e)) + std::string(": --data ") + given + " (" + std::strerror(e) + ")";
+      dp.mount_point = dp.fs_type = dp.source = dp.device = Fact<std::string>::none(why);
+      return dp;
     }
+    path = real;
+    std::free(real);  // NOLINT(cppcoreguidelines-no-malloc): realpath's contract
   }
   if (path.empty() || path.front() != '/') {
     std::string why = "--data " + given + " is not an absolute path";
