@@ -68,17 +68,22 @@ bool strip_syslog(std::string_view& s, std::string& time) {
 
 }  // namespace
 
+namespace {
+// /dev/kmsg dictionary continuation (" SUBSYSTEM=pci"), not an indented dump line.
+bool is_dict_continuation(std::string_view line) {
+  if (line.empty() || (line.front() != ' ' && line.front() != '\t')) return false;
+  std::string_view t = trim(line);
+  auto eq = t.find('=');
+  return eq != std::string_view::npos && eq > 0 && t.find(' ') == std::string_view::npos;
+}
+}  // namespace
+
 KernelLogLine parse_kernel_log_line(std::string_view line) {
   KernelLogLine out;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  if (!line.empty() && (line.front() == ' ' || line.front() == '\t')) {
-    // /dev/kmsg dictionary continuation (" SUBSYSTEM=pci") or an indented dump line.
-    std::string_view t = trim(line);
-    auto eq = t.find('=');
-    if (eq != std::string_view::npos && eq > 0 && t.find(' ') == std::string_view::npos) {
-      out.continuation = true;
-      return out;
-    }
+  if (is_dict_continuation(line)) {
+    out.continuation = true;
+    return out;
   }
   std::string_view s = line;
   // Raw /dev/kmsg record: "prio,seq,usec,flags[,more];message".
@@ -345,6 +350,15 @@ struct LogScan {
   }
 
   void on_line(std::string_view raw) {
+    // Most lines mention neither an OOM kill nor an Xid: count them without taking them apart
+    // (a live ring buffer holds many megabytes).
+    static constexpr std::string_view kKeys[] = {"Xid", "process ", "oom", "Out of memory", "Task in ", "memory: usage "};
+    bool interesting = false;
+    for (auto k : kKeys) interesting = interesting || raw.find(k) != std::string_view::npos;
+    if (!interesting) {
+      if (!trim(raw).empty() && !is_dict_continuation(raw)) ++record;
+      return;
+    }
     KernelLogLine l = parse_kernel_log_line(raw);
     if (l.continuation || trim(l.message).empty()) return;
     ++record;
