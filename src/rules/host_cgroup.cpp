@@ -9,6 +9,15 @@ namespace plumb {
 
 namespace {
 
+// Evidence label: the file the limit was read from ("memory.max", "memory.limit_in_bytes").
+std::string limit_file_name(const CgroupFacts& cg) {
+  const std::string& src = cg.memory_limit_raw.source;
+  auto slash = src.find_last_of('/');
+  std::string name = slash == std::string::npos ? src : src.substr(slash + 1);
+  // The root cgroup has no limit file; its evidence points at cgroup.controllers.
+  return name.rfind("memory.", 0) == 0 ? name : std::string("memory.max");
+}
+
 std::string version_name(const CgroupFacts& cg) { return cg.version.has() ? "cgroup v" + std::to_string(*cg.version) : "cgroup"; }
 
 std::vector<Finding> judge_cgroup_limit(const Facts& f, const Thresholds& th) {
@@ -19,7 +28,7 @@ std::vector<Finding> judge_cgroup_limit(const Facts& f, const Thresholds& th) {
   Finding x;
   x.id = id;
   x.arg("cgroup", version_name(cg)).arg("path", cg.path.has() ? *cg.path : "?").arg("limit_file", cg.memory_limit_raw.source);
-  x.add("memory limit", *cg.memory_limit_raw, cg.memory_limit_raw.source);
+  x.add(limit_file_name(cg), *cg.memory_limit_raw, cg.memory_limit_raw.source);
   double min_pct = th.get("memory.cgroup_limit_min_pct");
   x.threshold = ">= " + fmt_num(min_pct, 1) + " % of MemTotal";
   x.arg("min_pct", fmt_num(min_pct, 1));
@@ -34,7 +43,10 @@ std::vector<Finding> judge_cgroup_limit(const Facts& f, const Thresholds& th) {
   double pct = *total > 0 ? 100.0 * static_cast<double>(*cg.memory_limit_bytes) / static_cast<double>(*total) : 100.0;
   x.arg("limit", human_bytes(*cg.memory_limit_bytes)).arg("total", human_bytes(*total)).arg("pct", fmt_num(pct, 1));
   x.add("MemTotal", human_bytes(*total), total.source);
-  if (cg.memory_current_bytes.has()) x.add("in use", human_bytes(*cg.memory_current_bytes), cg.memory_current_bytes.source);
+  if (cg.memory_current_bytes.has()) {
+    x.add(cg.version.has() && *cg.version == 1 ? "memory.usage_in_bytes" : "memory.current",
+          human_bytes(*cg.memory_current_bytes), cg.memory_current_bytes.source);
+  }
   x.status = pct < min_pct ? Status::warn : Status::pass;
   return {x};
 }
@@ -54,7 +66,7 @@ std::vector<Finding> judge_cgroup_oom(const Facts& f, const Thresholds& th) {
                                              : (cg.memory_limit_raw.has() ? *cg.memory_limit_raw : "?"));
   x.add("oom_kill", std::to_string(*cg.oom_kill_events), cg.oom_kill_events.source);
   if (cg.oom_events.has()) x.add("oom", std::to_string(*cg.oom_events), cg.oom_events.source);
-  if (cg.memory_limit_raw.has()) x.add("memory limit", *cg.memory_limit_raw, cg.memory_limit_raw.source);
+  if (cg.memory_limit_raw.has()) x.add(limit_file_name(cg), *cg.memory_limit_raw, cg.memory_limit_raw.source);
   x.status = static_cast<double>(*cg.oom_kill_events) > max_kills ? Status::fail : Status::pass;
   return {x};
 }

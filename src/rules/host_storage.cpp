@@ -51,7 +51,10 @@ std::vector<Finding> judge_io_scheduler(const Facts& f, const Thresholds&) {
     std::string avail;
     for (const auto& s : d.schedulers) avail += (avail.empty() ? "" : " ") + s;
     x.arg("available", avail);
-    x.add("scheduler", *d.scheduler + " (offered: " + avail + ")", d.scheduler.source);
+    // The file as the kernel prints it: every offered name, the active one in brackets.
+    std::string listed;
+    for (const auto& s : d.schedulers) listed += (listed.empty() ? "" : " ") + (s == *d.scheduler ? "[" + s + "]" : s);
+    x.add("scheduler", listed, d.scheduler.source);
     x.add("rotational", "0", d.rotational.source);
     if (d.model.has()) x.add("model", *d.model, d.model.source);
     add_data_path_evidence(f, d.name, x);
@@ -73,7 +76,7 @@ std::vector<Finding> judge_io_scheduler(const Facts& f, const Thresholds&) {
     x.status = Status::pass;  // nothing to judge: no SSD can have the wrong scheduler
     x.variant = "no_ssd";
     x.arg("count", std::to_string(checked));
-    x.add("block devices", std::to_string(st.block_devices->size()), st.block_devices.source);
+    x.add("/sys/block", std::to_string(st.block_devices->size()), st.block_devices.source);
     out.push_back(std::move(x));
   }
   return out;
@@ -127,8 +130,8 @@ std::vector<Finding> judge_data_path(const Facts& f, const Thresholds&) {
     x.arg("path", dp.path).arg("fs_type", *dp.fs_type).arg("source", dp.source.has() ? *dp.source : "?");
     x.arg("mount_point", dp.mount_point.has() ? *dp.mount_point : "?");
     x.arg("device", dp.device.has() ? *dp.device : "-");
-    x.add("mount", *dp.mount_point + " " + *dp.fs_type + " " + x.args["source"], dp.fs_type.source);
-    if (dp.device.has()) x.add("disk", *dp.device, dp.device.source);
+    x.add("mountinfo", *dp.mount_point + " " + *dp.fs_type + " " + x.args["source"], dp.fs_type.source);
+    if (dp.device.has()) x.add("device", *dp.device, dp.device.source);
     if (dp.network) {
       x.status = Status::info;
       x.variant = "network";
@@ -163,7 +166,7 @@ std::vector<Finding> judge_shm(const Facts& f, const Thresholds& th) {
     return {x};
   }
   x.arg("options", shm.options.has() ? *shm.options : "");
-  x.add("mount options", shm.options.has() ? *shm.options : "?", shm.options.source);
+  x.add("options", shm.options.has() ? *shm.options : "?", shm.options.source);
   std::optional<std::uint64_t> size;
   if (shm.size_bytes.has()) {
     size = *shm.size_bytes;
@@ -182,7 +185,8 @@ std::vector<Finding> judge_shm(const Facts& f, const Thresholds& th) {
     return {skipped(id, shm.size_bytes.why())};
   }
   x.arg("size", human_bytes(*size));
-  x.add("size", human_bytes(*size) + (shm.size_is_default ? " (tmpfs default: half of RAM)" : ""), shm.options.source);
+  x.add("size", human_bytes(*size) + (shm.size_percent_of_ram.has() ? " (" + fmt_num(*shm.size_percent_of_ram, 1) + " % MemTotal)" : ""),
+        shm.options.source);
   if (*size < min_bytes) {
     x.status = Status::fail;
     // Docker's default is exactly 64 MB (moby/moby#29492).
