@@ -62,7 +62,7 @@ std::vector<Finding> judge_xid(const Facts& f, const Thresholds&) {
     x.arg("first_time", g.first_time.empty() ? "?" : g.first_time).arg("last_time", g.last_time.empty() ? "?" : g.last_time);
     x.add("Xid " + std::to_string(g.code) + " x" + std::to_string(g.count), g.first_line,
           k.records.source + (g.first_time.empty() ? "" : " " + g.first_time));
-    if (!g.process.empty()) x.add("name=", g.process, k.records.source);
+    if (!g.process.empty()) x.add("name", g.process, k.records.source);
     const XidInfo* info = find_xid(g.code);
     if (info == nullptr) {
       x.status = Status::warn;
