@@ -282,6 +282,8 @@ struct LogScan {
   std::string last_context;  // "cgroup"/"global" from a header line seen just before an old-style kill
   std::uint64_t last_kill_record = 0;
   std::uint64_t record = 0;
+  std::vector<std::string> inferred_79;  // GPUs whose Xid 79 so far comes only from the notice text
+  std::string notice_pci;                // "NVRM: The NVIDIA GPU <pci>" of a multi-line notice
 
   void add_kill(OomKill k) {
     ++facts.oom_kill_total;
@@ -328,8 +330,16 @@ struct LogScan {
   }
 
   void on_xid(const XidLine& x, const std::string& time, std::string_view msg) {
+    auto inferred = std::find(inferred_79.begin(), inferred_79.end(), x.pci);
     for (auto& g : facts.xids) {
       if (g.pci == x.pci && g.code == x.code) {
+        if (x.code == 79 && inferred != inferred_79.end()) {
+          // The Xid line of a GPU already reported by its notice: the same event, now with its line.
+          inferred_79.erase(inferred);
+          g.first_line = bounded(msg.substr(msg.find("NVRM: Xid")));
+          if (g.process.empty()) g.process = x.process;
+          return;
+        }
         ++g.count;
         g.last_time = time;
         g.fatal_word |= x.fatal_word;
@@ -349,10 +359,50 @@ struct LogScan {
     facts.xids.push_back(std::move(g));
   }
 
+  // Drivers that print no Xid line for it still say "GPU has fallen off the bus"
+  // ("NVRM: GPU 0000:05:00.0: GPU has fallen off the bus." or the three-line
+  // "NVRM: The NVIDIA GPU 0000:b3:00.0 / (PCI ID: ...) installed in this system has / fallen off the bus ...").
+  void on_bus_notice(std::string_view msg, const std::string& time) {
+    std::string pci;
+    for (std::string_view key : {std::string_view("NVRM: The NVIDIA GPU "), std::string_view("NVRM: GPU at "),
+                                 std::string_view("NVRM: GPU ")}) {
+      auto p = msg.find(key);
+      if (p == std::string_view::npos) continue;
+      std::string_view tok = msg.substr(p + key.size());
+      tok = tok.substr(0, tok.find(' '));
+      if (starts_with(tok, "PCI:")) tok.remove_prefix(4);
+      while (!tok.empty() && (tok.back() == ':' || tok.back() == ',')) tok.remove_suffix(1);
+      auto dot = tok.find('.');
+      if (dot != std::string_view::npos) tok = tok.substr(0, dot);  // drop the PCI function
+      if (tok.size() >= 7 && std::all_of(tok.begin(), tok.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0 || c == ':'; })) {
+        pci = std::string(tok);
+        std::transform(pci.begin(), pci.end(), pci.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      }
+      break;
+    }
+    if (msg.find("NVRM: The NVIDIA GPU ") != std::string_view::npos) notice_pci = pci;
+    if (msg.find("fallen off the bus") == std::string_view::npos) return;
+    if (pci.empty()) pci = notice_pci;
+    if (pci.empty()) return;
+    for (const auto& g : facts.xids) {
+      if (g.pci == pci && g.code == 79) return;  // the Xid line (or an earlier notice) already counted it
+    }
+    if (facts.xids.size() >= kMaxXidGroups) return;
+    XidEvents g;
+    g.pci = pci;
+    g.code = 79;
+    g.count = 1;
+    g.first_time = g.last_time = time;
+    g.first_line = bounded(msg);
+    facts.xids.push_back(std::move(g));
+    inferred_79.push_back(pci);
+  }
+
   void on_line(std::string_view raw) {
     // Most lines mention neither an OOM kill nor an Xid: count them without taking them apart
     // (a live ring buffer holds many megabytes).
-    static constexpr std::string_view kKeys[] = {"Xid", "process ", "oom", "Out of memory", "Task in ", "memory: usage "};
+    static constexpr std::string_view kKeys[] = {"Xid",      "process ",       "oom",          "Out of memory",
+                                                 "Task in ", "memory: usage ", "NVRM: The NVIDIA GPU ", "off the bus"};
     bool interesting = false;
     for (auto k : kKeys) interesting = interesting || raw.find(k) != std::string_view::npos;
     if (!interesting) {
@@ -365,6 +415,10 @@ struct LogScan {
     std::string_view msg = l.message;
     if (auto x = parse_xid(msg)) {
       on_xid(*x, l.time, msg);
+      return;
+    }
+    if (msg.find("NVRM: ") != std::string_view::npos) {
+      on_bus_notice(msg, l.time);
       return;
     }
     if (auto s = parse_oom_summary(msg)) {

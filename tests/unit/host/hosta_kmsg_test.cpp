@@ -206,6 +206,23 @@ TEST(HostaKmsgCorpus, OomXidFixtureLog) {
   EXPECT_EQ(xid(k, "0000:3b:00", 79)->count, 1u);  // the "fallen off the bus" notice is not a second Xid
 }
 
+TEST(HostaKmsgXid, FallenOffTheBusNoticeWithoutAnXidLine) {
+  // Notice wording from NVIDIA/NVSentinel#155 and the driver's one-line form.
+  auto k = parse_kernel_log("[  5.1] NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+                            "[  5.1] NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+                            "[  5.1] NVRM: fallen off the bus and is not responding to commands.\n"
+                            "[  6.2] NVRM: GPU 0000:05:00.0: GPU has fallen off the bus.\n"
+                            "[  6.3] NVRM: Xid (PCI:0000:05:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n");
+  ASSERT_EQ(k.xids.size(), 2u);
+  EXPECT_EQ(xid(k, "0000:b3:00", 79)->count, 1u);
+  EXPECT_EQ(xid(k, "0000:05:00", 79)->count, 1u);  // notice then Xid line: one event
+  EXPECT_TRUE(starts_with(xid(k, "0000:05:00", 79)->first_line, "NVRM: Xid"));
+  auto again = parse_kernel_log("NVRM: GPU at PCI:0000:05:00: GPU has fallen off the bus.\n"
+                                "NVRM: GPU at PCI:0000:05:00: GPU has fallen off the bus.\n");
+  EXPECT_EQ(xid(again, "0000:05:00", 79)->count, 1u);
+  EXPECT_TRUE(parse_kernel_log("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.144.03\n").xids.empty());
+}
+
 TEST(HostaKmsgCorpus, TruncatedAndBinaryInputDoesNotCrash) {
   auto k = parse_file("truncated-raw.log");
   EXPECT_GT(*k.records, 10u);
