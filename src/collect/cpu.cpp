@@ -23,6 +23,17 @@ bool split_field(std::string_view line, std::string_view& key, std::string_view&
   return true;
 }
 
+// Governor and driver names are short lower-case words ("performance", "amd-pstate-epp"); anything
+// else is a damaged file, not a governor.
+bool is_word(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '+';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 bool is_cpu_dir(const std::string& name, int& n) {
   if (name.size() < 4 || name.compare(0, 3, "cpu") != 0) return false;
   auto v = parse_uint(std::string_view(name).substr(3));
@@ -199,10 +210,11 @@ CpuFacts read_cpu(const HostRoot& root) {
         if (first_error.empty() && g.error().kind != ErrorKind::absent) first_error = g.error().describe();
         continue;
       }
-      if (g->empty()) continue;
+      if (!is_word(*g)) continue;
       govs.push_back({c, *g});
       if (driver.empty()) {
-        if (auto d = root.read_value(cpu_base + "/" + n + "/cpufreq/scaling_driver")) driver = *d;
+        auto d = root.read_value(cpu_base + "/" + n + "/cpufreq/scaling_driver");
+        if (d && is_word(*d)) driver = *d;
       }
     }
   } else {
