@@ -2,6 +2,7 @@
 #include "collect/cpu.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 

@@ -40,7 +40,10 @@ std::vector<SwapDevice> parse_swaps(std::string_view text) {
     if (!size || !used || !prio || *size > UINT64_MAX / 1024 || *used > UINT64_MAX / 1024) continue;
     if (*prio < INT32_MIN || *prio > INT32_MAX) continue;
     SwapDevice d;
-    for (std::size_t i = 0; i + 4 < n; ++i) d.filename += (i ? " " : "") + std::string(f[i]);
+    for (std::size_t i = 0; i + 4 < n; ++i) {
+      if (i > 0) d.filename += ' ';
+      d.filename.append(f[i]);
+    }
     d.type = std::string(f[n - 4]);
     d.size_bytes = *size * 1024;
     d.used_bytes = *used * 1024;

@@ -40,7 +40,10 @@ std::map<std::string, ResourceLimit> parse_limits(std::string_view text) {
     if (!ok || f.size() > i + 3) continue;
     if (i + 2 < f.size()) l.unit = std::string(f[i + 2]);
     std::string name;
-    for (std::size_t k = 0; k < i; ++k) name += (k ? " " : "") + std::string(f[k]);
+    for (std::size_t k = 0; k < i; ++k) {
+      if (k > 0) name += ' ';
+      name.append(f[k]);
+    }
     out[name] = l;
   }
   return out;
