@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.h"
 #include "core/catalog.h"
+#include "core/facts.h"
 #include "core/host_root.h"
 #include "core/i18n.h"
 #include "core/registry.h"
@@ -160,6 +161,30 @@ TEST(Catalog, EveryRowHasBothLanguagesAndEveryRuleHasARow) {
     EXPECT_FALSE(t.zh.empty()) << k;
   }
   for (const auto& [k, d] : threshold_defs()) EXPECT_FALSE(d.doc.zh.empty()) << k;
+}
+
+}  // namespace
+}  // namespace plumb
+
+namespace plumb {
+namespace {
+
+TEST(Snapshot, FactsRoundTripExactly) {
+  Facts f;
+  f.meta.hostname = "node-1";
+  f.meta.started_at = "2026-11-29T10:00:00Z";
+  f.meta.collectors.push_back({"collect.os", "ok", 1.25, ""});
+  f.host.os.kernel = Fact<std::string>::of("6.1.0-18-amd64", "/proc/sys/kernel/osrelease");
+  f.host.os.pretty_name = Fact<std::string>::none("absent: /etc/os-release (No such file or directory)", "/etc/os-release");
+  f.host.memory.mem_total_bytes = Fact<std::uint64_t>::of(17179869184ULL, "/proc/meminfo");
+  f.host.cgroup.effective_cpus = Fact<double>::of(2.5, "/sys/fs/cgroup/cpu.max");
+  json j = f;
+  Facts back = j.get<Facts>();
+  EXPECT_EQ(back, f);
+  EXPECT_EQ(json(back).dump(), j.dump());
+  // Missing and not-collected stay distinct from zero.
+  EXPECT_TRUE(j["host"]["os"]["version_id"].is_null());
+  EXPECT_EQ(j["host"]["os"]["pretty_name"]["missing"], "absent: /etc/os-release (No such file or directory)");
 }
 
 }  // namespace
