@@ -35,7 +35,8 @@ std::string render_json_text(const Report& r, const RenderOptions& o) {
     arr.push_back(std::move(j));
   }
   doc["findings"] = std::move(arr);
-  return doc.dump(2) + "\n";
+  // Values read from the machine (environ, sysfs) may hold invalid UTF-8: replace, never throw.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin) {

@@ -116,7 +116,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
                                         {"skip", std::to_string(t.skip)},
                                         {"pass", std::to_string(t.pass)},
                                         {"info", std::to_string(t.info)}})
-     << ". "
+     << tr(lang, "summary.sep")
      << tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok")
      << "\n\n";
   auto list = ordered(r.findings);
@@ -127,6 +127,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
     os << "### " << ++n << ". " << tr(lang, std::string("section.") + section_name(s)) << "\n\n";
     if (s == Section::environment) {
       for (const auto& l : environment_lines(r.facts)) os << "- " << tr(lang, l.label_key) << ": " << l.value << "\n";
+      os << "\n";
     }
     bool any = false;
     for (const Finding* f : list) {

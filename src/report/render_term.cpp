@@ -96,7 +96,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
                                                {"skip", std::to_string(t.skip)},
                                                {"pass", std::to_string(t.pass)},
                                                {"info", std::to_string(t.info)}}))
-     << ". "
+     << tr(lang, "summary.sep")
      << tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok")
      << "\n";
   return os.str();

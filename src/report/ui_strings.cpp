@@ -27,6 +27,7 @@ const bool kRegistered = register_ui({
     {"label.subject", {"on", "对象"}},
     {"summary.line", {"{fail} failed, {warn} warnings, {skip} not checked, {pass} passed, {info} notes",
                       "{fail} 项失败，{warn} 项警告，{skip} 项未检查，{pass} 项通过，{info} 项提示"}},
+    {"summary.sep", {". ", "。"}},
     {"summary.verdict_fail", {"Infrastructure defects found: fix these before tuning the model.",
                               "发现基础架构缺陷：先修复这些问题，再调模型。"}},
     {"summary.verdict_warn", {"No hard failure, but some settings cost performance.", "没有硬性故障，但部分配置会损失性能。"}},

@@ -136,7 +136,7 @@ TEST(HostaReadCgroup, LimitOnAnAncestorAndOomKills) {
   EXPECT_EQ(cg.memory_limit_bytes.source, "/sys/fs/cgroup/system.slice/slurmstepd.scope/job_4242/memory.max");
   EXPECT_EQ(*cg.oom_kill_events, 3u);
   EXPECT_EQ(*cg.oom_events, 3u);
-  EXPECT_DOUBLE_EQ(*cg.effective_cpus, 8.0);
+  EXPECT_DOUBLE_EQ(*cg.effective_cpus, 32.0);  // cpuset 0-31, no quota (consistent with the affinity mask)
 }
 
 TEST(HostaReadCgroup, DockerV1QuotaAndCpuset) {

@@ -1,0 +1,163 @@
+// Memory facts: meminfo totals, swap devices, transparent hugepages (THP) mode and defrag.
+#include "collect/memory.h"
+
+#include "core/registry.h"
+#include "core/text.h"
+#include "report/report.h"
+
+namespace plumb {
+
+std::map<std::string, std::uint64_t> parse_meminfo(std::string_view text) {
+  std::map<std::string, std::uint64_t> out;
+  for (auto line : split_lines(text)) {
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0) continue;
+    std::string key(trim(line.substr(0, colon)));
+    auto fields = split_ws(line.substr(colon + 1));
+    if (fields.empty() || fields.size() > 2) continue;
+    auto v = parse_uint(fields[0]);
+    if (!v) continue;
+    if (fields.size() == 2) {
+      if (fields[1] != "kB") continue;  // the kernel prints only kB; anything else is not meminfo
+      if (*v > UINT64_MAX / 1024) continue;
+      *v *= 1024;
+    }
+    out[key] = *v;
+  }
+  return out;
+}
+
+std::vector<SwapDevice> parse_swaps(std::string_view text) {
+  std::vector<SwapDevice> out;
+  for (auto line : split_lines(text)) {
+    auto f = split_ws(line);
+    if (f.size() < 5 || f[0] == "Filename") continue;
+    // The file name may contain spaces (escaped as \040 by the kernel), so count fields from the right.
+    std::size_t n = f.size();
+    auto size = parse_uint(f[n - 3]);
+    auto used = parse_uint(f[n - 2]);
+    auto prio = parse_int(f[n - 1]);
+    if (!size || !used || !prio || *size > UINT64_MAX / 1024 || *used > UINT64_MAX / 1024) continue;
+    if (*prio < INT32_MIN || *prio > INT32_MAX) continue;
+    SwapDevice d;
+    for (std::size_t i = 0; i + 4 < n; ++i) {
+      if (i > 0) d.filename += ' ';
+      d.filename.append(f[i]);
+    }
+    d.type = std::string(f[n - 4]);
+    d.size_bytes = *size * 1024;
+    d.used_bytes = *used * 1024;
+    d.priority = static_cast<int>(*prio);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::optional<std::string> parse_bracketed_choice(std::string_view text) {
+  auto open = text.find('[');
+  if (open == std::string_view::npos) return std::nullopt;
+  auto close = text.find(']', open);
+  if (close == std::string_view::npos || close == open + 1) return std::nullopt;
+  return std::string(trim(text.substr(open + 1, close - open - 1)));
+}
+
+MemoryFacts read_memory(const HostRoot& root) {
+  MemoryFacts m;
+  m.collected = true;
+  const std::string src = "/proc/meminfo";  // read through root
+  auto text = root.read(src);
+  using U = Fact<std::uint64_t>;
+  if (text) {
+    auto kv = parse_meminfo(*text);
+    auto get = [&](const char* k) {
+      auto it = kv.find(k);
+      return it == kv.end() ? U::none(std::string(k) + " not in meminfo", src) : U::of(it->second, src);
+    };
+    m.mem_total_bytes = get("MemTotal");
+    m.mem_available_bytes = get("MemAvailable");
+    if (!m.mem_available_bytes.has() && kv.count("MemFree") && kv.count("Buffers") && kv.count("Cached")) {
+      // Kernels before 3.14 have no MemAvailable; free + buffers + page cache is the classic estimate.
+      m.mem_available_bytes = U::of(kv["MemFree"] + kv["Buffers"] + kv["Cached"], src + " (MemFree+Buffers+Cached)");
+    }
+    m.swap_total_bytes = get("SwapTotal");
+    m.swap_free_bytes = get("SwapFree");
+    m.hugepages_total = get("HugePages_Total");
+    m.hugepages_free = get("HugePages_Free");
+    m.hugepage_size_bytes = get("Hugepagesize");
+    m.anon_hugepages_bytes = get("AnonHugePages");
+  } else {
+    U none = U::none(text.error().describe(), src);
+    m.mem_total_bytes = m.mem_available_bytes = m.swap_total_bytes = m.swap_free_bytes = none;
+    m.hugepages_total = m.hugepages_free = m.hugepage_size_bytes = m.anon_hugepages_bytes = none;
+  }
+
+  const std::string swaps_src = "/proc/swaps";  // read through root
+  auto swaps = root.read(swaps_src);
+  m.swaps = swaps ? Fact<std::vector<SwapDevice>>::of(parse_swaps(*swaps), swaps_src)
+                  : Fact<std::vector<SwapDevice>>::none(swaps.error().describe(), swaps_src);
+
+  auto thp = [&](const std::string& file) {
+    std::string p = "/sys/kernel/mm/transparent_hugepage/" + file;  // read through root
+    auto v = root.read_value(p);
+    if (!v) return Fact<std::string>::none(v.error().describe(), p);
+    auto c = parse_bracketed_choice(*v);
+    return c ? Fact<std::string>::of(*c, p) : Fact<std::string>::none("no [selected] value in '" + *v + "'", p);
+  };
+  m.thp_enabled = thp("enabled");
+  m.thp_defrag = thp("defrag");
+  return m;
+}
+
+namespace {
+
+std::string na(const std::string& why) { return "n/a (" + why + ")"; }
+
+const bool kCollector = register_collector({"collect.memory",
+                                            {"Memory: meminfo, swap devices, transparent hugepages",
+                                             "内存：meminfo、交换分区、透明大页"},
+                                            [](const Context& ctx) -> ApplyFacts {
+                                              MemoryFacts m = read_memory(ctx.root);
+                                              return [m](Facts& f) {
+                                                // PSI and swappiness come from their own collectors: keep them.
+                                                auto psi = f.host.memory.pressure;
+                                                auto swappiness = f.host.memory.swappiness;
+                                                f.host.memory = m;
+                                                f.host.memory.pressure = psi;
+                                                f.host.memory.swappiness = swappiness;
+                                              };
+                                            }});
+
+const bool kEnv = register_env_lines(30, [](const Facts& f) {
+  std::vector<EnvLine> l;
+  const auto& m = f.host.memory;
+  if (!m.collected) return l;
+  auto bytes = [](const Fact<std::uint64_t>& v) { return v.has() ? human_bytes(*v) : na(v.why()); };
+  l.push_back({"env.memory", bytes(m.mem_total_bytes) + " / " + bytes(m.mem_available_bytes)});
+  std::string swap = bytes(m.swap_total_bytes);
+  if (m.swap_total_bytes.has() && m.swap_free_bytes.has() && *m.swap_total_bytes >= *m.swap_free_bytes) {
+    swap += " / " + human_bytes(*m.swap_total_bytes - *m.swap_free_bytes);
+  }
+  if (m.swappiness.has()) swap += " (vm.swappiness=" + std::to_string(*m.swappiness) + ")";
+  l.push_back({"env.swap", swap});
+  std::string thp = m.thp_enabled.has() ? *m.thp_enabled : na(m.thp_enabled.why());
+  if (m.thp_defrag.has()) thp += " / " + *m.thp_defrag;
+  l.push_back({"env.thp", thp});
+  if (m.hugepages_total.has() && *m.hugepages_total > 0) {
+    std::string hp = std::to_string(*m.hugepages_total);
+    if (m.hugepage_size_bytes.has()) hp += " × " + human_bytes(*m.hugepage_size_bytes);
+    if (m.hugepages_free.has()) hp += " (" + std::to_string(*m.hugepages_free) + " free)";
+    l.push_back({"env.hugepages", hp});
+  }
+  return l;
+});
+
+const bool kUi = register_ui({
+    {"env.memory", {"Memory (total / available)", "内存（总量 / 可用）"}},
+    {"env.swap", {"Swap (total / used)", "交换分区（总量 / 已用）"}},
+    {"env.thp", {"Transparent hugepages (enabled / defrag)", "透明大页（enabled / defrag）"}},
+    {"env.hugepages", {"Huge pages (static)", "静态大页"}},
+});
+
+}  // namespace
+
+}  // namespace plumb

@@ -1,0 +1,191 @@
+// Bad input end to end: plumb answers with one line on stderr and exit code 2 when it cannot run,
+// degrades to skip findings (never a crash) on unreadable or garbage files, and never leaves a
+// half-written --out file.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/json.h"
+#include "../test_util.h"
+
+namespace plumb {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_plumb;
+
+struct TempDir {
+  fs::path dir;
+  explicit TempDir(const std::string& name)
+      : dir(fs::path(::testing::TempDir()) / ("hostb_bad_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    // Give back permissions first so removal works for files made unreadable.
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
+    fs::remove_all(dir, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  // A private copy of a fixture host tree to damage.
+  [[nodiscard]] std::string copy_of(const std::string& host) const {
+    fs::path to = dir / host;
+    fs::copy(test::host_fixture(host), to, fs::copy_options::recursive);
+    return to.string();
+  }
+  void put(const std::string& rel, const std::string& text) const {
+    fs::create_directories((dir / rel).parent_path());
+    std::ofstream(dir / rel, std::ios::binary) << text;
+  }
+};
+
+// "plumb could not run": exit 2, nothing on stdout, exactly one line on stderr.
+void expect_one_line_error(const RunOutput& r, const std::string& must_contain) {
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
+}
+
+json findings_by_id(const std::string& out) {
+  json j = json::parse(out, nullptr, false);
+  json by = json::object();
+  if (j.is_discarded()) return by;
+  for (const auto& f : j.at("findings")) by[f.at("id").get<std::string>()] = f;
+  return by;
+}
+
+TEST(BadInput, NonexistentRoot) {
+  expect_one_line_error(run_plumb({"check", "--root", "/nonexistent/plumb/root"}), "--root /nonexistent/plumb/root");
+}
+
+TEST(BadInput, RootIsAFile) {
+  expect_one_line_error(run_plumb({"check", "--root", test::fixture("hostb/procfs-swaps.txt")}), "not a directory");
+}
+
+TEST(BadInput, NonexistentPid) {
+  expect_one_line_error(run_plumb({"check", "--root", test::host_fixture("healthy"), "--pid", "999999"}), "--pid 999999");
+}
+
+TEST(BadInput, UnknownFormatAndNoOutFile) {
+  TempDir t("format");
+  std::string out = (t.dir / "r.txt").string();
+  RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--format", "jsn", "--out", out});
+  expect_one_line_error(r, "did you mean 'json'");
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(fs::is_empty(t.dir));
+}
+
+TEST(BadInput, InvalidTomlConfigNamesTheLine) {
+  TempDir t("toml");
+  t.put("bad.toml", "[thresholds\n\"cpu.thread_oversubscription_warn_ratio\" = 2\n");
+  std::string out = (t.dir / "r.md").string();
+  RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--config", (t.dir / "bad.toml").string(),
+                           "--out", out});
+  expect_one_line_error(r, "bad.toml:1:");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(BadInput, UnknownThresholdGetsDidYouMean) {
+  TempDir t("toml_key");
+  t.put("typo.toml", "[thresholds]\n\"process.memlock_min_mb\" = 128\n");
+  RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--config", (t.dir / "typo.toml").string()});
+  expect_one_line_error(r, "did you mean 'process.memlock_min_mib'");
+}
+
+TEST(BadInput, ConfigThatIsNotANumber) {
+  TempDir t("toml_type");
+  t.put("type.toml", "[thresholds]\n\"process.memlock_min_mib\" = \"lots\"\n");
+  RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--config", (t.dir / "type.toml").string()});
+  expect_one_line_error(r, "must be a number");
+}
+
+TEST(BadInput, OutIntoMissingDirectory) {
+  RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--format", "md", "--out",
+                           "/nonexistent/plumb/dir/report.md"});
+  expect_one_line_error(r, "cannot write /nonexistent/plumb/dir/report.md");
+}
+
+TEST(BadInput, UnreadableFilesBecomeSkipsWithTheReason) {
+  TempDir t("unreadable");
+  std::string root = t.copy_of("healthy");
+  for (const char* rel : {"/proc/self/limits", "/proc/meminfo", "/proc/pressure/memory", "/proc/self/environ"}) {
+    ASSERT_EQ(::chmod((root + rel).c_str(), 0), 0) << rel;
+  }
+  if (::access((root + "/proc/self/limits").c_str(), R_OK) == 0) {
+    GTEST_SKIP() << "running with CAP_DAC_OVERRIDE (root): chmod 000 does not deny reads, so 'permission denied' "
+                    "cannot be produced here";
+  }
+  RunOutput r = run_plumb({"check", "--root", root, "--format", "json"});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  json by = findings_by_id(r.out);
+  for (const char* id : {"l3.memory.memlock_limit", "l3.memory.swap_active", "l2.memory.pressure",
+                         "l3.compute.thread_oversubscription"}) {
+    ASSERT_TRUE(by.contains(id)) << id;
+    EXPECT_EQ(by[id].at("status"), "skip") << id;
+    EXPECT_NE(by[id].at("args").at("reason").get<std::string>().find("permission denied"), std::string::npos) << id;
+  }
+}
+
+TEST(BadInput, GarbageInSysfsAndProcValues) {
+  TempDir t("garbage");
+  std::string root = t.copy_of("healthy");
+  auto put = [&](const std::string& rel, const std::string& text) { std::ofstream(root + rel, std::ios::binary) << text; };
+  put("/sys/devices/system/cpu/online", "all of them\n");
+  put("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", std::string("\0\xff\xfe", 3));
+  put("/sys/devices/system/node/node0/cpulist", "0-99999999999\n");
+  put("/proc/meminfo", "MemTotal: many kB\nSwapTotal: -1 kB\n");
+  put("/proc/pressure/io", "some avg10=NaN avg60=inf avg300=1 total=x\n");
+  put("/proc/sys/kernel/numa_balancing", "yes please\n");
+  put("/proc/self/limits", "Limit Soft Hard Units\nMax locked memory lots lots bytes\n");
+  put("/proc/self/status", "Threads:\t-5\nCpus_allowed_list:\t7-3\n");
+  put("/proc/cpuinfo", std::string(100000, 'x'));
+  RunOutput r = run_plumb({"check", "--root", root, "--format", "json"});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  EXPECT_EQ(r.signal, 0);
+  json by = findings_by_id(r.out);
+  for (const char* id : {"l3.memory.swap_active", "l3.memory.memlock_limit", "l2.data.io_pressure", "l3.compute.numa_balancing"}) {
+    ASSERT_TRUE(by.contains(id)) << id;
+    EXPECT_EQ(by[id].at("status"), "skip") << id;
+    EXPECT_FALSE(by[id].at("args").at("reason").get<std::string>().empty()) << id;
+  }
+  // Governors: the other 31 CPUs still read fine; the damaged one is simply not counted.
+  EXPECT_EQ(by["l3.compute.cpu_governor"].at("status"), "pass");
+  // Markdown of the same tree renders too.
+  RunOutput md = run_plumb({"check", "--root", root, "--format", "md", "--lang", "zh"});
+  EXPECT_TRUE(md.exit_code == 0 || md.exit_code == 1) << md.err;
+  EXPECT_NE(md.out.find("未能运行的检查"), std::string::npos);
+}
+
+TEST(BadInput, EmptyRootDirectoryRunsAndSkipsEverything) {
+  TempDir t("empty");
+  RunOutput r = run_plumb({"check", "--root", t.dir.string(), "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json by = findings_by_id(r.out);
+  for (const char* id : {"l3.compute.cpu_governor", "l3.memory.memlock_limit", "l3.memory.swap_active",
+                         "l2.memory.pressure", "l3.compute.thread_oversubscription"}) {
+    ASSERT_TRUE(by.contains(id)) << id;
+    EXPECT_EQ(by[id].at("status"), "skip") << id;
+  }
+}
+
+TEST(BadInput, ReportOfGarbageSnapshot) {
+  TempDir t("snap");
+  t.put("snap.json", "{\"schema_version\": 1, \"facts\": {\"host\": {\"cpu\": {\"logical_cpus\": {\"value\": \"many\"}}}}}");
+  RunOutput r = run_plumb({"report", (t.dir / "snap.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  RunOutput missing = run_plumb({"report", (t.dir / "none.json").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace plumb
