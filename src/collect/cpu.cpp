@@ -227,7 +227,7 @@ CpuFacts read_cpu(const HostRoot& root) {
     f.governors = Fact<std::vector<CpuGovernor>>::of(govs, gov_src);
   } else {
     f.governors = Fact<std::vector<CpuGovernor>>::none(
-        first_error.empty() ? "no cpufreq interface in sysfs (no frequency-scaling driver; usual in VMs)" : first_error,
+        first_error.empty() ? "no cpufreq interface in sysfs: no frequency-scaling driver, usual in VMs" : first_error,
         gov_src);
   }
   if (!driver.empty()) f.scaling_driver = Fact<std::string>::of(driver, cpu_base + "/cpu*/cpufreq/scaling_driver");

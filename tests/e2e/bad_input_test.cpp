@@ -135,6 +135,28 @@ TEST(BadInput, UnreadableFilesBecomeSkipsWithTheReason) {
   }
 }
 
+// Works as root too: a directory (EISDIR) or a dangling link where a file should be cannot be read by anyone.
+TEST(BadInput, FilesThatAreDirectoriesOrDanglingLinks) {
+  TempDir t("eisdir");
+  std::string root = t.copy_of("healthy");
+  for (const char* rel : {"/proc/self/limits", "/proc/meminfo"}) {
+    fs::remove(root + rel);
+    fs::create_directory(root + rel);
+  }
+  fs::remove(root + "/proc/self/environ");
+  fs::create_symlink(root + "/nowhere/environ", root + "/proc/self/environ");
+  RunOutput r = run_plumb({"check", "--root", root, "--format", "json"});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  json by = findings_by_id(r.out);
+  for (const char* id : {"l3.memory.memlock_limit", "l3.memory.swap_active", "l3.compute.thread_oversubscription"}) {
+    ASSERT_TRUE(by.contains(id)) << id;
+    EXPECT_EQ(by[id].at("status"), "skip") << id;
+  }
+  EXPECT_NE(by["l3.memory.memlock_limit"].at("args").at("reason").get<std::string>().find("/proc/self/limits"), std::string::npos);
+  EXPECT_NE(by["l3.compute.thread_oversubscription"].at("args").at("reason").get<std::string>().find("/proc/self/environ"),
+            std::string::npos);
+}
+
 TEST(BadInput, GarbageInSysfsAndProcValues) {
   TempDir t("garbage");
   std::string root = t.copy_of("healthy");

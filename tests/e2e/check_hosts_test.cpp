@@ -25,8 +25,7 @@ const std::vector<std::string>& cases() {
 
 // The kernel log of a case, when its tree comes with one: `--kmsg` makes the run independent of /dev/kmsg.
 std::vector<std::string> kmsg_args(const std::string& name) {
-  for (const std::string& rel : {name + "/kmsg.log", name + ".kmsg", name + "/dev/kmsg"}) {
-    std::string p = test::host_fixture(rel);
+  for (const std::string& p : {test::fixture("kmsg/" + name + "-dmesg.log"), test::host_fixture(name + "/kmsg.log")}) {
     if (fs::is_regular_file(p)) return {"--kmsg", p};
   }
   return {};
@@ -110,7 +109,11 @@ const std::map<std::string, std::vector<Expect>>& expectations() {
         {"l2.compute.cpu_saturated", "pass"},
         {"l2.memory.pressure", "pass"},
         {"l2.data.io_pressure", "pass"},
-        {"l3.storage.io_scheduler", "pass"}}},
+        {"l3.storage.io_scheduler", "pass"},
+        {"l3.storage.shm_size", "pass"},
+        {"l3.memory.cgroup_limit", "pass"},
+        {"l3.memory.cgroup_oom_kills", "pass"},
+        {"l3.kernel.xid_errors", "pass"}}},
       {"nvme-misconfigured",
        {{"l3.compute.cpu_governor", "warn"},
         {"l3.memory.memlock_limit", "warn"},
@@ -119,7 +122,8 @@ const std::map<std::string, std::vector<Expect>>& expectations() {
         {"l2.memory.pressure", "info"},
         {"l2.data.io_pressure", "warn"},
         {"l3.compute.thread_oversubscription", "pass"},
-        {"l3.storage.io_scheduler", "warn"}}},
+        {"l3.storage.io_scheduler", "warn"},
+        {"l3.memory.cgroup_oom_kills", "fail"}}},
       {"docker-v1",
        {{"l3.compute.thread_oversubscription", "fail"},
         {"l3.compute.cpu_governor", "skip"},
@@ -128,13 +132,17 @@ const std::map<std::string, std::vector<Expect>>& expectations() {
         {"l2.data.io_pressure", "skip"},
         {"l3.memory.memlock_limit", "pass"},
         {"l3.memory.swap_active", "pass"},
-        {"l3.compute.numa_balancing", "pass"}}},
+        {"l3.compute.numa_balancing", "pass"},
+        {"l3.storage.shm_size", "fail"}}},
       {"oom-xid",
        {{"l2.memory.pressure", "warn"},
         {"l3.compute.cpu_governor", "pass"},
         {"l3.compute.thread_oversubscription", "pass"},
         {"l3.memory.memlock_limit", "pass"},
-        {"l3.memory.swap_active", "pass"}}},
+        {"l3.memory.swap_active", "pass"},
+        {"l3.kernel.oom_kills", "fail"},
+        {"l3.kernel.xid_errors", "fail"},
+        {"l3.memory.cgroup_oom_kills", "fail"}}},
   };
   return e;
 }
