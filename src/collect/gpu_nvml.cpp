@@ -487,14 +487,16 @@ void Reader::run() {
 
 // nvidia-persistenced keeps the driver state alive with persistence mode off ([DOC-PM]).
 Fact<bool> persistenced_running(const HostRoot& root) {
+  const std::string shown = "/proc/*/comm";  // display form of the paths read through root
   auto procs = root.list("/proc");
-  if (!procs) return Fact<bool>::none(procs.error().describe(), "/proc/*/comm");
+  if (!procs) return Fact<bool>::none(procs.error().describe(), shown);
   for (const auto& pid : *procs) {
     if (pid.empty() || pid[0] < '0' || pid[0] > '9') continue;
-    auto comm = root.read_value("/proc/" + pid + "/comm");
-    if (comm && *comm == "nvidia-persistenced") return Fact<bool>::of(true, "/proc/" + pid + "/comm");
+    std::string comm_path = "/proc/" + pid + "/comm";  // read through root below
+    auto comm = root.read_value(comm_path);
+    if (comm && *comm == "nvidia-persistenced") return Fact<bool>::of(true, comm_path);
   }
-  return Fact<bool>::of(false, "/proc/*/comm");
+  return Fact<bool>::of(false, shown);
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ struct State {
   std::mutex mu;
   bool loaded = false;
   int init_count = 0;
+  std::string path;  // the scenario file loaded
   json scenario;
   std::vector<FakeDevice> devices;
   std::map<std::string, std::size_t> calls;  // "<device>/<field>" -> how many times read
@@ -61,8 +62,13 @@ void merge(json& base, const json& over) {
 
 // Loads the scenario once; an unreadable scenario makes init fail loudly, as a broken driver would.
 Return load_locked(State& s) {
-  if (s.loaded) return kSuccess;
   const char* path = std::getenv("PLUMB_FAKE_NVML_SCENARIO");  // NOLINT(concurrency-mt-unsafe)
+  // Reloaded when every init was shut down and the variable names another file (unit tests run
+  // several scenarios in one process); otherwise the first scenario stays.
+  if (s.loaded && (s.init_count > 0 || path == nullptr || s.path == path)) return kSuccess;
+  s.loaded = false;
+  s.devices.clear();
+  s.calls.clear();
   if (path == nullptr) {
     std::fprintf(stderr, "fake-nvml: PLUMB_FAKE_NVML_SCENARIO is not set\n");
     return kErrorDriverNotLoaded;
@@ -87,6 +93,7 @@ Return load_locked(State& s) {
     s.devices.push_back({spec});
   }
   s.start = std::chrono::steady_clock::now();
+  s.path = path;
   s.loaded = true;
   return kSuccess;
 }
