@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/registry.h"
+#include "gpu/xid.h"
 
 namespace plumb {
 namespace {
@@ -236,6 +237,59 @@ TEST(GpuRules, DeviceQuery) {
   none.gpu.cuda.collected = true;
   none.gpu.cuda.device_query.status = "no_driver";
   EXPECT_EQ(status_of(none, "l3.gpu.device_query"), "skip");
+}
+
+}  // namespace
+}  // namespace plumb
+
+namespace plumb {
+namespace {
+
+TEST(GpuXid, TableAndJoin) {
+  ASSERT_NE(xid_info(79), nullptr);
+  EXPECT_STREQ(xid_info(79)->name, "GPU_HAS_FALLEN_OFF_THE_BUS");
+  EXPECT_EQ(xid_info(79)->severity, XidSeverity::fatal);
+  EXPECT_EQ(xid_info(13)->severity, XidSeverity::app);
+  EXPECT_EQ(xid_info(12345), nullptr);
+  GpuFacts g;
+  GpuDevice d;
+  d.bus_id = "0000:3b:00.0";
+  g.devices.push_back(d);
+  EXPECT_EQ(gpu_for_xid(g, "0000:3B:00"), &g.devices[0]);
+  EXPECT_EQ(gpu_for_xid(g, "PCI:0000:3b:00"), &g.devices[0]);
+  EXPECT_EQ(gpu_for_xid(g, "3b:00"), &g.devices[0]);
+  EXPECT_EQ(gpu_for_xid(g, "0000:3c:00"), nullptr);
+}
+
+// Stand-ins for the two shapes the kernel-log facts can have.
+struct NoXids {
+  bool collected = true;
+};
+struct WithXids {
+  struct X {
+    std::string pci;
+    int code;
+    std::uint64_t count;
+    bool fatal_word;
+    std::string first_line;
+  };
+  bool collected = true;
+  Fact<std::uint64_t> records = Fact<std::uint64_t>::of(10, "/dev/kmsg");
+  std::vector<X> xids{{"0000:44:00", 79, 1, false, "NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus"}};
+};
+
+TEST(GpuXid, AdapterFollowsTheKernelLogFacts) {
+  std::string why;
+  EXPECT_FALSE(xids_from_kernel_log(NoXids{}, why));
+  EXPECT_EQ(why, "this build's kernel-log facts carry no Xid events");
+  auto x = xids_from_kernel_log(WithXids{}, why);
+  ASSERT_TRUE(x);
+  ASSERT_EQ(x->size(), 1u);
+  EXPECT_EQ((*x)[0].code, 79);
+  WithXids unreadable;
+  unreadable.records = Fact<std::uint64_t>::none("permission denied: /dev/kmsg");
+  EXPECT_FALSE(xids_from_kernel_log(unreadable, why));
+  EXPECT_EQ(why, "kernel log unreadable: permission denied: /dev/kmsg");
 }
 
 }  // namespace
