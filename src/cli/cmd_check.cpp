@@ -96,7 +96,7 @@ const bool kCheck = register_subcommand({"check", "health check of this machine 
                                                ->capture_default_str();
                                            app.add_option("--expect-gpus", a->expect_gpus,
                                                           "fail unless exactly N GPUs are usable (threshold gpu.expected_count)")
-                                               ->check(CLI::NonNegativeNumber);
+                                               ->check(CLI::Range(0, 4096));
                                            app.add_flag("--list", a->list, "list every check with its id and description");
                                            app.add_flag("--print-config", a->print_config, "print the default thresholds as TOML");
                                            return [a] { return run_check(*a); };

@@ -1,6 +1,7 @@
 // CUDA stack collector: finds the libraries the way the dynamic loader would, decodes versions.
 #include "collect/gpu_cuda.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <set>
@@ -246,6 +247,17 @@ Fact<std::string> toolkit_version(const Context& ctx, const Env& env) {
     if (!env.get(v).empty()) homes.push_back(env.get(v));
   }
   homes.emplace_back("/usr/local/cuda");
+  // Without the /usr/local/cuda link, the versioned toolkits, newest first.
+  if (auto names = ctx.root.list("/usr/local")) {
+    std::vector<std::pair<std::vector<int>, std::string>> versioned;
+    for (const auto& n : *names) {
+      if (!starts_with(n, "cuda-")) continue;
+      if (auto v = parse_version_numbers(std::string_view(n).substr(5))) versioned.emplace_back(*v, "/usr/local/" + n);
+    }
+    std::sort(versioned.begin(), versioned.end(),
+              [](const auto& a, const auto& b) { return compare_versions(a.first, b.first) > 0; });
+    for (const auto& [v, dir] : versioned) homes.push_back(dir);
+  }
   for (const auto& h : homes) {
     if (auto t = ctx.root.read(h + "/version.json")) {
       if (auto v = parse_cuda_version_json(*t)) return Fact<std::string>::of(*v, h + "/version.json");
@@ -276,7 +288,8 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
 
   // 1. The loader's order: LD_LIBRARY_PATH, then ld.so.cache, then the default directories.
   std::vector<std::string> ld_dirs;
-  for (auto d : split(env.get("LD_LIBRARY_PATH"), ':')) {
+  const std::string ld_path = env.get("LD_LIBRARY_PATH");
+  for (auto d : split(ld_path, ':')) {
     if (!d.empty()) ld_dirs.emplace_back(d);
   }
   for (const auto& d : ld_dirs) f.scan_dir(d, "LD_LIBRARY_PATH");

@@ -1,5 +1,7 @@
 // The GPU layer's per-GPU table (model, bus id, memory, temperature, power, PCIe, ECC, throttle,
 // verdict) for the Markdown and terminal reports, and the environment lines of the GPU stack.
+#include <functional>
+#include <map>
 #include <sstream>
 
 #include "collect/gpu_nvml.h"

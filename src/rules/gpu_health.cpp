@@ -1,5 +1,7 @@
 // GPU hardware health rules: NVML answering, lost GPUs, temperature, throttling, PCIe link, ECC,
 // retired pages and remapped rows. Thresholds: the seed's 75 °C line, DCGM's memory-error limits.
+#include <cstdio>
+
 #include "collect/gpu_nvml.h"
 #include "core/catalog.h"
 #include "core/thresholds.h"

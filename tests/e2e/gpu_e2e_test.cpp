@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "test_util.h"
+#include "../test_util.h"
 
 namespace plumb::test {
 namespace {
@@ -120,7 +120,9 @@ TEST(GpuE2e, LostGpuIsReportedAndTheRestStillChecked) {
   EXPECT_EQ(flagged(doc), want);
   EXPECT_NE(o.out.find("NVML_ERROR_GPU_IS_LOST"), std::string::npos);
   for (const auto& f : doc["findings"]) {
-    if (f["id"] == "l3.gpu.temperature" && f["status"] == "pass") EXPECT_EQ(f["args"]["count"], "7");
+    if (f["id"] == "l3.gpu.temperature" && f["status"] == "pass") {
+      EXPECT_EQ(f["args"]["count"], "7");
+    }
   }
 }
 
@@ -194,7 +196,8 @@ TEST(GpuE2e, ExpectGpus) {
   for (const auto& f : ok["findings"]) {
     if (f["id"] == "l3.gpu.count") ok_status = f["status"];
   }
-  for (const auto& f : parse(bad)["findings"]) {
+  auto bad_doc = parse(bad);  // kept: a range-for over a temporary's member would dangle
+  for (const auto& f : bad_doc["findings"]) {
     if (f["id"] == "l3.gpu.count") bad_status = f["status"];
   }
   EXPECT_EQ(ok_status, "pass");
@@ -202,6 +205,7 @@ TEST(GpuE2e, ExpectGpus) {
   auto neg = check("h100-8x-healthy", {"--expect-gpus", "-2"});
   EXPECT_EQ(neg.exit_code, 2);
   EXPECT_EQ(std::count(neg.err.begin(), neg.err.end(), '\n'), 1) << neg.err;
+  EXPECT_NE(neg.err.find("--expect-gpus"), std::string::npos);
 }
 
 TEST(GpuE2e, NoDriverSkipsTheGpuLayerAndChecksTheRest) {

@@ -12,7 +12,7 @@
 #include "collect/gpu_cuda.h"
 #include "core/host_root.h"
 #include "gpu/cuda_loader.h"
-#include "test_util.h"
+#include "../../test_util.h"
 
 namespace plumb {
 namespace {
@@ -47,7 +47,9 @@ TEST(CudaRealLibs, RuntimeVersionMatchesTheHeader) {
   long want = header_define(std::string(kCuda) + "/include/cuda_runtime_api.h", "CUDART_VERSION");
   LibVersion v = probe_library_version("cudart", lib);
   ASSERT_TRUE(v.raw) << v.error;
-  if (want > 0) EXPECT_EQ(*v.raw, want);
+  if (want > 0) {
+    EXPECT_EQ(*v.raw, want);
+  }
   EXPECT_EQ(v.version, std::to_string(*v.raw / 1000) + "." + std::to_string((*v.raw % 1000) / 10));
 }
 
@@ -58,7 +60,9 @@ TEST(CudaRealLibs, CudnnVersionMatchesTheHeader) {
   long maj = header_define(h, "CUDNN_MAJOR"), min = header_define(h, "CUDNN_MINOR"), pat = header_define(h, "CUDNN_PATCHLEVEL");
   LibVersion v = probe_library_version("cudnn", lib);
   ASSERT_TRUE(v.raw) << v.error;
-  if (maj > 0) EXPECT_EQ(v.version, std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(pat));
+  if (maj > 0) {
+    EXPECT_EQ(v.version, std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(pat));
+  }
 }
 
 TEST(CudaRealLibs, NcclVersionMatchesTheHeader) {
@@ -68,7 +72,9 @@ TEST(CudaRealLibs, NcclVersionMatchesTheHeader) {
   long maj = header_define(h, "NCCL_MAJOR"), min = header_define(h, "NCCL_MINOR"), pat = header_define(h, "NCCL_PATCH");
   LibVersion v = probe_library_version("nccl", lib);
   ASSERT_TRUE(v.raw) << v.error;
-  if (maj > 0) EXPECT_EQ(v.version, std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(pat));
+  if (maj > 0) {
+    EXPECT_EQ(v.version, std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(pat));
+  }
 }
 
 TEST(CudaRealLibs, StubLibcudaIsRecognised) {
@@ -161,6 +167,7 @@ TEST(CudaSearch, FindsEveryCopyAndTheLoadersPick) {
   ctx.pid = 4242;
   CudaStackFacts c = read_cuda_stack(ctx);
   EXPECT_TRUE(c.pid_maps_read);
+  ASSERT_TRUE(c.toolkit_version.has()) << c.toolkit_version.why();
   EXPECT_EQ(*c.toolkit_version, "12.4.1");
   std::map<std::string, const CudaLibCopy*> by_path;
   for (const auto& x : c.copies) by_path[x.real_path] = &x;

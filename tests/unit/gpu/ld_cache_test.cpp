@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "gpu/ld_cache.h"
-#include "test_util.h"
+#include "../../test_util.h"
 
 namespace plumb {
 namespace {

@@ -6,7 +6,7 @@
 #include "collect/gpu_nvml.h"
 #include "gpu/nvml.h"
 #include "gpu/nvml_loader.h"
-#include "test_util.h"
+#include "../../test_util.h"
 
 namespace plumb {
 namespace {
