@@ -94,7 +94,7 @@ std::string funnel(const Report& r, Lang lang) {
     if (!observed) os << " " << tr(lang, "funnel.not_observed");
     os << "\n";
     std::string gain = finding_gain(*std::find_if(r.findings.begin(), r.findings.end(),
-                                                  [&](const Finding& f) { return f.id == id; }),
+                                                  [&l3 = id](const Finding& f) { return f.id == l3; }),
                                     lang);
     if (!gain.empty()) os << "  - " << tr(lang, "label.gain") << ": " << gain << "\n";
     any = true;
