@@ -22,6 +22,7 @@ struct CheckArgs {
   std::string bench = "none";
   bool list = false;
   bool print_config = false;
+  int expect_gpus = -1;  // --expect-gpus N: overrides the gpu.expected_count threshold
 };
 
 int run_check(const CheckArgs& a) {
@@ -35,6 +36,7 @@ int run_check(const CheckArgs& a) {
     return 0;
   }
   Config cfg = load_config_or_throw(a.machine.config);
+  if (a.expect_gpus >= 0) cfg.thresholds.set("gpu.expected_count", a.expect_gpus);
   Selection sel = make_selection(a.only, a.skip, cfg.skip);
   Context ctx = make_context(a.machine);
   ctx.bench = a.bench;
@@ -92,6 +94,9 @@ const bool kCheck = register_subcommand({"check", "health check of this machine 
                                            app.add_option("--bench", a->bench, "quick|none: run the quick benchmarks too")
                                                ->check(CLI::IsMember({"quick", "none"}))
                                                ->capture_default_str();
+                                           app.add_option("--expect-gpus", a->expect_gpus,
+                                                          "fail unless exactly N GPUs are usable (threshold gpu.expected_count)")
+                                               ->check(CLI::Range(0, 4096));
                                            app.add_flag("--list", a->list, "list every check with its id and description");
                                            app.add_flag("--print-config", a->print_config, "print the default thresholds as TOML");
                                            return [a] { return run_check(*a); };

@@ -95,7 +95,7 @@ std::string funnel(const Report& r, Lang lang) {
     if (!observed) os << " " << tr(lang, "funnel.not_observed");
     os << "\n";
     std::string gain = finding_gain(*std::find_if(r.findings.begin(), r.findings.end(),
-                                                  [&](const Finding& f) { return f.id == id; }),
+                                                  [&l3 = id](const Finding& f) { return f.id == l3; }),
                                     lang);
     if (!gain.empty()) os << "  - " << tr(lang, "label.gain") << ": " << gain << "\n";
     any = true;
@@ -129,6 +129,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
       for (const auto& l : environment_lines(r.facts)) os << "- " << tr(lang, l.label_key) << ": " << l.value << "\n";
       os << "\n";
     }
+    os << section_extras(r, s, lang, "md");
     bool any = false;
     for (const Finding* f : list) {
       if (section_of(*f) != s || f->status == Status::skip) continue;

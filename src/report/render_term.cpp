@@ -64,6 +64,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
                                           {"info", std::to_string(t.info)}})
        << "\n";
   }
+  for (Section s : kSections) os << section_extras(r, s, lang, "term");
   os << "\n";
   // Failures and warnings first, with everything needed to act on them.
   for (Status want : {Status::fail, Status::warn, Status::info, Status::pass, Status::skip}) {

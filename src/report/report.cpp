@@ -17,7 +17,23 @@ std::multimap<int, EnvLinesFn>& env_table() {
   static std::multimap<int, EnvLinesFn> t;
   return t;
 }
+std::multimap<Section, SectionExtraFn>& extra_table() {
+  static std::multimap<Section, SectionExtraFn> t;
+  return t;
+}
 }  // namespace
+
+bool register_section_extra(Section section, SectionExtraFn fn) {
+  extra_table().emplace(section, std::move(fn));
+  return true;
+}
+
+std::string section_extras(const Report& r, Section section, Lang lang, const std::string& format) {
+  std::string out;
+  auto range = extra_table().equal_range(section);
+  for (auto it = range.first; it != range.second; ++it) out += it->second(r, lang, format);
+  return out;
+}
 
 const char* plumb_version() { return PLUMB_VERSION; }
 

@@ -1,0 +1,383 @@
+// CUDA stack collector: finds the libraries the way the dynamic loader would, decodes versions.
+#include "collect/gpu_cuda.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <set>
+
+#include "core/registry.h"
+#include "core/subprocess.h"
+#include "core/text.h"
+#include "gpu/cuda_loader.h"
+#include "gpu/cuda_version.h"
+#include "gpu/ld_cache.h"
+
+namespace plumb {
+
+const std::vector<CudaLibKind>& cuda_lib_kinds() {
+  static const std::vector<CudaLibKind> k = {
+      {"cudart", "libcudart.so", "nvidia_cuda_runtime"},
+      {"cudnn", "libcudnn.so", "nvidia_cudnn"},
+      {"nccl", "libnccl.so", "nvidia_nccl"},
+      {"cublas", "libcublas.so", "nvidia_cublas"},
+      {"cuda", "libcuda.so", ""},
+  };
+  return k;
+}
+
+std::vector<std::string> parse_proc_maps_paths(std::string_view text) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (auto line : split_lines(text)) {
+    // address perms offset dev inode pathname: the path is what follows the 5th field.
+    std::size_t pos = 0;
+    int field = 0;
+    while (field < 5 && pos < line.size()) {
+      while (pos < line.size() && line[pos] != ' ' && line[pos] != '\t') ++pos;
+      while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
+      ++field;
+    }
+    if (field < 5 || pos >= line.size() || line[pos] != '/') continue;
+    std::string p(trim(line.substr(pos)));
+    constexpr std::string_view kDeleted = " (deleted)";
+    if (p.size() > kDeleted.size() && p.compare(p.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0) {
+      p.resize(p.size() - kDeleted.size());
+    }
+    if (seen.insert(p).second) out.push_back(p);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> parse_environ(std::string_view text) {
+  std::map<std::string, std::string> env;
+  for (auto item : split(text, '\0')) {
+    auto eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    env.emplace(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+  }
+  return env;
+}
+
+namespace {
+
+constexpr const char* kDefaultDirs[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+                                        "/lib", "/usr/lib"};
+
+const CudaLibKind* kind_of(std::string_view file) {
+  for (const auto& k : cuda_lib_kinds()) {
+    std::string_view stem = k.stem;
+    if (starts_with(file, stem) && (file.size() == stem.size() || file[stem.size()] == '.')) return &k;
+  }
+  return nullptr;
+}
+
+std::string base_name(std::string_view p) {
+  auto s = p.rfind('/');
+  return std::string(s == std::string_view::npos ? p : p.substr(s + 1));
+}
+std::string dir_name(std::string_view p) {
+  auto s = p.rfind('/');
+  return s == std::string_view::npos || s == 0 ? std::string("/") : std::string(p.substr(0, s));
+}
+
+// The path with symlinks resolved, inside the root, shown without the root prefix.
+std::string resolve(const HostRoot& root, const std::string& abs) {
+  char buf[PATH_MAX];
+  std::string real = root.path(abs);
+  if (::realpath(real.c_str(), buf) == nullptr) return abs;
+  std::string r = buf;
+  if (!root.is_live()) {
+    const std::string& pre = root.root();
+    if (r.rfind(pre, 0) == 0) r = r.substr(pre.size());
+    if (r.empty() || r[0] != '/') r = "/" + r;
+  }
+  return r;
+}
+
+// "libcudart.so.13.0.96" -> "libcudart.so.13": the name the loader is asked for.
+std::string soname_of(const std::string& file, const CudaLibKind& k) {
+  std::string v = soname_version(file, k.stem);
+  if (v.empty()) return file;
+  auto dot = v.find('.');
+  return std::string(k.stem) + "." + v.substr(0, dot);
+}
+
+struct Env {
+  std::map<std::string, std::string> vars;
+  [[nodiscard]] std::string get(const std::string& k) const {
+    auto it = vars.find(k);
+    return it == vars.end() ? std::string() : it->second;
+  }
+};
+
+Env target_env(const Context& ctx) {
+  Env e;
+  if (ctx.pid > 0) {
+    auto t = ctx.root.read(ctx.proc_dir() + "/environ");
+    if (t) e.vars = parse_environ(*t);
+  } else if (ctx.root.is_live()) {
+    for (const char* k : {"LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "HOME"}) {
+      const char* v = std::getenv(k);  // NOLINT(concurrency-mt-unsafe)
+      if (v != nullptr) e.vars[k] = v;
+    }
+  }
+  return e;
+}
+
+class Finder {
+ public:
+  Finder(const Context& ctx, CudaStackFacts& out) : ctx_(ctx), out_(out) {}
+
+  // Adds every matching library file of `dir`.
+  void scan_dir(const std::string& dir, const std::string& origin) {
+    if (dir.empty() || dir[0] != '/' || !scanned_.insert(dir).second) return;
+    auto names = ctx_.root.list(dir);
+    if (!names) return;
+    for (const auto& n : *names) {
+      if (kind_of(n) != nullptr) add(dir + "/" + n, origin);
+    }
+  }
+
+  void add(const std::string& path, const std::string& origin) {
+    const CudaLibKind* k = kind_of(base_name(path));
+    if (k == nullptr) return;
+    std::string real = resolve(ctx_.root, path);
+    if (!ctx_.root.exists(real)) return;
+    for (auto& c : out_.copies) {
+      if (c.real_path == real) return;
+    }
+    CudaLibCopy c;
+    c.lib = k->kind;
+    c.path = path;
+    c.real_path = real;
+    c.origin = origin;
+    out_.copies.push_back(std::move(c));
+  }
+
+  // The directories of `pattern_parent/<prefix>*/<sub>` under the root (glob without a shell).
+  std::vector<std::string> glob(const std::string& parent, const std::string& prefix, const std::string& sub) {
+    std::vector<std::string> out;
+    auto names = ctx_.root.list(parent);
+    if (!names) return out;
+    for (const auto& n : *names) {
+      if (starts_with(n, prefix)) out.push_back(parent + "/" + n + sub);
+    }
+    return out;
+  }
+
+ private:
+  const Context& ctx_;
+  CudaStackFacts& out_;
+  std::set<std::string> scanned_;
+};
+
+// Python site-packages folders that pip wheels (nvidia-*-cuXX, torch) install into.
+std::vector<std::string> site_packages(Finder& f, const Env& env) {
+  std::vector<std::string> prefixes = {"/usr/lib", "/usr/local/lib", "/opt/conda/lib"};
+  for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
+    std::string v = env.get(var);
+    if (!v.empty()) prefixes.push_back(v + "/lib");
+  }
+  std::string home = env.get("HOME");
+  if (!home.empty()) {
+    prefixes.push_back(home + "/.local/lib");
+    for (const auto& d : f.glob(home + "/.pyenv/versions", "", "/lib")) prefixes.push_back(d);
+  }
+  std::vector<std::string> out;
+  for (const auto& p : prefixes) {
+    for (const auto& py : f.glob(p, "python3", "")) {
+      out.push_back(py + "/site-packages");
+      out.push_back(py + "/dist-packages");
+    }
+  }
+  return out;
+}
+
+// A pip dist-info next to the library: <toolkit>/dist-info (NVIDIA's redistributable layout) or
+// the site-packages folder of an nvidia/<pkg>/lib wheel.
+std::string dist_info_version(const HostRoot& root, const CudaLibCopy& c, const CudaLibKind& k) {
+  if (std::string_view(k.dist_prefix).empty()) return {};
+  std::string dir = dir_name(c.real_path);
+  std::vector<std::string> places = {dir_name(dir) + "/dist-info", dir_name(dir_name(dir_name(dir)))};
+  for (const auto& place : places) {
+    auto names = root.list(place);
+    if (!names) continue;
+    for (const auto& n : *names) {
+      auto d = parse_dist_info_name(n);
+      if (d && starts_with(d->first, k.dist_prefix)) return d->second;
+    }
+  }
+  return {};
+}
+
+void fill_versions(const Context& ctx, CudaStackFacts& out, bool probe) {
+  for (auto& c : out.copies) {
+    const CudaLibKind* k = kind_of(base_name(c.real_path));
+    if (k == nullptr) k = kind_of(base_name(c.path));
+    if (k == nullptr) continue;
+    // libcuda copies are never loaded here: a stub would shadow the driver's libcuda.so.1 for the
+    // device query. cuBLAS costs ~0.4 s to load: its pip metadata or file name is enough.
+    bool can_probe = probe && ctx.root.is_live() && c.lib != "cuda" && c.lib != "cublas";
+    if (can_probe) {
+      LibVersion v = probe_library_version(c.lib, c.real_path);
+      if (v.raw) {
+        c.raw_version = Fact<int>::of(static_cast<int>(*v.raw), std::string(c.lib == "cudart" ? "cudaRuntimeGetVersion" : c.lib == "cudnn" ? "cudnnGetVersion" : "ncclGetVersion") + "(" + c.real_path + ")");
+        c.version = Fact<std::string>::of(v.version, c.raw_version.source);
+        continue;
+      }
+      c.raw_version = Fact<int>::none(v.error, c.real_path);
+    }
+    if (std::string d = dist_info_version(ctx.root, c, *k); !d.empty()) {
+      c.version = Fact<std::string>::of(d, "pip metadata next to " + c.real_path);
+      continue;
+    }
+    std::string fv = soname_version(base_name(c.real_path), k->stem);
+    if (!fv.empty()) {
+      c.version = Fact<std::string>::of(fv, "file name " + c.real_path);
+    } else {
+      c.version = Fact<std::string>::none("no version in the file name and the library was not loaded", c.real_path);
+    }
+  }
+}
+
+Fact<std::string> toolkit_version(const Context& ctx, const Env& env) {
+  std::vector<std::string> homes;
+  for (const char* v : {"CUDA_HOME", "CUDA_PATH"}) {
+    if (!env.get(v).empty()) homes.push_back(env.get(v));
+  }
+  homes.emplace_back("/usr/local/cuda");
+  // Without the /usr/local/cuda link, the versioned toolkits, newest first.
+  if (auto names = ctx.root.list("/usr/local")) {
+    std::vector<std::pair<std::vector<int>, std::string>> versioned;
+    for (const auto& n : *names) {
+      if (!starts_with(n, "cuda-")) continue;
+      if (auto v = parse_version_numbers(std::string_view(n).substr(5))) versioned.emplace_back(*v, "/usr/local/" + n);
+    }
+    std::sort(versioned.begin(), versioned.end(),
+              [](const auto& a, const auto& b) { return compare_versions(a.first, b.first) > 0; });
+    for (const auto& [v, dir] : versioned) homes.push_back(dir);
+  }
+  for (const auto& h : homes) {
+    if (auto t = ctx.root.read(h + "/version.json")) {
+      if (auto v = parse_cuda_version_json(*t)) return Fact<std::string>::of(*v, h + "/version.json");
+    }
+    if (auto t = ctx.root.read(h + "/version.txt")) {
+      if (auto v = parse_cuda_version_txt(*t)) return Fact<std::string>::of(*v, h + "/version.txt");
+    }
+    std::string nvcc = h + "/bin/nvcc";
+    if (ctx.root.is_live() && ctx.root.exists(nvcc)) {
+      RunOptions o;
+      o.timeout = std::chrono::milliseconds(3000);
+      auto r = run_program({nvcc, "--version"}, o);
+      if (r && r->exit_code == 0) {
+        if (auto v = parse_nvcc_version(r->out)) return Fact<std::string>::of(*v, nvcc + " --version");
+      }
+    }
+  }
+  return Fact<std::string>::none("no CUDA toolkit found (CUDA_HOME, CUDA_PATH, /usr/local/cuda)", "/usr/local/cuda");
+}
+
+}  // namespace
+
+CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts) {
+  CudaStackFacts out;
+  out.collected = true;
+  Env env = target_env(ctx);
+  Finder f(ctx, out);
+
+  // 1. The loader's order: LD_LIBRARY_PATH, then ld.so.cache, then the default directories.
+  std::vector<std::string> ld_dirs;
+  const std::string ld_path = env.get("LD_LIBRARY_PATH");
+  for (auto d : split(ld_path, ':')) {
+    if (!d.empty()) ld_dirs.emplace_back(d);
+  }
+  for (const auto& d : ld_dirs) f.scan_dir(d, "LD_LIBRARY_PATH");
+  std::vector<LdCacheEntry> cache;
+  if (auto t = ctx.root.read("/etc/ld.so.cache", 64u << 20)) cache = parse_ld_so_cache(*t);
+  for (const auto& e : cache) {
+    if (kind_of(e.name) != nullptr) f.add(e.path, "ld.so.cache");
+  }
+  for (const char* d : kDefaultDirs) f.scan_dir(d, "default path");
+  // 2. Toolkits: CUDA_HOME/CUDA_PATH and every /usr/local/cuda*.
+  for (const char* v : {"CUDA_HOME", "CUDA_PATH"}) {
+    std::string h = env.get(v);
+    if (h.empty()) continue;
+    f.scan_dir(h + "/lib64", v);
+    f.scan_dir(h + "/lib", v);
+  }
+  for (const auto& h : f.glob("/usr/local", "cuda", "")) {
+    f.scan_dir(h + "/lib64", "/usr/local/cuda*");
+    f.scan_dir(h + "/lib", "/usr/local/cuda*");
+    f.scan_dir(h + "/targets/x86_64-linux/lib", "/usr/local/cuda*");
+  }
+  // 3. Python wheels bring their own copies (nvidia/<pkg>/lib, torch/lib).
+  for (const auto& sp : site_packages(f, env)) {
+    for (const auto& d : f.glob(sp + "/nvidia", "", "/lib")) f.scan_dir(d, "site-packages");
+    f.scan_dir(sp + "/torch/lib", "site-packages");
+  }
+  // 4. What the process actually mapped.
+  if (ctx.pid > 0) {
+    if (auto t = ctx.root.read(ctx.proc_dir() + "/maps", 64u << 20)) {
+      out.pid_maps_read = true;
+      std::set<std::string> mapped;
+      for (const auto& p : parse_proc_maps_paths(*t)) {
+        if (kind_of(base_name(p)) == nullptr) continue;
+        f.add(p, "process maps");
+        mapped.insert(resolve(ctx.root, p));
+        mapped.insert(p);
+      }
+      for (auto& c : out.copies) c.mapped = mapped.count(c.real_path) > 0 || mapped.count(c.path) > 0;
+    }
+  }
+  // The loader's pick per soname: first LD_LIBRARY_PATH hit, else the cache, else a default dir.
+  std::set<std::string> sonames;
+  for (const auto& c : out.copies) {
+    if (const CudaLibKind* k = kind_of(base_name(c.real_path))) sonames.insert(soname_of(base_name(c.real_path), *k));
+  }
+  for (const auto& so : sonames) {
+    std::string pick;
+    for (const auto& d : ld_dirs) {
+      if (pick.empty() && ctx.root.exists(d + "/" + so)) pick = d + "/" + so;
+    }
+    for (const auto& e : cache) {
+      if (pick.empty() && e.name == so) pick = e.path;
+    }
+    for (const char* d : kDefaultDirs) {
+      if (pick.empty() && ctx.root.exists(std::string(d) + "/" + so)) pick = std::string(d) + "/" + so;
+    }
+    if (pick.empty()) continue;
+    std::string real = resolve(ctx.root, pick);
+    for (auto& c : out.copies) {
+      if (c.real_path == real) c.loader_pick = true;
+    }
+  }
+  fill_versions(ctx, out, opts.probe_versions);
+  out.toolkit_version = toolkit_version(ctx, env);
+  if (opts.device_query && ctx.root.is_live()) {
+    // The runtime the loader would give a program: the newest loader-picked libcudart.
+    std::string cudart;
+    int best = -1;
+    for (const auto& c : out.copies) {
+      if (c.lib == "cudart" && c.loader_pick && c.raw_version.has() && *c.raw_version > best) {
+        best = *c.raw_version;
+        cudart = c.real_path;
+      }
+    }
+    out.device_query = run_device_query("libcuda.so.1", cudart);
+  } else {
+    out.device_query.status = "not_run";
+    out.device_query.detail = ctx.root.is_live() ? "disabled" : "not run against a --root tree";
+  }
+  return out;
+}
+
+namespace {
+const bool kCollector = register_collector({"collect.cuda", {"CUDA libraries, versions and device query", "CUDA 库、版本与设备查询"},
+                                            [](const Context& ctx) -> ApplyFacts {
+                                              CudaStackFacts c = read_cuda_stack(ctx);
+                                              return [c](Facts& f) { f.gpu.cuda = c; };
+                                            }});
+}  // namespace
+
+}  // namespace plumb

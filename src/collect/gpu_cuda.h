@@ -1,0 +1,35 @@
+// The CUDA stack on disk: every copy of libcudart, cuDNN, NCCL, cuBLAS and libcuda on the loader
+// path, CUDA_HOME/CUDA_PATH, /usr/local/cuda*, and Python site-packages; which copy the loader
+// would pick; with --pid N, which copies the process mapped; versions; the device query.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/context.h"
+#include "core/facts/gpu.h"
+
+namespace plumb {
+
+struct CudaLibKind {
+  const char* kind;         // cudart | cudnn | nccl | cublas | cuda
+  const char* stem;         // "libcudart.so"
+  const char* dist_prefix;  // pip distribution name prefix: "nvidia_cuda_runtime"
+};
+const std::vector<CudaLibKind>& cuda_lib_kinds();
+
+// Distinct file paths mapped in /proc/<pid>/maps (6th column), in first-seen order.
+std::vector<std::string> parse_proc_maps_paths(std::string_view text);
+// NUL-separated KEY=value pairs of /proc/<pid>/environ.
+std::map<std::string, std::string> parse_environ(std::string_view text);
+
+struct CudaSearchOptions {
+  bool probe_versions = true;   // dlopen each copy and call its getter (live root only)
+  bool device_query = true;     // run the driver-API device query (live root only)
+};
+
+CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts = {});
+
+}  // namespace plumb

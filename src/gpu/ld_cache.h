@@ -1,0 +1,21 @@
+// /etc/ld.so.cache (glibc's binary cache that `ldconfig -p` prints), parsed without running ldconfig.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace plumb {
+
+struct LdCacheEntry {
+  std::string name;  // "libcudart.so.13"
+  std::string path;  // "/usr/local/cuda-13.0/lib/libcudart.so.13"
+  bool operator==(const LdCacheEntry&) const = default;
+};
+
+// Parses the new format ("glibc-ld.so.cache1.1", glibc >= 2.32 writes only this) and the old
+// "ld.so-1.7.0" format followed by the new one. Entries keep the cache's order, which is the order
+// the loader searches. Garbage or truncation yields the entries read so far.
+std::vector<LdCacheEntry> parse_ld_so_cache(std::string_view data);
+
+}  // namespace plumb

@@ -1,0 +1,244 @@
+// CUDA stack rules: driver vs runtime compatibility (the minimum-driver table as data), toolkit vs
+// runtime, conflicting cuDNN/NCCL copies, and the device query.
+#include <map>
+#include <set>
+
+#include "core/catalog.h"
+#include "gpu/cuda_compat.h"
+#include "gpu/cuda_version.h"
+#include "rules/gpu_common.h"
+
+namespace plumb {
+
+namespace {
+
+const bool kCatalog = register_findings({
+    {"l3.gpu.cuda_driver_compat", Layer::L3, Pillar::platform, Section::gpu,
+     {"Driver supports the CUDA runtime", "驱动支持 CUDA 运行时版本"},
+     {{"pass", {"driver supports CUDA {driver_cuda}, runtime {runtime} fits", "驱动支持 CUDA {driver_cuda}，运行时 {runtime} 可用"}},
+      {"minor_compat", {"runtime {runtime} is newer than the driver's CUDA {driver_cuda}: runs only through minor-version "
+                        "compatibility (PTX JIT and newer APIs may fail)",
+                        "运行时 {runtime} 高于驱动支持的 CUDA {driver_cuda}：仅靠小版本兼容运行（PTX JIT 与新 API 可能失败）"}},
+      {"fail", {"runtime {runtime} needs a newer driver than {driver} (CUDA {driver_cuda}): expect "
+                "cudaErrorInsufficientDriver (35)",
+                "运行时 {runtime} 需要比 {driver}（CUDA {driver_cuda}）更新的驱动：会出现 cudaErrorInsufficientDriver (35)"}}},
+     {"Upgrade the NVIDIA driver to {min_driver} or newer (the CUDA {runtime} release's minimum), or install a "
+      "framework build for CUDA {driver_cuda}; on datacenter GPUs the cuda-compat package can bridge a newer major.",
+      "将 NVIDIA 驱动升级到 {min_driver} 或更新（CUDA {runtime} 的最低要求），或安装面向 CUDA {driver_cuda} 的框架版本；"
+      "数据中心 GPU 可用 cuda-compat 包跨大版本兼容。"},
+     "nvidia-smi | head -4; python -c 'import torch; print(torch.version.cuda, torch.cuda.is_available())'",
+     {},
+     {}},
+    {"l3.gpu.toolkit_runtime", Layer::L3, Pillar::platform, Section::gpu,
+     {"CUDA toolkit (nvcc) matches the runtime", "CUDA 工具包（nvcc）与运行时一致"},
+     {{"pass", {"toolkit {toolkit} matches runtime {runtime}", "工具包 {toolkit} 与运行时 {runtime} 一致"}},
+      {"info", {"toolkit {toolkit} differs from runtime {runtime} in the minor version", "工具包 {toolkit} 与运行时 {runtime} 小版本不同"}},
+      {"warn", {"toolkit {toolkit} and runtime {runtime} have different major versions: CUDA extensions built here will "
+                "not load",
+                "工具包 {toolkit} 与运行时 {runtime} 大版本不同：在此编译的 CUDA 扩展将无法加载"}}},
+     {"Building extensions (apex, flash-attn, custom ops) needs nvcc of the framework's CUDA major: install that "
+      "toolkit and point CUDA_HOME at it.",
+      "编译扩展（apex、flash-attn、自定义算子）需要与框架 CUDA 大版本一致的 nvcc：安装对应工具包并将 CUDA_HOME 指向它。"},
+     "nvcc --version; python -c 'import torch; print(torch.version.cuda)'",
+     {},
+     {}},
+    {"l3.gpu.lib_duplicates", Layer::L3, Pillar::platform, Section::gpu,
+     {"One version of cuDNN and NCCL on the search path", "搜索路径上 cuDNN 与 NCCL 版本唯一"},
+     {{"pass", {"{detail}", "{detail}"}},
+      {"warn", {"{lib} copies with different versions: {versions}; the loader picks {pick}",
+                "{lib} 存在多个不同版本：{versions}；加载器会选 {pick}"}}},
+     {"Keep one copy per library on LD_LIBRARY_PATH / ld.so.conf, or make sure the framework's RPATH wins; mixed "
+      "copies cause symbol errors and silent fallbacks.",
+      "LD_LIBRARY_PATH / ld.so.conf 中每个库只保留一份，或确保框架的 RPATH 优先；混用多个版本会导致符号错误或静默回退。"},
+     "ldconfig -p | grep -E 'libcudnn.so|libnccl.so'",
+     {},
+     {}},
+    {"l3.gpu.device_query", Layer::L3, Pillar::platform, Section::gpu,
+     {"CUDA device query (driver API)", "CUDA 设备查询（驱动 API）"},
+     {{"pass", {"{count} devices: context, allocation and copy work", "{count} 块设备：上下文、显存分配与拷贝正常"}},
+      {"fail", {"device query failed ({status}): {detail}", "设备查询失败（{status}）：{detail}"}},
+      {"stub_library", {"libcuda on the loader path is the toolkit's stub ({detail})", "加载器找到的 libcuda 是工具包的 stub（{detail}）"}},
+      {"insufficient_driver", {"the CUDA runtime rejects the driver as too old ({detail})", "CUDA 运行时认为驱动版本过低（{detail}）"}}},
+     {"stub: remove .../lib64/stubs from LD_LIBRARY_PATH or ld.so.conf (stubs are for linking only). no driver / "
+      "insufficient: install or upgrade the NVIDIA driver so libcuda.so.1 matches the kernel module.",
+      "stub：从 LD_LIBRARY_PATH 或 ld.so.conf 中移除 .../lib64/stubs（仅用于链接）；无驱动/版本不足：安装或升级 NVIDIA 驱动，使 libcuda.so.1 "
+      "与内核模块一致。"},
+     "ldconfig -p | grep libcuda.so.1; /usr/local/cuda/extras/demo_suite/deviceQuery | tail -1",
+     {},
+     {}},
+});
+
+// The runtimes judged: every distinct libcudart version found (frameworks bring their own).
+std::map<int, std::string> runtimes(const CudaStackFacts& c) {
+  std::map<int, std::string> out;  // raw version -> where
+  for (const auto& x : c.copies) {
+    if (x.lib != "cudart") continue;
+    int raw = 0;
+    if (x.raw_version.has()) {
+      raw = *x.raw_version;
+    } else if (x.version.has()) {
+      auto n = parse_version_numbers(*x.version);
+      if (n && !n->empty()) raw = (*n)[0] * 1000 + (n->size() > 1 ? (*n)[1] * 10 : 0);
+    }
+    // A bare major ("libcudart.so.12" with no metadata) cannot be judged on its minor.
+    if (raw > 0 && x.version.has() && x.version->find('.') != std::string::npos) out.emplace(raw, x.real_path);
+  }
+  return out;
+}
+
+std::vector<Finding> judge_compat(const Facts& f, const Thresholds&) {
+  const std::string id = "l3.gpu.cuda_driver_compat";
+  const GpuFacts& g = f.gpu;
+  int dcuda = 0;
+  std::string dsrc;
+  if (g.cuda_driver_version.has()) {
+    dcuda = *g.cuda_driver_version;
+    dsrc = g.cuda_driver_version.source;
+  } else if (g.cuda.device_query.driver_version.has() && *g.cuda.device_query.driver_version > 0) {
+    dcuda = *g.cuda.device_query.driver_version;
+    dsrc = g.cuda.device_query.driver_version.source;
+  }
+  if (dcuda <= 0) {
+    std::string why = gpu_rules::layer_missing(g);
+    return {skipped(id, why.empty() ? g.cuda_driver_version.why() : why)};
+  }
+  if (!g.cuda.collected) return {skipped(id, "the CUDA library search did not run")};
+  auto rts = runtimes(g.cuda);
+  if (rts.empty()) return {skipped(id, "no libcudart with a known version found on the search path")};
+  std::string driver = g.driver_version.has() ? *g.driver_version : std::string();
+  std::vector<Finding> out;
+  for (const auto& [rt, where] : rts) {
+    CompatVerdict v = judge_cuda_compat(dcuda, driver, rt);
+    Finding x;
+    x.id = id;
+    x.subject = "libcudart " + decode_cuda_version(rt);
+    x.arg("runtime", decode_cuda_version(rt)).arg("driver_cuda", decode_cuda_version(dcuda));
+    x.arg("driver", driver.empty() ? "?" : driver).arg("min_driver", v.min_driver.empty() ? "?" : v.min_driver);
+    x.add("driver CUDA version", decode_cuda_version(dcuda), dsrc);
+    if (!driver.empty()) x.add("driver version", driver, g.driver_version.source);
+    x.add("runtime", decode_cuda_version(rt), where);
+    x.threshold = "runtime <= driver CUDA (minor compat: driver >= " + family_min_driver(rt / 1000) + ")";
+    switch (v.verdict) {
+      case Compat::ok: x.status = Status::pass; break;
+      case Compat::minor_compat: x.status = Status::warn; x.variant = "minor_compat"; break;
+      case Compat::driver_too_old:
+      case Compat::newer_major: x.status = Status::fail; break;
+      case Compat::unknown: continue;
+    }
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<Finding> judge_toolkit(const Facts& f, const Thresholds&) {
+  const std::string id = "l3.gpu.toolkit_runtime";
+  const CudaStackFacts& c = f.gpu.cuda;
+  if (!c.collected) return {skipped(id, "the CUDA library search did not run")};
+  if (!c.toolkit_version.has()) return {skipped(id, c.toolkit_version.why())};
+  // The runtime a program would get: the loader-picked libcudart (newest when several majors).
+  const CudaLibCopy* rt = nullptr;
+  for (const auto& x : c.copies) {
+    if (x.lib == "cudart" && x.loader_pick && x.version.has()) {
+      if (rt == nullptr || compare_versions(parse_version_numbers(*x.version).value_or(std::vector<int>{}),
+                                            parse_version_numbers(*rt->version).value_or(std::vector<int>{})) > 0) {
+        rt = &x;
+      }
+    }
+  }
+  if (rt == nullptr) return {skipped(id, "no libcudart on the loader path")};
+  auto tk = parse_version_numbers(*c.toolkit_version).value_or(std::vector<int>{});
+  auto rv = parse_version_numbers(*rt->version).value_or(std::vector<int>{});
+  Finding x;
+  x.id = id;
+  x.arg("toolkit", *c.toolkit_version).arg("runtime", *rt->version);
+  x.add("toolkit", *c.toolkit_version, c.toolkit_version.source).add("runtime", *rt->version, rt->version.source);
+  x.threshold = "same major.minor";
+  if (tk.empty() || rv.empty()) return {skipped(id, "unreadable version")};
+  if (tk[0] != rv[0]) {
+    x.status = Status::warn;
+  } else if (tk.size() > 1 && rv.size() > 1 && tk[1] != rv[1]) {
+    x.status = Status::info;
+  } else {
+    x.status = Status::pass;
+  }
+  return {x};
+}
+
+std::vector<Finding> judge_duplicates(const Facts& f, const Thresholds&) {
+  const std::string id = "l3.gpu.lib_duplicates";
+  const CudaStackFacts& c = f.gpu.cuda;
+  if (!c.collected) return {skipped(id, "the CUDA library search did not run")};
+  std::vector<Finding> out;
+  std::string summary;
+  for (const char* lib : {"cudnn", "nccl"}) {
+    std::set<std::string> versions;
+    std::string pick = "none", all;
+    int n = 0;
+    Finding x;
+    x.id = id;
+    x.subject = lib;
+    for (const auto& cp : c.copies) {
+      if (cp.lib != lib) continue;
+      ++n;
+      std::string v = cp.version.has() ? *cp.version : "?";
+      versions.insert(v);
+      if (cp.loader_pick) pick = cp.real_path + " (" + v + ")";
+      x.add(lib, v + (cp.loader_pick ? " (loader pick)" : "") + (cp.mapped ? " (mapped)" : ""), cp.real_path);
+    }
+    for (const auto& v : versions) all += (all.empty() ? "" : ", ") + v;
+    if (versions.size() > 1) {
+      x.status = Status::warn;
+      x.arg("lib", lib).arg("versions", all).arg("pick", pick);
+      x.threshold = "one version per library";
+      out.push_back(std::move(x));
+    } else {
+      summary += (summary.empty() ? "" : "; ") + std::string(lib) + ": " +
+                 (n == 0 ? std::string("none found") : std::to_string(n) + " cop" + (n == 1 ? "y" : "ies") + " of " + all);
+    }
+  }
+  if (out.empty()) {
+    Finding p;
+    p.id = id;
+    p.status = Status::pass;
+    p.arg("detail", summary);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<Finding> judge_device_query(const Facts& f, const Thresholds&) {
+  const std::string id = "l3.gpu.device_query";
+  const GpuFacts& g = f.gpu;
+  const CudaDeviceQuery& q = g.cuda.device_query;
+  if (!g.cuda.collected || q.status == "not_run") return {skipped(id, "device query not run: " + q.detail)};
+  bool gpus_present = g.collected && g.unavailable.empty() && !g.devices.empty();
+  Finding x;
+  x.id = id;
+  x.arg("status", q.status).arg("detail", q.detail);
+  x.add("device query", q.status + (q.detail.empty() ? "" : ": " + q.detail), q.library);
+  for (const auto& d : q.devices) x.add("device", d, q.library);
+  x.threshold = "PASS";
+  if (q.status == "pass") {
+    x.status = Status::pass;
+    x.arg("count", std::to_string(q.devices.size()));
+    return {x};
+  }
+  // Without a driver and without GPUs, "no driver" is the expected answer, not a defect.
+  if (!gpus_present && (q.status == "no_driver" || q.status == "stub_library" || q.status == "insufficient_driver")) {
+    return {skipped(id, "no NVIDIA GPU and driver: " + q.detail)};
+  }
+  x.status = Status::fail;
+  if (q.status == "stub_library" || q.status == "insufficient_driver") x.variant = q.status;
+  return {x};
+}
+
+const bool kRules = [] {
+  register_rule({"l3.gpu.cuda_driver_compat", {"collect.gpu", "collect.cuda"}, judge_compat});
+  register_rule({"l3.gpu.toolkit_runtime", {"collect.cuda"}, judge_toolkit});
+  register_rule({"l3.gpu.lib_duplicates", {"collect.cuda"}, judge_duplicates});
+  register_rule({"l3.gpu.device_query", {"collect.gpu", "collect.cuda"}, judge_device_query});
+  return true;
+}();
+
+}  // namespace
+}  // namespace plumb
