@@ -127,6 +127,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
     if (s == Section::environment) {
       for (const auto& l : environment_lines(r.facts)) os << "- " << tr(lang, l.label_key) << ": " << l.value << "\n";
     }
+    os << report_blocks(r, s, o, "md");
     bool any = false;
     for (const Finding* f : list) {
       if (section_of(*f) != s || f->status == Status::skip) continue;

@@ -45,6 +45,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   auto list = ordered(r.findings);
   constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
                                              Section::data,        Section::distributed, Section::baseline};
+  for (Section s : kSections) os << report_blocks(r, s, o, "term");
   for (Section s : kSections) {
     std::vector<Finding> in;
     for (const Finding* f : list) {

@@ -44,6 +44,15 @@ using EnvLinesFn = std::function<std::vector<EnvLine>(const Facts&)>;
 bool register_env_lines(int order, EnvLinesFn fn);
 std::vector<EnvLine> environment_lines(const Facts& facts);
 
+// Blocks an area adds to the text reports under a section (the trace breakdown table), in
+// `order`. `format` is the renderer's name: "term", "md" or "html"; a block returns "" to stay out.
+struct ReportBlock {
+  Section section = Section::environment;
+  std::function<std::string(const Report&, const RenderOptions&, const std::string& format)> render;
+};
+bool register_report_block(int order, ReportBlock b);
+std::string report_blocks(const Report& r, Section s, const RenderOptions& o, const std::string& format);
+
 // Findings in report order: section, then status (fail first), then id and subject.
 std::vector<const Finding*> ordered(const std::vector<Finding>& findings);
 Section section_of(const Finding& f);
