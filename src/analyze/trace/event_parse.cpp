@@ -1,6 +1,8 @@
 // simdjson On-Demand extraction of the fields the analysis needs from each event of a batch.
 #include "analyze/trace/event_parse.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstring>
 
 #include <simdjson.h>
@@ -22,12 +24,22 @@ bool key_is(const char* raw, const char (&lit)[N]) {
 
 const char* json_error(simdjson::error_code e) { return simdjson::error_message(e); }
 
-// A number (int or float) as double; false when the value is not a number.
+// A number (int or float) as double; false when the value is not a number. Parsed from the raw
+// token with std::from_chars: simdjson 3.0.1's get_number() returns 0 for decimals with 19
+// significant digits, which Kineto writes ("ts": 1712195495502094.565).
 bool read_number(od::value& v, double& out, bool* fractional = nullptr) {
-  od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS) return false;
-  out = n.as_double();
-  if (fractional != nullptr) *fractional = n.is_double();
+  std::string_view tok = v.raw_json_token();
+  if (tok.empty() || !(tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'))) return false;
+  const char* end = tok.data() + tok.size();
+  auto r = std::from_chars(tok.data(), end, out);
+  if (r.ec != std::errc() || !std::isfinite(out)) return false;
+  for (const char* p = r.ptr; p < end; ++p) {
+    if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') return false;
+  }
+  if (fractional != nullptr) {
+    std::string_view num(tok.data(), static_cast<std::size_t>(r.ptr - tok.data()));
+    *fractional = num.find_first_of(".eE") != std::string_view::npos;
+  }
   return true;
 }
 
