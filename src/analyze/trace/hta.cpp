@@ -59,7 +59,7 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
   b.idle_time_us = b.kernel_time_us - total_length(all);
   b.compute_time_us = total_length(comp);
   b.non_compute_time_us = b.kernel_time_us - b.compute_time_us - b.idle_time_us;
-  if (b.kernel_time_us > 0) {
+  if (b.kernel_time_us != 0) {  // HTA divides whatever the sign (rounding can make a sub-µs span negative)
     b.idle_pctg = round2(100.0 * b.idle_time_us / b.kernel_time_us);
     b.compute_pctg = round2(100.0 * b.compute_time_us / b.kernel_time_us);
     b.non_compute_pctg = round2(100.0 * b.non_compute_time_us / b.kernel_time_us);

@@ -4,6 +4,7 @@
 #include "analyze/trace/stream.h"
 
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -29,6 +30,27 @@ const char* find_quote_or_backslash(const char* p, const char* end) {
   }
 #endif
   while (p < end && *p != '"' && *p != '\\') ++p;
+  return p;
+}
+
+// First '"', '{', '}', '[' or ']' in [p, end), or end: skips numbers, keys' colons, commas and
+// the indentation Kineto writes between them in bulk.
+const char* find_structural(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i q = _mm_set1_epi8('"');
+  const __m128i lo = _mm_set1_epi8(0x20);
+  const __m128i open = _mm_set1_epi8('{');    // '[' | 0x20 == '{'
+  const __m128i close = _mm_set1_epi8('}');   // ']' | 0x20 == '}'
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i f = _mm_or_si128(v, lo);
+    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
+    int m = _mm_movemask_epi8(hit);
+    if (m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']') ++p;
   return p;
 }
 
@@ -67,7 +89,7 @@ class Splitter {
  private:
   enum class St {
     start, obj_key_or_end, obj_key, obj_key_read, obj_colon, obj_value, obj_value_scan, obj_comma_or_end,
-    arr_first, arr_elem, event_scan, arr_comma_or_end, after_root, done
+    events, after_root, done
   };
 
   [[nodiscard]] std::uint64_t offset_of(std::size_t idx) const { return base_ + idx - 1; }
@@ -84,7 +106,7 @@ class Splitter {
   // Reads more input; false at the end of the source.
   Result<bool> fill() {
     std::size_t keep = pos_;
-    if (state_ == St::event_scan) keep = ev_start_;
+    if (state_ == St::events && depth_ > 0) keep = ev_start_;
     if (state_ == St::obj_key_read) keep = key_start_;
     auto fb = flush();
     if (!fb) return fb.error();
@@ -94,7 +116,7 @@ class Splitter {
       std::memmove(buf_.data() + 1, buf_.data() + keep, live);
       base_ += keep - 1;
       pos_ -= keep - 1;
-      if (state_ == St::event_scan) ev_start_ -= keep - 1;
+      if (state_ == St::events && depth_ > 0) ev_start_ -= keep - 1;
       if (state_ == St::obj_key_read) key_start_ -= keep - 1;
       len_ = live;
     }
@@ -102,7 +124,7 @@ class Splitter {
       if (len_ > lim_.max_event) {
         return err(in_events_ ? "event larger than " + std::to_string(lim_.max_event >> 20) + " MiB"
                               : "token larger than " + std::to_string(lim_.max_event >> 20) + " MiB",
-                   state_ == St::event_scan ? ev_start_ : 1);
+                   state_ == St::events && depth_ > 0 ? ev_start_ : 1);
       }
       cap_ = std::max(cap_ * 2, len_ + lim_.chunk);
       buf_.resize(cap_ + 2 + kBatchPadding);
@@ -151,12 +173,17 @@ class Splitter {
         if (depth_ == 0) return true;  // a bare string value
         continue;
       }
-      char c = *p;
       if (scalar_) {
+        char c = *p;
         if (c == ',' || c == '}' || c == ']' || is_ws(c)) return true;
         ++p;
         continue;
       }
+      if (depth_ > 0) {  // inside a container only strings and brackets matter
+        p = find_structural(p, end);
+        if (p == end) break;
+      }
+      char c = *p;
       ++p;
       switch (c) {
         case '"': in_str_ = true; break;
@@ -179,6 +206,131 @@ class Splitter {
       }
     }
     return false;
+  }
+
+  void start_events() {
+    depth_ = 0;
+    in_str_ = esc_ = false;
+  }
+
+  // The events array, 64 bytes at a time (simdjson's idea): bit masks of quotes and brackets, a
+  // prefix-XOR for "inside a string", then only the brackets outside strings are visited to track
+  // depth and cut events. Blocks holding a backslash take a scalar pass for the quote mask.
+  // Returns true at the ']' closing the array (p points at it), false when the data ran out.
+  bool scan_events(const char*& p, const char* end) {
+    char* b = buf_.data();
+    while (p < end) {
+      const std::size_t n = std::min<std::size_t>(64, static_cast<std::size_t>(end - p));
+      const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+      std::uint64_t quote = 0, bslash = 0, open = 0, close = 0;
+      block_masks(p, quote, bslash, open, close);  // reads 64 bytes: the padding makes this safe
+      quote &= valid;
+      bslash &= valid;
+      open &= valid;
+      close &= valid;
+      if (bslash != 0 || esc_) quote = scalar_quotes(p, n);
+      std::uint64_t in_str = prefix_xor(quote) ^ (in_str_ ? ~std::uint64_t{0} : 0);
+      std::uint64_t opens = open & ~in_str;
+      std::uint64_t closes = close & ~in_str;
+      std::uint64_t bits = opens | closes;
+      while (bits != 0) {
+        int i = __builtin_ctzll(bits);
+        bits &= bits - 1;
+        std::size_t idx = static_cast<std::size_t>(p - b) + static_cast<std::size_t>(i);
+        if ((opens >> i) & 1U) {
+          if (depth_ == 0) ev_start_ = idx;
+          ++depth_;
+          continue;
+        }
+        if (depth_ == 0) {  // ']' (or a stray '}') at the array's level: the events end here
+          if (b[idx] != ']') {
+            p = b + idx;
+            error_at_ = idx;
+            return true;
+          }
+          p = b + idx;
+          in_str_ = false;
+          return true;
+        }
+        if (--depth_ == 0) {
+          if (batch_begin_ == 0) {
+            batch_begin_ = ev_start_;
+            starts_.clear();
+          }
+          starts_.push_back(static_cast<std::uint32_t>(ev_start_ - batch_begin_ + 1));
+          batch_end_ = idx + 1;
+          ++events_;
+          if (batch_end_ - batch_begin_ >= lim_.batch) pending_flush_ = true;
+        }
+      }
+      in_str_ = ((in_str >> (n - 1)) & 1U) != 0;
+      p += n;
+      if (pending_flush_) {
+        pending_flush_ = false;
+        auto f = flush();
+        if (!f) {
+          flush_error_ = f.error();
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  static std::uint64_t prefix_xor(std::uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+  }
+
+  static void block_masks(const char* p, std::uint64_t& quote, std::uint64_t& bslash, std::uint64_t& open,
+                          std::uint64_t& close) {
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi8('"');
+    const __m128i bs = _mm_set1_epi8('\\');
+    const __m128i lo = _mm_set1_epi8(0x20);
+    const __m128i o = _mm_set1_epi8('{');  // '[' | 0x20 == '{'
+    const __m128i c = _mm_set1_epi8('}');  // ']' | 0x20 == '}'
+    for (int k = 0; k < 4; ++k) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      __m128i f = _mm_or_si128(v, lo);
+      auto shift = static_cast<unsigned>(16 * k);
+      quote |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)))) << shift;
+      bslash |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bs)))) << shift;
+      open |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(f, o)))) << shift;
+      close |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(f, c)))) << shift;
+    }
+#else
+    for (int i = 0; i < 64; ++i) {
+      char ch = p[i];
+      std::uint64_t bit = std::uint64_t{1} << i;
+      if (ch == '"') quote |= bit;
+      if (ch == '\\') bslash |= bit;
+      if (ch == '{' || ch == '[') open |= bit;
+      if (ch == '}' || ch == ']') close |= bit;
+    }
+#endif
+  }
+
+  // Quote mask of a block with backslashes: an escaped quote is not a quote. Carries esc_.
+  std::uint64_t scalar_quotes(const char* p, std::size_t n) {
+    std::uint64_t quote = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (esc_) {
+        esc_ = false;
+        continue;
+      }
+      if (p[i] == '\\') {
+        esc_ = true;
+      } else if (p[i] == '"') {
+        quote |= std::uint64_t{1} << i;
+      }
+    }
+    return quote;
   }
 
   void start_value() {
@@ -212,7 +364,8 @@ class Splitter {
             ++p;
             stats_.legacy_array = true;
             in_events_ = true;
-            state_ = St::arr_first;
+            state_ = St::events;
+            start_events();
           } else {
             return err("not a profiler trace: expected a JSON object or array", at(p));
           }
@@ -264,7 +417,8 @@ class Splitter {
             if (saw_events_) return err("a second traceEvents array", at(p));
             saw_events_ = in_events_ = true;
             ++p;
-            state_ = St::arr_first;
+            state_ = St::events;
+            start_events();
             break;
           }
           start_value();
@@ -306,51 +460,19 @@ class Splitter {
           }
           break;
         }
-        case St::arr_first:
-        case St::arr_elem: {
-          if (!skip_ws()) { pos_ = at(p); return false; }
-          if (*p == ']' && state_ == St::arr_first) {
-            ++p;
-            end_events();
-            break;
-          }
-          if (*p != '{') return err("event is not a JSON object", at(p));
-          ev_start_ = at(p);
-          start_value();
-          state_ = St::event_scan;
-          break;
-        }
-        case St::event_scan: {
-          if (!scan_value(p, end)) { pos_ = at(p); return false; }
-          if (batch_begin_ == 0) {
-            batch_begin_ = ev_start_;
-            starts_.clear();
-          }
-          starts_.push_back(static_cast<std::uint32_t>(ev_start_ - batch_begin_ + 1));
-          batch_end_ = at(p);
-          ++events_;
-          state_ = St::arr_comma_or_end;
-          if (batch_end_ - batch_begin_ >= lim_.batch) {
+        case St::events: {
+          if (!scan_events(p, end)) {
             pos_ = at(p);
-            auto f = flush();
-            if (!f) return f.error();
+            return false;
           }
-          break;
-        }
-        case St::arr_comma_or_end: {
-          if (!skip_ws()) { pos_ = at(p); return false; }
-          if (*p == ',') {
-            ++p;
-            state_ = St::arr_elem;
-          } else if (*p == ']') {
-            pos_ = at(p);
-            auto f = flush();
-            if (!f) return f.error();
-            ++p;
-            end_events();
-          } else {
-            return err("expected ',' or ']' between events", at(p));
-          }
+          if (flush_error_) return *flush_error_;
+          if (error_at_ != 0) return err("unbalanced '}' between events", error_at_);
+          // p is at the ']' that closes the events array.
+          pos_ = at(p);
+          auto f = flush();
+          if (!f) return f.error();
+          ++p;
+          end_events();
           break;
         }
         case St::after_root: {
@@ -390,6 +512,9 @@ class Splitter {
   std::size_t ev_start_ = 0;
   std::size_t batch_begin_ = 0, batch_end_ = 0;
   std::vector<std::uint32_t> starts_;
+  bool pending_flush_ = false;
+  std::size_t error_at_ = 0;
+  std::optional<Error> flush_error_;
   bool in_events_ = false, saw_events_ = false;
   std::uint64_t events_ = 0;
   StreamStats stats_;
