@@ -54,11 +54,13 @@ std::string gpu_missing_reason(const TraceRank& r) {
 
 // Direct-children time of each CPU record (same thread, nested), for self time.
 std::vector<double> child_time(std::vector<CpuRec>& cpu) {
-  std::sort(cpu.begin(), cpu.end(), [](const CpuRec& a, const CpuRec& b) {
+  auto order = [](const CpuRec& a, const CpuRec& b) {
     if (a.thread != b.thread) return a.thread < b.thread;
     if (a.ts != b.ts) return a.ts < b.ts;
     return a.end > b.end;
-  });
+  };
+  // Kineto writes each thread's ops mostly in order: a stable merge sort is near linear then.
+  if (!std::is_sorted(cpu.begin(), cpu.end(), order)) std::stable_sort(cpu.begin(), cpu.end(), order);
   std::vector<double> child(cpu.size(), 0.0);
   std::vector<std::size_t> stack;
   for (std::size_t i = 0; i < cpu.size(); ++i) {

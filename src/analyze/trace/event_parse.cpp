@@ -31,6 +31,43 @@ bool read_number(od::value& v, double& out, bool* fractional = nullptr) {
   std::string_view tok = v.raw_json_token();
   if (tok.empty() || !(tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'))) return false;
   const char* end = tok.data() + tok.size();
+  // Fast path for what Kineto writes ("1712195495502094.565", "35115.869", "7"): up to 18 integer
+  // digits and 9 fraction digits, no exponent. The integer part is exact in double below 2^53;
+  // beyond that the result stays within an ulp of the correctly rounded value.
+  {
+    const char* p = tok.data();
+    bool neg = *p == '-';
+    if (neg) ++p;
+    const char* d0 = p;
+    std::uint64_t ip = 0;
+    while (p < end && *p >= '0' && *p <= '9' && p - d0 < 18) ip = ip * 10 + static_cast<std::uint64_t>(*p++ - '0');
+    bool ok = p > d0 && (p == end || (*p != 'e' && *p != 'E' && !(*p >= '0' && *p <= '9')));
+    double v = static_cast<double>(ip);
+    bool frac = false;
+    if (ok && p < end && *p == '.') {
+      ++p;
+      const char* f0 = p;
+      std::uint64_t fp = 0;
+      while (p < end && *p >= '0' && *p <= '9' && p - f0 < 9) fp = fp * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      static constexpr double kPow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+      ok = p > f0 && (p == end || !((*p >= '0' && *p <= '9') || *p == 'e' || *p == 'E'));
+      v += static_cast<double>(fp) / kPow10[p - f0];
+      frac = true;
+    }
+    if (ok) {
+      for (; p < end; ++p) {
+        if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') {
+          ok = false;
+          break;
+        }
+      }
+    }
+    if (ok) {
+      out = neg ? -v : v;
+      if (fractional != nullptr) *fractional = frac;
+      return true;
+    }
+  }
   auto r = std::from_chars(tok.data(), end, out);
   if (r.ec != std::errc() || !std::isfinite(out)) return false;
   for (const char* p = r.ptr; p < end; ++p) {
