@@ -138,7 +138,10 @@ std::string versions_of(const CudaStackFacts& c, const std::string& lib) {
   return out;
 }
 
-const bool kExtra = register_section_extra(Section::gpu, gpu_table);
+const bool kBlock = register_report_block(
+    10, {Section::gpu, [](const Report& r, const RenderOptions& o, const std::string& format) {
+           return gpu_table(r, o.lang, format);
+         }});
 
 const bool kEnv = register_env_lines(30, [](const Facts& f) {
   std::vector<EnvLine> l;

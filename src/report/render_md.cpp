@@ -81,8 +81,7 @@ std::string funnel(const Report& r, Lang lang) {
     any = true;
   }
   // Then each L3 defect with the L2 behaviour it explains.
-  for (const auto& entry : worst) {
-    const std::string& id = entry.first;
+  for (const auto& [id, st] : worst) {
     const CatalogEntry* e = find_entry(id);
     if (e == nullptr || e->layer != Layer::L3 || !bad(id) || e->explains.empty()) continue;
     std::string effects;
@@ -95,7 +94,7 @@ std::string funnel(const Report& r, Lang lang) {
     if (!observed) os << " " << tr(lang, "funnel.not_observed");
     os << "\n";
     std::string gain = finding_gain(*std::find_if(r.findings.begin(), r.findings.end(),
-                                                  [&l3 = id](const Finding& f) { return f.id == l3; }),
+                                                  [&](const Finding& f) { return f.id == id; }),
                                     lang);
     if (!gain.empty()) os << "  - " << tr(lang, "label.gain") << ": " << gain << "\n";
     any = true;
@@ -129,7 +128,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
       for (const auto& l : environment_lines(r.facts)) os << "- " << tr(lang, l.label_key) << ": " << l.value << "\n";
       os << "\n";
     }
-    os << section_extras(r, s, lang, "md");
+    os << report_blocks(r, s, o, "md");
     bool any = false;
     for (const Finding* f : list) {
       if (section_of(*f) != s || f->status == Status::skip) continue;

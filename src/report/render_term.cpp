@@ -45,6 +45,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   auto list = ordered(r.findings);
   constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
                                              Section::data,        Section::distributed, Section::baseline};
+  for (Section s : kSections) os << report_blocks(r, s, o, "term");
   for (Section s : kSections) {
     std::vector<Finding> in;
     for (const Finding* f : list) {
@@ -64,7 +65,6 @@ std::string render_term(const Report& r, const RenderOptions& o) {
                                           {"info", std::to_string(t.info)}})
        << "\n";
   }
-  for (Section s : kSections) os << section_extras(r, s, lang, "term");
   os << "\n";
   // Failures and warnings first, with everything needed to act on them.
   for (Status want : {Status::fail, Status::warn, Status::info, Status::pass, Status::skip}) {

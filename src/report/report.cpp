@@ -17,23 +17,11 @@ std::multimap<int, EnvLinesFn>& env_table() {
   static std::multimap<int, EnvLinesFn> t;
   return t;
 }
-std::multimap<Section, SectionExtraFn>& extra_table() {
-  static std::multimap<Section, SectionExtraFn> t;
+std::multimap<int, ReportBlock>& block_table() {
+  static std::multimap<int, ReportBlock> t;
   return t;
 }
 }  // namespace
-
-bool register_section_extra(Section section, SectionExtraFn fn) {
-  extra_table().emplace(section, std::move(fn));
-  return true;
-}
-
-std::string section_extras(const Report& r, Section section, Lang lang, const std::string& format) {
-  std::string out;
-  auto range = extra_table().equal_range(section);
-  for (auto it = range.first; it != range.second; ++it) out += it->second(r, lang, format);
-  return out;
-}
 
 const char* plumb_version() { return PLUMB_VERSION; }
 
@@ -65,6 +53,19 @@ std::vector<EnvLine> environment_lines(const Facts& facts) {
   std::vector<EnvLine> out;
   for (const auto& [order, fn] : env_table()) {
     for (auto& l : fn(facts)) out.push_back(std::move(l));
+  }
+  return out;
+}
+
+bool register_report_block(int order, ReportBlock b) {
+  block_table().emplace(order, std::move(b));
+  return true;
+}
+
+std::string report_blocks(const Report& r, Section s, const RenderOptions& o, const std::string& format) {
+  std::string out;
+  for (const auto& [order, b] : block_table()) {
+    if (b.section == s) out += b.render(r, o, format);
   }
   return out;
 }

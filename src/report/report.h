@@ -44,11 +44,14 @@ using EnvLinesFn = std::function<std::vector<EnvLine>(const Facts&)>;
 bool register_env_lines(int order, EnvLinesFn fn);
 std::vector<EnvLine> environment_lines(const Facts& facts);
 
-// Extra blocks an area adds under its report section (the GPU layer's per-GPU table), in the
-// renderer's format ("md" or "term"). Renderers call section_extras after a section's heading.
-using SectionExtraFn = std::function<std::string(const Report&, Lang, const std::string& format)>;
-bool register_section_extra(Section section, SectionExtraFn fn);
-std::string section_extras(const Report& r, Section section, Lang lang, const std::string& format);
+// Blocks an area adds to the text reports under a section (the trace breakdown table), in
+// `order`. `format` is the renderer's name: "term", "md" or "html"; a block returns "" to stay out.
+struct ReportBlock {
+  Section section = Section::environment;
+  std::function<std::string(const Report&, const RenderOptions&, const std::string& format)> render;
+};
+bool register_report_block(int order, ReportBlock b);
+std::string report_blocks(const Report& r, Section s, const RenderOptions& o, const std::string& format);
 
 // Findings in report order: section, then status (fail first), then id and subject.
 std::vector<const Finding*> ordered(const std::vector<Finding>& findings);

@@ -1,0 +1,376 @@
+// The per-step breakdown of one rank: where each ProfilerStep's time went, and totals over the
+// complete steps (each share = total time / total step time, never a mean of per-step ratios).
+// The reader is the hot path: keep it optimised in Debug and sanitizer builds too, so tests of
+// real traces stay fast (simdjson On-Demand is header code that is ~30x slower at -O0).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
+#pragma GCC optimize("O2")
+#endif
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "analyze/trace/intervals.h"
+#include "analyze/trace/records.h"
+
+namespace plumb::trace {
+
+namespace {
+
+// A step is launch-bound when most of its kernels ran shorter than the CPU call that launched
+// them and the GPU sat idle for a noticeable part of the step (the CPU could not keep it fed).
+constexpr double kLaunchBoundShortShare = 0.5;
+constexpr double kLaunchBoundIdleShare = 0.15;
+constexpr std::int64_t kLaunchBoundMinKernels = 10;
+constexpr std::size_t kTopOps = 10;
+
+std::vector<Interval> merged(const std::vector<Span>& spans) {
+  std::vector<Interval> v;
+  v.reserve(spans.size());
+  for (const auto& s : spans) v.push_back({s.ts, s.end});
+  merge_in_place(v);
+  return v;
+}
+
+template <class Pred>
+std::vector<Interval> merged_gpu(const std::vector<GpuRec>& gpu, Pred keep) {
+  std::vector<Interval> v;
+  for (const auto& g : gpu) {
+    if (keep(g)) v.push_back({g.ts, g.end});
+  }
+  merge_in_place(v);
+  return v;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string gpu_missing_reason(const TraceRank& r) {
+  if (r.accelerator == "mtia") return "the accelerator events are MTIA (mtia_*), which plumb does not analyse as GPU time";
+  if (r.accelerator == "cupti_range") {
+    return "the trace holds CUPTI profiler ranges (cuda_profiler_range) instead of kernel events";
+  }
+  return "no GPU kernel, memcpy or memset events in the trace (CPU-only profile: add "
+         "torch.profiler.ProfilerActivity.CUDA to activities)";
+}
+
+// Direct-children time of each CPU record (same thread, nested), for self time.
+std::vector<double> child_time(std::vector<CpuRec>& cpu) {
+  auto order = [](const CpuRec& a, const CpuRec& b) {
+    if (a.thread != b.thread) return a.thread < b.thread;
+    if (a.ts != b.ts) return a.ts < b.ts;
+    return a.end > b.end;
+  };
+  // Kineto writes each thread's ops mostly in order: a stable merge sort is near linear then.
+  if (!std::is_sorted(cpu.begin(), cpu.end(), order)) std::stable_sort(cpu.begin(), cpu.end(), order);
+  std::vector<double> child(cpu.size(), 0.0);
+  std::vector<std::size_t> stack;
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    while (!stack.empty() &&
+           (cpu[stack.back()].thread != cpu[i].thread || cpu[stack.back()].end <= cpu[i].ts)) {
+      stack.pop_back();
+    }
+    if (!stack.empty()) {
+      std::size_t parent = stack.back();
+      child[parent] += std::max(0.0, std::min(cpu[i].end, cpu[parent].end) - cpu[i].ts);
+    }
+    stack.push_back(i);
+  }
+  return child;
+}
+
+}  // namespace
+
+Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out) {
+  TraceSummary& sum = out.summary;
+  const bool has_gpu = rec.n_kernel + rec.n_memcpy + rec.n_memset > 0;
+  bool amd = rec.hip_runtime;
+  for (const auto& d : rec.devices) amd |= d.find("AMD") != std::string::npos;
+  out.accelerator = has_gpu ? (amd ? "rocm" : "cuda")
+                    : rec.n_mtia > 0 ? "mtia"
+                    : rec.n_profiler_range > 0 ? "cupti_range"
+                    : "none";
+  if (!rec.any_x) return make_error(ErrorKind::invalid, out.file + ": no complete (ph \"X\") events: nothing to analyse");
+  if (!has_gpu) out.notes.push_back(out.accelerator == "none" ? "no_gpu_events" : out.accelerator + "_not_analysed");
+
+  // Steps: ProfilerStep#N spans, or the whole trace as one window.
+  std::vector<StepSpan> steps = rec.steps;
+  std::sort(steps.begin(), steps.end(), [](const StepSpan& a, const StepSpan& b) { return a.ts < b.ts; });
+  steps.erase(std::unique(steps.begin(), steps.end(),
+                          [](const StepSpan& a, const StepSpan& b) { return a.ts == b.ts && a.name == b.name; }),
+              steps.end());
+  const bool whole = steps.empty();
+  std::vector<bool> complete(steps.size(), true);
+  if (whole) {
+    if (filter.active()) {
+      return make_error(ErrorKind::invalid, out.file + ": --steps given but the trace has no ProfilerStep#N spans");
+    }
+    out.notes.push_back("no_profiler_steps");
+    steps.push_back({rec.first_ts, rec.last_end, -1, "whole trace"});
+    complete.push_back(true);
+  } else if (steps.size() >= 2) {
+    // The span opened by the last profiler.step() is closed when profiling stops: usually short.
+    std::vector<double> others;
+    for (std::size_t i = 0; i + 1 < steps.size(); ++i) others.push_back(steps[i].end - steps[i].ts);
+    if (steps.back().end - steps.back().ts < 0.5 * median_of(others)) {
+      complete.back() = false;
+      out.notes.push_back("last_step_partial");
+    }
+  }
+  if (filter.active()) {
+    std::vector<StepSpan> kept;
+    std::vector<bool> kept_complete;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      if (steps[i].number >= filter.first && steps[i].number <= filter.last) {
+        kept.push_back(steps[i]);
+        kept_complete.push_back(complete[i]);
+      }
+    }
+    if (kept.empty()) {
+      return make_error(ErrorKind::invalid, out.file + ": --steps " + std::to_string(filter.first) + "-" +
+                                                std::to_string(filter.last) + ": no ProfilerStep#N in that range (the trace has " +
+                                                steps.front().name + " .. " + steps.back().name + ")");
+    }
+    steps = std::move(kept);
+    complete = std::move(kept_complete);
+    out.notes.push_back("steps_filtered");
+  }
+  // Index of the step whose window holds t, or -1.
+  auto step_of = [&](double t) -> long {
+    auto it = std::upper_bound(steps.begin(), steps.end(), t, [](double x, const StepSpan& s) { return x < s.ts; });
+    if (it == steps.begin()) return -1;
+    --it;
+    return t < it->end || (whole && t <= it->end) ? static_cast<long>(it - steps.begin()) : -1;
+  };
+
+  // Unions of each kind of activity.
+  auto dl_u = merged(rec.dataloader);
+  auto opt_u = merged(rec.optimizer);
+  auto cpy_u = merged(rec.cpu_copy);
+  auto busy_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat != Cat::cuda_sync; });
+  auto h2d_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::htod; });
+  auto d2h_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::dtoh; });
+  auto copy_u = merged_gpu(rec.gpu, [](const GpuRec& g) {
+    return g.cat == Cat::memcpy && (g.dir == CopyDir::htod || g.dir == CopyDir::dtoh);
+  });
+  auto page_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::htod && g.pageable; });
+  auto comp_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::kernel && g.type == KernelType::computation; });
+  auto comm_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::kernel && g.type == KernelType::communication; });
+  auto ovl_u = intersect(comp_u, comm_u);
+  auto busy_in_dl_u = intersect(busy_u, dl_u);
+
+  out.steps.clear();
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const auto& s = steps[i];
+    TraceStep st;
+    st.name = s.name;
+    if (s.number >= 0) st.number = s.number;
+    st.start_us = s.ts - rec.first_ts;
+    st.duration_us = s.end - s.ts;
+    st.complete = complete[i];
+    st.dataloader_us = clipped_length(dl_u, s.ts, s.end);
+    st.optimizer_us = clipped_length(opt_u, s.ts, s.end);
+    st.cpu_copy_us = clipped_length(cpy_u, s.ts, s.end);
+    if (has_gpu) {
+      st.h2d_us = clipped_length(h2d_u, s.ts, s.end);
+      st.d2h_us = clipped_length(d2h_u, s.ts, s.end);
+      st.pageable_h2d_us = clipped_length(page_u, s.ts, s.end);
+      st.gpu_busy_us = clipped_length(busy_u, s.ts, s.end);
+      st.gpu_idle_us = std::max(0.0, st.duration_us - *st.gpu_busy_us);
+      st.compute_us = clipped_length(comp_u, s.ts, s.end);
+      st.comm_us = clipped_length(comm_u, s.ts, s.end);
+      st.comm_overlap_us = clipped_length(ovl_u, s.ts, s.end);
+    }
+    out.steps.push_back(std::move(st));
+  }
+
+  // Synchronising calls and launches, by the step their CPU call started in.
+  std::map<std::uint32_t, TraceSyncCall> sync_by_name;
+  for (const auto& sc : rec.syncs) {
+    long i = step_of(sc.ts);
+    if (i < 0) continue;
+    auto& st = out.steps[static_cast<std::size_t>(i)];
+    ++st.sync_calls;
+    st.sync_us += sc.end - sc.ts;
+    if (complete[static_cast<std::size_t>(i)]) {
+      auto& agg = sync_by_name[sc.name];
+      agg.name = rec.names[sc.name];
+      ++agg.count;
+      agg.total_us += sc.end - sc.ts;
+    }
+  }
+  for (const auto& l : rec.launches) {
+    long i = step_of(l.ts);
+    if (i >= 0) ++out.steps[static_cast<std::size_t>(i)].kernel_launches;
+  }
+  std::sort(rec.corr.begin(), rec.corr.end(), [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; });
+  std::vector<std::int64_t> matched(out.steps.size(), 0);
+  for (const auto& g : rec.gpu) {
+    if (g.cat != Cat::kernel || g.correlation < 0) continue;
+    auto it = std::lower_bound(rec.corr.begin(), rec.corr.end(), g.correlation,
+                               [](const CorrRec& c, std::int64_t v) { return c.correlation < v; });
+    if (it == rec.corr.end() || it->correlation != g.correlation || !it->launch) continue;
+    long i = step_of(it->ts);
+    if (i < 0) continue;
+    ++matched[static_cast<std::size_t>(i)];
+    if (g.end - g.ts < it->dur) ++out.steps[static_cast<std::size_t>(i)].short_kernels;
+  }
+  for (std::size_t i = 0; i < out.steps.size(); ++i) {
+    auto& st = out.steps[i];
+    // GPU idle while the loop waited for data is the data loader's, not the launcher's.
+    double idle_in_dl = st.dataloader_us - clipped_length(busy_in_dl_u, steps[i].ts, steps[i].end);
+    double idle_launching = st.gpu_idle_us.value_or(0) - std::max(0.0, idle_in_dl);
+    st.launch_bound = has_gpu && matched[i] >= kLaunchBoundMinKernels && st.duration_us > 0 &&
+                      static_cast<double>(st.short_kernels) >= kLaunchBoundShortShare * static_cast<double>(matched[i]) &&
+                      idle_launching >= kLaunchBoundIdleShare * st.duration_us;
+  }
+
+  // Totals over the complete steps.
+  std::vector<double> durations;
+  double h2d = 0, d2h = 0, busy = 0, idle = 0, comp = 0, comm = 0, ovl = 0, copy = 0;
+  for (std::size_t i = 0; i < out.steps.size(); ++i) {
+    const auto& st = out.steps[i];
+    if (!st.complete) continue;
+    durations.push_back(st.duration_us);
+    sum.step_time_total_us += st.duration_us;
+    sum.dataloader_us += st.dataloader_us;
+    sum.optimizer_us += st.optimizer_us;
+    sum.cpu_copy_us += st.cpu_copy_us;
+    sum.sync_calls += st.sync_calls;
+    sum.sync_us += st.sync_us;
+    sum.kernel_launches += st.kernel_launches;
+    sum.short_kernels += st.short_kernels;
+    sum.launch_bound_steps += st.launch_bound ? 1 : 0;
+    if (has_gpu) {
+      h2d += *st.h2d_us;
+      d2h += *st.d2h_us;
+      busy += *st.gpu_busy_us;
+      idle += *st.gpu_idle_us;
+      comp += *st.compute_us;
+      comm += *st.comm_us;
+      ovl += *st.comm_overlap_us;
+      copy += clipped_length(copy_u, steps[i].ts, steps[i].end);
+    }
+  }
+  sum.steps = static_cast<std::int64_t>(out.steps.size());
+  sum.complete_steps = static_cast<std::int64_t>(durations.size());
+  const double total = sum.step_time_total_us;
+  auto share = [&](double v) -> std::optional<double> {
+    if (total <= 0) return std::nullopt;
+    return v / total;
+  };
+  if (!durations.empty()) {
+    sum.step_time_median_us = median_of(durations);
+    sum.step_time_min_us = *std::min_element(durations.begin(), durations.end());
+    sum.step_time_max_us = *std::max_element(durations.begin(), durations.end());
+  } else {
+    sum.unavailable["step_time"] = "no complete step";
+  }
+  if (rec.dataloader.empty()) {
+    sum.unavailable["dataloader_share"] =
+        "no enumerate(DataLoader)#...__next__ spans in the trace: the loop does not iterate a torch DataLoader, "
+        "or its batches were fetched outside the profiled steps";
+  } else {
+    sum.dataloader_share = share(sum.dataloader_us);
+  }
+  if (rec.optimizer.empty()) {
+    sum.unavailable["optimizer_share"] = "no Optimizer.step#... spans in the trace";
+  } else {
+    sum.optimizer_share = share(sum.optimizer_us);
+  }
+  sum.cpu_copy_share = share(sum.cpu_copy_us);
+  sum.sync_share = share(sum.sync_us);
+  for (auto& [id, s] : sync_by_name) sum.sync_by_name.push_back(s);
+  std::sort(sum.sync_by_name.begin(), sum.sync_by_name.end(),
+            [](const TraceSyncCall& a, const TraceSyncCall& b) { return a.total_us > b.total_us; });
+
+  if (has_gpu) {
+    sum.copy_source = "gpu_memcpy";
+    sum.copy_us = copy;
+    sum.copy_share = share(copy);
+    sum.h2d_us = h2d;
+    sum.d2h_us = d2h;
+    sum.gpu_busy_us = busy;
+    sum.gpu_idle_us = idle;
+    sum.gpu_idle_share = share(idle);
+    sum.compute_us = comp;
+    sum.comm_us = comm;
+    sum.comm_overlap_us = ovl;
+    if (comm > 0) {
+      sum.comm_overlap = ovl / comm;
+    } else {
+      sum.unavailable["comm_overlap"] = "no communication (NCCL) kernels in the complete steps";
+    }
+    double h2d_dur = 0, d2h_dur = 0;
+    for (const auto& g : rec.gpu) {
+      if (g.cat != Cat::memcpy) continue;
+      long i = step_of(g.ts);
+      if (i < 0 || !complete[static_cast<std::size_t>(i)]) continue;
+      if (g.dir == CopyDir::htod) {
+        sum.h2d_bytes += static_cast<std::uint64_t>(g.bytes);
+        h2d_dur += g.end - g.ts;
+        if (g.pageable) {
+          ++sum.pageable_h2d_count;
+          sum.pageable_h2d_us += g.end - g.ts;
+          sum.pageable_h2d_bytes += static_cast<std::uint64_t>(g.bytes);
+        }
+      } else if (g.dir == CopyDir::dtoh) {
+        sum.d2h_bytes += static_cast<std::uint64_t>(g.bytes);
+        d2h_dur += g.end - g.ts;
+      }
+    }
+    // bytes / µs / 1e3 = GB/s (1 GB = 1e9 bytes)
+    if (h2d_dur > 0 && sum.h2d_bytes > 0) sum.h2d_gbps = static_cast<double>(sum.h2d_bytes) / h2d_dur / 1e3;
+    if (d2h_dur > 0 && sum.d2h_bytes > 0) sum.d2h_gbps = static_cast<double>(sum.d2h_bytes) / d2h_dur / 1e3;
+  } else {
+    sum.copy_source = "cpu_aten_copy";
+    sum.copy_us = sum.cpu_copy_us;
+    sum.copy_share = sum.cpu_copy_share;
+    std::string why = gpu_missing_reason(out);
+    for (const char* k : {"gpu_busy_us", "gpu_idle_share", "h2d_us", "comm_overlap"}) sum.unavailable[k] = why;
+  }
+
+  // Memory peaks per device from the [memory] events.
+  for (const auto& [dev, m] : rec.memory) {
+    TraceMemory tm;
+    tm.device = dev.first == 1   ? "cuda:" + std::to_string(dev.second)
+                : dev.first == 0 ? std::string("cpu")
+                                 : "device_type_" + std::to_string(dev.first) + ":" + std::to_string(dev.second);
+    tm.events = m.events;
+    tm.peak_allocated_bytes = m.peak_allocated > 0 ? static_cast<std::uint64_t>(m.peak_allocated) : 0;
+    tm.peak_reserved_bytes = m.peak_reserved > 0 ? static_cast<std::uint64_t>(m.peak_reserved) : 0;
+    tm.gap_bytes = static_cast<std::int64_t>(tm.peak_reserved_bytes) - static_cast<std::int64_t>(tm.peak_allocated_bytes);
+    sum.memory.push_back(std::move(tm));
+  }
+  if (rec.memory.empty()) sum.unavailable["memory"] = "no [memory] events (profile with profile_memory=True)";
+
+  // Top operators by self time, inside the complete steps.
+  auto child = child_time(rec.cpu);
+  std::unordered_map<std::uint32_t, TraceOp> ops;
+  for (std::size_t i = 0; i < rec.cpu.size(); ++i) {
+    const auto& c = rec.cpu[i];
+    if (!c.op) continue;
+    long s = step_of(c.ts);
+    if (s < 0 || !complete[static_cast<std::size_t>(s)]) continue;
+    auto& op = ops[c.name];
+    ++op.calls;
+    op.total_us += c.end - c.ts;
+    op.self_us += std::max(0.0, c.end - c.ts - child[i]);
+  }
+  for (auto& [id, op] : ops) {
+    op.name = rec.names[id];
+    sum.top_ops.push_back(std::move(op));
+  }
+  std::sort(sum.top_ops.begin(), sum.top_ops.end(), [](const TraceOp& a, const TraceOp& b) {
+    return a.self_us != b.self_us ? a.self_us > b.self_us : a.name < b.name;
+  });
+  if (sum.top_ops.size() > kTopOps) sum.top_ops.resize(kTopOps);
+
+  sum.hta = hta_breakdown(rec);
+  return true;
+}
+
+}  // namespace plumb::trace

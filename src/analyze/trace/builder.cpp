@@ -1,0 +1,174 @@
+// Classifies each event once and keeps only what the step breakdown needs.
+// The reader is the hot path: keep it optimised in Debug and sanitizer builds too, so tests of
+// real traces stay fast (simdjson On-Demand is header code that is ~30x slower at -O0).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
+#pragma GCC optimize("O2")
+#endif
+#include "analyze/trace/builder.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+namespace plumb::trace {
+
+namespace {
+constexpr double kMaxAbsUs = 1e17;  // ~3000 years in µs: anything larger is not a timestamp
+}
+
+Error RecordBuilder::bad(const RawEvent& e, const std::string& what) const {
+  return make_error(ErrorKind::invalid, name_ + ": " + what + " in the event at byte " + std::to_string(e.offset));
+}
+
+std::uint32_t RecordBuilder::intern(std::string_view name) {
+  auto it = names_.find(name);
+  if (it != names_.end()) return it->second;
+  auto id = static_cast<std::uint32_t>(out_.names.size());
+  out_.names.emplace_back(name);
+  names_.emplace(std::string(name), id);
+  return id;
+}
+
+std::int64_t RecordBuilder::id_key(const TraceId& id) {
+  if (!id.is_str) return id.num;
+  auto it = id_strings_.find(id.str);
+  if (it != id_strings_.end()) return it->second;
+  std::int64_t k = (std::int64_t{1} << 62) + static_cast<std::int64_t>(id_strings_.size());
+  id_strings_.emplace(std::string(id.str), k);
+  return k;
+}
+
+std::uint32_t RecordBuilder::thread_of(const RawEvent& e) {
+  std::uint64_t key = static_cast<std::uint64_t>(id_key(e.pid)) * 1000003u ^ static_cast<std::uint64_t>(id_key(e.tid));
+  auto it = threads_.find(key);
+  if (it != threads_.end()) return it->second;
+  auto id = static_cast<std::uint32_t>(threads_.size());
+  threads_.emplace(key, id);
+  return id;
+}
+
+void RecordBuilder::on_header(std::string_view key, std::string_view value) {
+  auto j = nlohmann::json::parse(value, nullptr, false);
+  if (j.is_discarded()) return;
+  if (key == "distributedInfo" && j.is_object()) {
+    auto num = [&](const char* k) -> std::optional<std::int64_t> {
+      if (!j.contains(k)) return std::nullopt;
+      const auto& v = j.at(k);
+      if (v.is_number_integer()) return v.get<std::int64_t>();
+      if (v.is_string()) {
+        const auto& s = v.get_ref<const std::string&>();
+        if (!s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos) return std::stoll(s);
+      }
+      return std::nullopt;
+    };
+    out_.rank = num("rank");
+    out_.world_size = num("world_size");
+  } else if (key == "deviceProperties" && j.is_array()) {
+    for (const auto& d : j) {
+      if (d.is_object() && d.contains("name") && d.at("name").is_string()) out_.devices.push_back(d.at("name").get<std::string>());
+    }
+  }
+}
+
+Result<bool> RecordBuilder::on_event(const RawEvent& e) {
+  ++events_;
+  if (e.ph == 'i') {
+    if (e.has_name && e.name == "[memory]" && (e.total_allocated >= 0 || e.total_reserved >= 0)) {
+      auto& m = out_.memory[{e.mem_device_type, e.mem_device_id}];
+      ++m.events;
+      m.peak_allocated = std::max(m.peak_allocated, e.total_allocated);
+      m.peak_reserved = std::max(m.peak_reserved, e.total_reserved);
+    }
+    return true;
+  }
+  if (e.ph != 'X') return true;  // metadata, flows, counters
+  if (!e.has_name) return bad(e, "complete event (ph X) without \"name\"");
+  if (!e.has_ts) return bad(e, "complete event (ph X) without \"ts\"");
+  if (!e.has_dur) return bad(e, "complete event (ph X) without \"dur\"");
+  if (e.dur < 0) return bad(e, "negative duration " + std::to_string(e.dur) + " µs");
+  if (std::fabs(e.ts) > kMaxAbsUs || e.dur > kMaxAbsUs) return bad(e, "timestamp or duration out of range");
+  if (e.cat == Cat::trace_span) return true;  // the profiler's own span
+  const double ts = e.ts;
+  const double end = e.ts + e.dur;
+  if (e.ts_fractional) out_.any_fractional_ts = true;
+  if (!out_.any_x) {
+    out_.first_ts = ts;
+    out_.last_end = end;
+    out_.any_x = true;
+  } else {
+    out_.first_ts = std::min(out_.first_ts, ts);
+    out_.last_end = std::max(out_.last_end, end);
+  }
+  const std::string_view name = e.name;
+  if (is_profiler_step(name)) {
+    if (!hta_steps_.count(name)) {
+      hta_steps_.emplace(std::string(name), true);
+      out_.hta_step_names.emplace_back(name);
+    }
+    out_.hta_last_step_ts = seen_step_ ? std::max(out_.hta_last_step_ts, ts) : ts;
+    seen_step_ = true;
+  }
+  switch (e.cat) {
+    case Cat::none:
+    case Cat::cpu_op:
+    case Cat::user_annotation: {
+      bool annotation = false;
+      if (is_profiler_step(name)) {
+        out_.steps.push_back({ts, end, step_number(name), std::string(name)});
+        annotation = true;
+      } else if (is_dataloader(name)) {
+        out_.dataloader.push_back({ts, end});
+        annotation = true;
+      } else if (is_optimizer(name)) {
+        out_.optimizer.push_back({ts, end});
+        annotation = true;
+      } else if (is_cpu_copy(name)) {
+        out_.cpu_copy.push_back({ts, end});
+      }
+      // Annotations (steps, data loader, optimizer) nest operators but are not operators themselves.
+      bool op = !annotation && (e.cat == Cat::cpu_op || e.cat == Cat::none);
+      out_.cpu.push_back({ts, end, intern(name), thread_of(e), op});
+      break;
+    }
+    case Cat::runtime: {
+      if (!out_.hip_runtime && name.substr(0, 3) == "hip") out_.hip_runtime = true;
+      bool launch = is_launch_call(name);
+      if (launch) out_.launches.push_back({ts, end});
+      if (e.correlation >= 0) out_.corr.push_back({e.correlation, ts, e.dur, launch});
+      if (is_sync_call(name)) out_.syncs.push_back({ts, end, intern(name)});
+      out_.cpu.push_back({ts, end, intern(name), thread_of(e), false});
+      break;
+    }
+    case Cat::kernel:
+    case Cat::memcpy:
+    case Cat::memset:
+    case Cat::cuda_sync: {
+      if (e.cat == Cat::kernel) ++out_.n_kernel;
+      if (e.cat == Cat::memcpy) ++out_.n_memcpy;
+      if (e.cat == Cat::memset) ++out_.n_memset;
+      if (e.cat == Cat::cuda_sync && e.stream == -1) break;  // not on a stream: not GPU time for HTA
+      GpuRec g;
+      g.ts = ts;
+      g.end = end;
+      g.correlation = e.correlation;
+      g.stream = e.stream;
+      g.cat = e.cat;
+      g.type = kernel_type(name);
+      g.hta_gpu = (e.stream >= 0 && e.correlation >= 0) || name == "Event Sync" || name == "Context Sync";
+      if (e.cat == Cat::memcpy) {
+        CopyKind k = copy_kind(name);
+        g.dir = k.dir;
+        g.pageable = k.pageable;
+        g.bytes = e.bytes > 0 ? e.bytes : 0;
+      }
+      out_.gpu.push_back(g);
+      break;
+    }
+    case Cat::mtia: ++out_.n_mtia; break;
+    case Cat::profiler_range: ++out_.n_profiler_range; break;
+    default: break;  // python frames, GPU annotations, overhead, flows
+  }
+  return true;
+}
+
+}  // namespace plumb::trace

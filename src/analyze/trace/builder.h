@@ -1,0 +1,41 @@
+// Turns the stream of events of one file into compact records (TraceRecords).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "analyze/trace/event.h"
+#include "analyze/trace/records.h"
+
+namespace plumb::trace {
+
+class RecordBuilder : public EventConsumer {
+ public:
+  RecordBuilder(std::string name, TraceRecords& out) : name_(std::move(name)), out_(out) {}
+  Result<bool> on_event(const RawEvent& e) override;
+  // distributedInfo, deviceProperties: raw JSON values of top-level keys.
+  void on_header(std::string_view key, std::string_view value);
+  [[nodiscard]] std::int64_t events() const { return events_; }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::uint32_t intern(std::string_view name);
+  std::uint32_t thread_of(const RawEvent& e);
+  std::int64_t id_key(const TraceId& id);
+  Error bad(const RawEvent& e, const std::string& what) const;
+
+  std::string name_;
+  TraceRecords& out_;
+  std::int64_t events_ = 0;
+  bool seen_step_ = false;
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> names_;
+  std::unordered_map<std::string, std::int64_t, Hash, std::equal_to<>> id_strings_;
+  std::unordered_map<std::uint64_t, std::uint32_t> threads_;
+  std::unordered_map<std::string, bool, Hash, std::equal_to<>> hta_steps_;
+};
+
+}  // namespace plumb::trace

@@ -1,0 +1,28 @@
+// Parses batches of events with simdjson On-Demand, looking up only the keys the analysis uses and
+// reading "args" only for the event kinds that need it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyze/trace/event.h"
+
+namespace plumb::trace {
+
+class BatchParser {
+ public:
+  explicit BatchParser(std::string name);
+  ~BatchParser();
+  BatchParser(const BatchParser&) = delete;
+  BatchParser& operator=(const BatchParser&) = delete;
+  // json = "[ev,...]" followed by kBatchPadding readable bytes; offset = file offset of json[1].
+  Result<bool> parse(const char* json, std::size_t len, std::uint64_t offset, const std::vector<std::uint32_t>& starts,
+                     EventConsumer& out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace plumb::trace

@@ -1,0 +1,76 @@
+// HTA's temporal breakdown and communication/computation overlap, with HTA's definitions and
+// quirks (hta-reference.md §7, HolisticTraceAnalysis @f4d0062c), so the numbers can be checked.
+// Hot path of the trace reader: optimised in Debug and sanitizer builds too (see stream.cpp).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
+#pragma GCC optimize("O2")
+#endif
+#include <algorithm>
+#include <cmath>
+
+#include "analyze/trace/intervals.h"
+#include "analyze/trace/records.h"
+
+namespace plumb::trace {
+
+namespace {
+double round2(double v) { return std::round(v * 100.0) / 100.0; }
+}  // namespace
+
+std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
+  // Iteration filter (trace.py _filter_irrelevant_gpu_kernels): with two or more distinct
+  // ProfilerStep names, keep CPU rows that start before the last step starts and GPU rows
+  // launched by one of them (matched by correlation): the last step is dropped.
+  const bool round_ts = rec.any_fractional_ts;  // round_down_time_stamps: only for float ts columns
+  auto rts = [&](double t) { return round_ts ? std::ceil(t) : t; };
+  const bool filter = rec.hta_step_names.size() >= 2;
+  const double last_start = rts(rec.hta_last_step_ts);
+  std::vector<CorrRec> corr_sorted;
+  const std::vector<CorrRec>* corr = &rec.corr;
+  auto by_corr = [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; };
+  if (!std::is_sorted(rec.corr.begin(), rec.corr.end(), by_corr)) {
+    corr_sorted = rec.corr;
+    std::sort(corr_sorted.begin(), corr_sorted.end(), by_corr);
+    corr = &corr_sorted;
+  }
+  auto launched_before_last = [&](std::int64_t c) {
+    auto it = std::lower_bound(corr->begin(), corr->end(), c,
+                               [](const CorrRec& r, std::int64_t v) { return r.correlation < v; });
+    for (; it != corr->end() && it->correlation == c; ++it) {
+      if (rts(it->ts) < last_start) return true;
+    }
+    return false;
+  };
+
+  std::vector<Interval> all, comp, comm;
+  for (const auto& g : rec.gpu) {
+    if (g.stream == -1) continue;  // G = rows with stream != -1
+    if (filter) {
+      bool keep = g.hta_gpu ? (g.correlation == -1 || launched_before_last(g.correlation)) : rts(g.ts) < last_start;
+      if (!keep) continue;
+    }
+    Interval iv{g.ts, g.end};
+    if (round_ts) iv = {std::ceil(g.ts), std::floor(g.end)};
+    all.push_back(iv);
+    if (g.type == KernelType::computation) comp.push_back(iv);
+    if (g.type == KernelType::communication) comm.push_back(iv);
+  }
+  if (all.empty()) return std::nullopt;  // HTA raises IndexError here
+  merge_in_place(all);
+  merge_in_place(comp);
+  merge_in_place(comm);
+  TraceHtaBreakdown b;
+  b.kernel_time_us = all.back().end - all.front().begin;
+  b.idle_time_us = b.kernel_time_us - total_length(all);
+  b.compute_time_us = total_length(comp);
+  b.non_compute_time_us = b.kernel_time_us - b.compute_time_us - b.idle_time_us;
+  if (b.kernel_time_us != 0) {  // HTA divides whatever the sign (rounding can make a sub-µs span negative)
+    b.idle_pctg = round2(100.0 * b.idle_time_us / b.kernel_time_us);
+    b.compute_pctg = round2(100.0 * b.compute_time_us / b.kernel_time_us);
+    b.non_compute_pctg = round2(100.0 * b.non_compute_time_us / b.kernel_time_us);
+  }
+  double comm_len = total_length(comm);
+  if (comm_len > 0) b.comm_comp_overlap_pctg = round2(100.0 * total_length(intersect(comm, comp)) / comm_len);
+  return b;
+}
+
+}  // namespace plumb::trace

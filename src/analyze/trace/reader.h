@@ -1,0 +1,40 @@
+// plumb trace's library entry points: analyse one trace file (or bytes) into a TraceRank, expand
+// folders into trace files, and compare ranks.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyze/trace/records.h"
+#include "analyze/trace/stream.h"
+#include "core/facts/trace.h"
+#include "core/result.h"
+
+namespace plumb::trace {
+
+struct TraceOptions {
+  StepFilter steps;
+  StreamLimits limits;
+};
+
+// Streams a plain or gzip trace file (Kineto or legacy format) and analyses it.
+Result<TraceRank> analyze_trace_file(const std::string& path, const TraceOptions& opt = {});
+// The same on bytes in memory (plain or gzip); `name` is used in errors and as the file name.
+Result<TraceRank> analyze_trace_bytes(std::string_view data, const std::string& name, const TraceOptions& opt = {});
+
+// Files to analyse: each argument is a trace file or a folder whose *.json / *.json.gz files are
+// taken (sorted by name). Errors name the argument.
+Result<std::vector<std::string>> expand_trace_inputs(const std::vector<std::string>& args);
+
+// "rank3", "rank-3", "rank_3" in the file name (case-insensitive) -> 3.
+std::optional<std::int64_t> rank_from_file_name(std::string_view path);
+
+// Step-time spread and the slowest rank over traces with complete steps; nullopt with `why`
+// when there are fewer than two.
+std::optional<TraceCrossRank> compare_ranks(const std::vector<TraceRank>& traces, std::string& why);
+// "rank 3", or the file name when the rank is unknown.
+std::string rank_label(const TraceRank& t);
+
+}  // namespace plumb::trace

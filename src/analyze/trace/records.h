@@ -1,0 +1,97 @@
+// Compact records the reader keeps while streaming (a few tens of bytes per relevant event, against
+// hundreds of bytes of JSON each), and the analysis that turns them into steps and a summary.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analyze/trace/classify.h"
+#include "core/facts/trace.h"
+
+namespace plumb::trace {
+
+struct Span {  // an annotation or CPU op interval
+  double ts = 0, end = 0;
+};
+
+struct StepSpan {
+  double ts = 0, end = 0;
+  std::int64_t number = -1;
+  std::string name;
+};
+
+struct CpuRec {  // for self time: one CPU op or runtime call
+  double ts = 0, end = 0;
+  std::uint32_t name = 0;    // interned
+  std::uint32_t thread = 0;  // interned (pid, tid)
+  bool op = false;           // ranked as an operator (cpu_op); runtime calls only nest
+};
+
+struct GpuRec {  // kernel, memcpy, memset (and cuda_sync rows with a stream, for HTA)
+  double ts = 0, end = 0;
+  std::int64_t correlation = -1;
+  std::int64_t stream = -1;
+  Cat cat = Cat::kernel;
+  KernelType type = KernelType::other;
+  bool hta_gpu = false;  // HTA's GPU predicate: (stream >= 0 and correlation >= 0) or Event/Context Sync
+  CopyDir dir = CopyDir::other;
+  bool pageable = false;
+  double bytes = 0;
+};
+
+struct CorrRec {  // a CPU row with a correlation id (runtime calls)
+  std::int64_t correlation = -1;
+  double ts = 0, dur = 0;
+  bool launch = false;
+};
+
+struct SyncRec {
+  double ts = 0, end = 0;
+  std::uint32_t name = 0;
+};
+
+struct MemoryAccum {
+  std::int64_t events = 0;
+  double peak_allocated = -1;
+  double peak_reserved = -1;
+};
+
+// Everything the reader collected from one file.
+struct TraceRecords {
+  std::vector<StepSpan> steps;
+  std::vector<Span> dataloader, optimizer, cpu_copy;
+  std::vector<CpuRec> cpu;
+  std::vector<GpuRec> gpu;
+  std::vector<CorrRec> corr;
+  std::vector<Span> launches;  // launch runtime calls (for the launch count per step)
+  std::vector<SyncRec> syncs;
+  std::vector<std::string> names;  // interned names by id
+  std::map<std::pair<std::int64_t, std::int64_t>, MemoryAccum> memory;  // (device type, id)
+  std::vector<std::string> hta_step_names;  // distinct ProfilerStep names (any category)
+  double hta_last_step_ts = 0;
+  bool any_fractional_ts = false;
+  double first_ts = 0, last_end = 0;
+  bool any_x = false;
+  std::int64_t n_kernel = 0, n_memcpy = 0, n_memset = 0, n_mtia = 0, n_profiler_range = 0;
+  bool hip_runtime = false;
+  std::optional<std::int64_t> rank, world_size;
+  std::vector<std::string> devices;
+};
+
+struct StepFilter {
+  std::int64_t first = 0;
+  std::int64_t last = -1;  // < first: no filter
+  [[nodiscard]] bool active() const { return last >= first; }
+};
+
+// Steps, summary and notes of one rank from its records (records are sorted in place).
+Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out);
+
+// HTA's temporal breakdown and comm/comp overlap (hta-reference.md §7) from the GPU rows.
+std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec);
+
+}  // namespace plumb::trace

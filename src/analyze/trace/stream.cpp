@@ -1,0 +1,535 @@
+// Streaming splitter: a resumable scanner over the top level of a trace that tracks only string
+// state and nesting depth, cuts the traceEvents array at event boundaries and hands batches of
+// complete events to the sink. Every buffer is reused, so it stays hot in cache.
+// The reader is the hot path: keep it optimised in Debug and sanitizer builds too, so tests of
+// real traces stay fast (simdjson On-Demand is header code that is ~30x slower at -O0).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
+#pragma GCC optimize("O2")
+#endif
+#include "analyze/trace/stream.h"
+
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace plumb::trace {
+
+namespace {
+
+bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// First '"' or '\\' in [p, end), or end.
+const char* find_quote_or_backslash(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i q = _mm_set1_epi8('"');
+  const __m128i b = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
+    if (m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '\\') ++p;
+  return p;
+}
+
+// First '"', '{', '}', '[' or ']' in [p, end), or end: skips numbers, keys' colons, commas and
+// the indentation Kineto writes between them in bulk.
+const char* find_structural(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i q = _mm_set1_epi8('"');
+  const __m128i lo = _mm_set1_epi8(0x20);
+  const __m128i open = _mm_set1_epi8('{');    // '[' | 0x20 == '{'
+  const __m128i close = _mm_set1_epi8('}');   // ']' | 0x20 == '}'
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i f = _mm_or_si128(v, lo);
+    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
+    int m = _mm_movemask_epi8(hit);
+    if (m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']') ++p;
+  return p;
+}
+
+bool wanted_header(std::string_view key) {
+  return key == "distributedInfo" || key == "deviceProperties" || key == "baseTimeNanoseconds" ||
+         key == "schemaVersion" || key == "displayTimeUnit";
+}
+
+class Splitter {
+ public:
+  Splitter(ByteSource& src, std::string name, TraceSink& sink, const StreamLimits& lim)
+      : src_(src), name_(std::move(name)), sink_(sink), lim_(lim) {
+    cap_ = std::max<std::size_t>(lim_.chunk * 2, 4096);
+    buf_.resize(cap_ + 2 + kBatchPadding);
+  }
+
+  Result<StreamStats> run() {
+    while (true) {
+      auto r = step();
+      if (!r) return r.error();
+      if (state_ == St::done) break;
+      if (!*r) {  // needs more data
+        auto f = fill();
+        if (!f) return f.error();
+        if (!*f) {
+          if (state_ == St::after_root) break;
+          if (base_ + len_ == 0) return make_error(ErrorKind::invalid, name_ + ": empty file");
+          return truncated();
+        }
+      }
+    }
+    stats_.bytes = base_ + len_;
+    return stats_;
+  }
+
+ private:
+  enum class St {
+    start, obj_key_or_end, obj_key, obj_key_read, obj_colon, obj_value, obj_value_scan, obj_comma_or_end,
+    events, after_root, done
+  };
+
+  [[nodiscard]] std::uint64_t offset_of(std::size_t idx) const { return base_ + idx - 1; }
+  Error err(const std::string& what, std::size_t idx) const {
+    return make_error(ErrorKind::invalid, name_ + ": " + what + " at byte " + std::to_string(offset_of(idx)));
+  }
+  Error truncated() const {
+    std::string where = in_events_ ? "inside traceEvents after " + std::to_string(events_) + " events"
+                                   : "before the end of the JSON document";
+    return make_error(ErrorKind::invalid, name_ + ": truncated: the file ends " + where + " at byte " +
+                                              std::to_string(base_ + len_));
+  }
+
+  // Reads more input; false at the end of the source.
+  Result<bool> fill() {
+    std::size_t keep = pos_;
+    if (state_ == St::events && depth_ > 0) keep = ev_start_;
+    if (state_ == St::obj_key_read) keep = key_start_;
+    auto fb = flush();
+    if (!fb) return fb.error();
+    // Move the unfinished token to the front (index 1; index 0 stays free for the batch's '[').
+    std::size_t live = 1 + len_ - keep;
+    if (keep > 1) {
+      std::memmove(buf_.data() + 1, buf_.data() + keep, live);
+      base_ += keep - 1;
+      pos_ -= keep - 1;
+      if (state_ == St::events && depth_ > 0) ev_start_ -= keep - 1;
+      if (state_ == St::obj_key_read) key_start_ -= keep - 1;
+      len_ = live;
+    }
+    if (cap_ - len_ < lim_.chunk) {
+      if (len_ > lim_.max_event) {
+        return err(in_events_ ? "event larger than " + std::to_string(lim_.max_event >> 20) + " MiB"
+                              : "token larger than " + std::to_string(lim_.max_event >> 20) + " MiB",
+                   state_ == St::events && depth_ > 0 ? ev_start_ : 1);
+      }
+      cap_ = std::max(cap_ * 2, len_ + lim_.chunk);
+      buf_.resize(cap_ + 2 + kBatchPadding);
+    }
+    auto r = src_.read(buf_.data() + 1 + len_, cap_ - len_);
+    if (!r) return r.error();
+    len_ += *r;
+    return *r > 0;
+  }
+
+  // Hands the pending batch [batch_begin_, batch_end_) to the sink as "[...]".
+  Result<bool> flush() {
+    if (batch_begin_ == 0) return true;
+    char* b = buf_.data();
+    char saved_before = b[batch_begin_ - 1];
+    char saved_after = b[batch_end_];
+    b[batch_begin_ - 1] = '[';
+    b[batch_end_] = ']';
+    auto r = sink_.events(b + batch_begin_ - 1, batch_end_ - batch_begin_ + 2, offset_of(batch_begin_), starts_);
+    b[batch_begin_ - 1] = saved_before;
+    b[batch_end_] = saved_after;
+    batch_begin_ = batch_end_ = 0;
+    ++stats_.batches;
+    if (!r) return r.error();
+    return true;
+  }
+
+  // Scans a string/object/array/scalar value; true when it is complete (pos_ just after it).
+  bool scan_value(const char*& p, const char* end) {
+    while (p < end) {
+      if (in_str_) {
+        if (esc_) {
+          esc_ = false;
+          ++p;
+          continue;
+        }
+        p = find_quote_or_backslash(p, end);
+        if (p == end) break;
+        if (*p == '\\') {
+          esc_ = true;
+          ++p;
+          continue;
+        }
+        in_str_ = false;
+        ++p;
+        if (depth_ == 0) return true;  // a bare string value
+        continue;
+      }
+      if (scalar_) {
+        char c = *p;
+        if (c == ',' || c == '}' || c == ']' || is_ws(c)) return true;
+        ++p;
+        continue;
+      }
+      if (depth_ > 0) {  // inside a container only strings and brackets matter
+        p = find_structural(p, end);
+        if (p == end) break;
+      }
+      char c = *p;
+      ++p;
+      switch (c) {
+        case '"': in_str_ = true; break;
+        case '{':
+        case '[': ++depth_; break;
+        case '}':
+        case ']':
+          if (depth_ == 0) {  // "key": } -- no value at all
+            --p;
+            missing_ = true;
+            return true;
+          }
+          if (--depth_ == 0) return true;
+          break;
+        default:
+          if (depth_ == 0 && !is_ws(c)) {
+            scalar_ = true;  // a number, true, false or null
+          }
+          break;
+      }
+    }
+    return false;
+  }
+
+  void start_events() {
+    depth_ = 0;
+    in_str_ = esc_ = false;
+  }
+
+  // The events array, 64 bytes at a time (simdjson's idea): bit masks of quotes and brackets, a
+  // prefix-XOR for "inside a string", then only the brackets outside strings are visited to track
+  // depth and cut events. Blocks holding a backslash take a scalar pass for the quote mask.
+  // Returns true at the ']' closing the array (p points at it), false when the data ran out.
+  bool scan_events(const char*& p, const char* end) {
+    char* b = buf_.data();
+    while (p < end) {
+      const std::size_t n = std::min<std::size_t>(64, static_cast<std::size_t>(end - p));
+      const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+      std::uint64_t quote = 0, bslash = 0, open = 0, close = 0;
+      block_masks(p, quote, bslash, open, close);  // reads 64 bytes: the padding makes this safe
+      quote &= valid;
+      bslash &= valid;
+      open &= valid;
+      close &= valid;
+      if (bslash != 0 || esc_) quote = scalar_quotes(p, n);
+      std::uint64_t in_str = prefix_xor(quote) ^ (in_str_ ? ~std::uint64_t{0} : 0);
+      std::uint64_t opens = open & ~in_str;
+      std::uint64_t closes = close & ~in_str;
+      std::uint64_t bits = opens | closes;
+      while (bits != 0) {
+        int i = __builtin_ctzll(bits);
+        bits &= bits - 1;
+        std::size_t idx = static_cast<std::size_t>(p - b) + static_cast<std::size_t>(i);
+        if ((opens >> i) & 1U) {
+          if (depth_ == 0) ev_start_ = idx;
+          ++depth_;
+          continue;
+        }
+        if (depth_ == 0) {  // ']' (or a stray '}') at the array's level: the events end here
+          if (b[idx] != ']') {
+            p = b + idx;
+            error_at_ = idx;
+            return true;
+          }
+          p = b + idx;
+          in_str_ = false;
+          return true;
+        }
+        if (--depth_ == 0) {
+          if (batch_begin_ == 0) {
+            batch_begin_ = ev_start_;
+            starts_.clear();
+          }
+          starts_.push_back(static_cast<std::uint32_t>(ev_start_ - batch_begin_ + 1));
+          batch_end_ = idx + 1;
+          ++events_;
+          if (batch_end_ - batch_begin_ >= lim_.batch) pending_flush_ = true;
+        }
+      }
+      in_str_ = ((in_str >> (n - 1)) & 1U) != 0;
+      p += n;
+      if (pending_flush_) {
+        pending_flush_ = false;
+        auto f = flush();
+        if (!f) {
+          flush_error_ = f.error();
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  static std::uint64_t prefix_xor(std::uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+  }
+
+  static void block_masks(const char* p, std::uint64_t& quote, std::uint64_t& bslash, std::uint64_t& open,
+                          std::uint64_t& close) {
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi8('"');
+    const __m128i bs = _mm_set1_epi8('\\');
+    const __m128i lo = _mm_set1_epi8(0x20);
+    const __m128i o = _mm_set1_epi8('{');  // '[' | 0x20 == '{'
+    const __m128i c = _mm_set1_epi8('}');  // ']' | 0x20 == '}'
+    for (int k = 0; k < 4; ++k) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      __m128i f = _mm_or_si128(v, lo);
+      auto shift = static_cast<unsigned>(16 * k);
+      quote |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)))) << shift;
+      bslash |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bs)))) << shift;
+      open |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(f, o)))) << shift;
+      close |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(f, c)))) << shift;
+    }
+#else
+    for (int i = 0; i < 64; ++i) {
+      char ch = p[i];
+      std::uint64_t bit = std::uint64_t{1} << i;
+      if (ch == '"') quote |= bit;
+      if (ch == '\\') bslash |= bit;
+      if (ch == '{' || ch == '[') open |= bit;
+      if (ch == '}' || ch == ']') close |= bit;
+    }
+#endif
+  }
+
+  // Quote mask of a block with backslashes: an escaped quote is not a quote. Carries esc_.
+  std::uint64_t scalar_quotes(const char* p, std::size_t n) {
+    std::uint64_t quote = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (esc_) {
+        esc_ = false;
+        continue;
+      }
+      if (p[i] == '\\') {
+        esc_ = true;
+      } else if (p[i] == '"') {
+        quote |= std::uint64_t{1} << i;
+      }
+    }
+    return quote;
+  }
+
+  void start_value() {
+    depth_ = 0;
+    in_str_ = esc_ = scalar_ = missing_ = false;
+  }
+
+  // Advances the state machine; false when the buffer ran out.
+  Result<bool> step() {
+    char* b = buf_.data();
+    const char* end = b + 1 + len_;
+    const char* p = b + pos_;
+    auto at = [&](const char* q) { return static_cast<std::size_t>(q - b); };
+    auto skip_ws = [&]() {
+      while (p < end && is_ws(*p)) ++p;
+      return p < end;
+    };
+    while (true) {
+      switch (state_) {
+        case St::start: {
+          if (!skip_ws()) { pos_ = at(p); return false; }
+          if (offset_of(at(p)) == 0 && static_cast<unsigned char>(*p) == 0xEF) {  // UTF-8 BOM
+            if (end - p < 3) { pos_ = at(p); return false; }
+            p += 3;
+            continue;
+          }
+          if (*p == '{') {
+            ++p;
+            state_ = St::obj_key_or_end;
+          } else if (*p == '[') {
+            ++p;
+            stats_.legacy_array = true;
+            in_events_ = true;
+            state_ = St::events;
+            start_events();
+          } else {
+            return err("not a profiler trace: expected a JSON object or array", at(p));
+          }
+          break;
+        }
+        case St::obj_key_or_end:
+        case St::obj_key: {
+          if (!skip_ws()) { pos_ = at(p); return false; }
+          if (*p == '}' && state_ == St::obj_key_or_end) {
+            ++p;
+            state_ = St::after_root;
+            break;
+          }
+          if (*p != '"') return err("expected a key in the top-level object", at(p));
+          key_start_ = at(p);
+          ++p;
+          state_ = St::obj_key_read;
+          break;
+        }
+        case St::obj_key_read: {
+          const char* q = b + key_start_ + 1;
+          while (true) {
+            q = find_quote_or_backslash(q, end);
+            if (q == end) break;
+            if (*q == '\\') {
+              q += 2;
+              if (q > end) { q = end; break; }
+              continue;
+            }
+            break;
+          }
+          if (q >= end) { pos_ = at(p); return false; }
+          key_.assign(static_cast<const char*>(b + key_start_ + 1), q);
+          p = q + 1;
+          state_ = St::obj_colon;
+          break;
+        }
+        case St::obj_colon: {
+          if (!skip_ws()) { pos_ = at(p); return false; }
+          if (*p != ':') return err("expected ':' after key \"" + key_ + "\"", at(p));
+          ++p;
+          state_ = St::obj_value;
+          break;
+        }
+        case St::obj_value: {
+          if (!skip_ws()) { pos_ = at(p); return false; }
+          if (key_ == "traceEvents") {
+            if (*p != '[') return err("traceEvents is not an array", at(p));
+            if (saw_events_) return err("a second traceEvents array", at(p));
+            saw_events_ = in_events_ = true;
+            ++p;
+            state_ = St::events;
+            start_events();
+            break;
+          }
+          start_value();
+          capture_ = wanted_header(key_);
+          captured_.clear();
+          state_ = St::obj_value_scan;
+          break;
+        }
+        case St::obj_value_scan: {
+          const char* from = p;
+          bool complete = scan_value(p, end);
+          if (capture_) {
+            if (captured_.size() + (p - from) > lim_.max_header_value) {
+              capture_ = false;
+              captured_.clear();
+            } else {
+              captured_.append(from, p);
+            }
+          }
+          if (!complete) { pos_ = at(p); return false; }
+          if (missing_) return err("missing value for key \"" + key_ + "\"", at(p));
+          if (capture_) {
+            auto h = sink_.header(key_, captured_);
+            if (!h) return h.error();
+          }
+          state_ = St::obj_comma_or_end;
+          break;
+        }
+        case St::obj_comma_or_end: {
+          if (!skip_ws()) { pos_ = at(p); return false; }
+          if (*p == ',') {
+            ++p;
+            state_ = St::obj_key;
+          } else if (*p == '}') {
+            ++p;
+            state_ = St::after_root;
+          } else {
+            return err("expected ',' or '}' in the top-level object", at(p));
+          }
+          break;
+        }
+        case St::events: {
+          if (!scan_events(p, end)) {
+            pos_ = at(p);
+            return false;
+          }
+          if (flush_error_) return *flush_error_;
+          if (error_at_ != 0) return err("unbalanced '}' between events", error_at_);
+          // p is at the ']' that closes the events array.
+          pos_ = at(p);
+          auto f = flush();
+          if (!f) return f.error();
+          ++p;
+          end_events();
+          break;
+        }
+        case St::after_root: {
+          if (!skip_ws()) { pos_ = at(p); return false; }
+          if (*p == '\0') {  // some writers pad files with NUL bytes
+            ++p;
+            continue;
+          }
+          return err("unexpected data after the end of the JSON document", at(p));
+        }
+        case St::done: return true;
+      }
+    }
+  }
+
+  void end_events() {
+    in_events_ = false;
+    state_ = stats_.legacy_array ? St::after_root : St::obj_comma_or_end;
+  }
+
+  ByteSource& src_;
+  std::string name_;
+  TraceSink& sink_;
+  StreamLimits lim_;
+  std::vector<char> buf_;
+  std::size_t cap_ = 0;    // data capacity (excluding the front byte and the padding)
+  std::size_t len_ = 0;    // data bytes in buf_[1, 1+len_)
+  std::size_t pos_ = 1;    // scan position
+  std::uint64_t base_ = 0; // file offset of buf_[1]
+  St state_ = St::start;
+  std::string key_;
+  std::size_t key_start_ = 0;
+  bool capture_ = false;
+  std::string captured_;
+  int depth_ = 0;
+  bool in_str_ = false, esc_ = false, scalar_ = false, missing_ = false;
+  std::size_t ev_start_ = 0;
+  std::size_t batch_begin_ = 0, batch_end_ = 0;
+  std::vector<std::uint32_t> starts_;
+  bool pending_flush_ = false;
+  std::size_t error_at_ = 0;
+  std::optional<Error> flush_error_;
+  bool in_events_ = false, saw_events_ = false;
+  std::uint64_t events_ = 0;
+  StreamStats stats_;
+};
+
+}  // namespace
+
+Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, TraceSink& sink, const StreamLimits& limits) {
+  Splitter s(src, name, sink, limits);
+  return s.run();
+}
+
+}  // namespace plumb::trace

@@ -1,0 +1,48 @@
+// The streaming splitter: reads a trace in fixed-size chunks and hands complete events to a sink in
+// batches, so memory is bounded by one chunk plus the largest single event, never by the file.
+// Accepts {"traceEvents": [...], ...} (Kineto) and a top-level array of events (legacy export).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyze/trace/source.h"
+#include "core/result.h"
+
+namespace plumb::trace {
+
+// Bytes after every batch the sink may read (simdjson's SIMDJSON_PADDING).
+inline constexpr std::size_t kBatchPadding = 64;
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  // A top-level key the analysis wants (distributedInfo, deviceProperties, ...) with its raw JSON value.
+  virtual Result<bool> header(std::string_view key, std::string_view value) = 0;
+  // A batch "[ev,ev,...]" of complete events; at least kBatchPadding readable bytes follow json+len.
+  // `offset` is the file byte offset of json[1] (the first event); `starts` holds each event's
+  // position in json (for error messages that name the failing event).
+  virtual Result<bool> events(const char* json, std::size_t len, std::uint64_t offset,
+                              const std::vector<std::uint32_t>& starts) = 0;
+};
+
+struct StreamStats {
+  std::uint64_t bytes = 0;   // uncompressed bytes read
+  bool legacy_array = false; // the top level was an array of events
+  std::uint64_t batches = 0;
+};
+
+struct StreamLimits {
+  std::size_t chunk = std::size_t{1} << 20;      // bytes read per refill
+  std::size_t batch = std::size_t{256} << 10;    // events handed over once a batch is this large
+  std::size_t max_event = std::size_t{256} << 20; // one event larger than this is an error
+  std::size_t max_header_value = std::size_t{16} << 20;
+};
+
+// Reads the whole source. Errors are one line naming `name` and a byte offset.
+Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, TraceSink& sink,
+                                 const StreamLimits& limits = {});
+
+}  // namespace plumb::trace

@@ -1,0 +1,98 @@
+// `plumb trace FILE|DIR...`: the data and compute layers from PyTorch profiler traces. Reads each
+// trace (streaming), fills TraceFacts, judges the l2.trace.* rules and renders like `plumb check`.
+#include <chrono>
+#include <memory>
+
+#include "analyze/trace/reader.h"
+#include "cli/check_options.h"
+#include "cli/subcommand.h"
+#include "core/atomic_file.h"
+#include "core/registry.h"
+#include "core/text.h"
+
+namespace plumb {
+
+namespace {
+
+struct TraceArgs {
+  std::vector<std::string> inputs;
+  OutputOptions output;
+  std::string config;
+  std::string steps;
+  std::int64_t rank = -1;
+  bool rank_given = false;
+  std::string save;
+};
+
+trace::StepFilter parse_steps(const std::string& s) {
+  trace::StepFilter f;
+  if (s.empty()) return f;
+  auto dash = s.find('-');
+  auto a = parse_int(s.substr(0, dash));
+  auto b = dash == std::string::npos ? a : parse_int(s.substr(dash + 1));
+  if (!a || !b || *a < 0 || *b < *a) throw UsageError("--steps " + s + ": expected A-B with 0 <= A <= B, or one step N");
+  f.first = *a;
+  f.last = *b;
+  return f;
+}
+
+int run_trace(const TraceArgs& a) {
+  Config cfg = load_config_or_throw(a.config);
+  if (!find_renderer(a.output.format)) emit(Report{}, a.output);  // fails early with the hint
+  render_options(a.output);                                       // validates --lang early
+  trace::TraceOptions opt;
+  opt.steps = parse_steps(a.steps);
+  auto files = trace::expand_trace_inputs(a.inputs);
+  if (!files) throw UsageError(files.error().message);
+
+  auto start = std::chrono::steady_clock::now();
+  Report r;
+  r.facts.meta.tool_version = plumb_version();
+  r.facts.meta.command = "trace";
+  r.facts.meta.started_at = now_iso8601();
+  r.facts.meta.hostname = host_name(HostRoot("/"));
+  for (const auto& file : *files) {
+    auto t = trace::analyze_trace_file(file, opt);
+    if (!t) throw UsageError(t.error().message);
+    r.facts.meta.collectors.push_back({"trace " + file, "ok", t->parse_ms, {}});
+    if (a.rank_given && (!t->rank || *t->rank != a.rank)) continue;
+    r.facts.trace.traces.push_back(std::move(t.value()));
+  }
+  if (r.facts.trace.traces.empty()) {
+    throw UsageError("--rank " + std::to_string(a.rank) + ": no trace of that rank among " + std::to_string(files->size()) +
+                     " file(s)");
+  }
+  r.facts.trace.collected = true;
+  auto x = trace::compare_ranks(r.facts.trace.traces, r.facts.trace.cross_rank_missing);
+  if (x) r.facts.trace.cross_rank = *x;
+  r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  Selection sel;
+  sel.only = {"l2.trace"};
+  sel.skip = cfg.skip;
+  r.findings = judge(r.facts, cfg.thresholds, sel);
+  if (!a.save.empty()) {
+    auto w = write_file_atomic(a.save, render_json_text(r, render_options(a.output)));
+    if (!w) throw UsageError(w.error().message);
+  }
+  emit(r, a.output);
+  return exit_code_for(r.findings);
+}
+
+const bool kTrace = register_subcommand(
+    {"trace", "where each training step's time went, from PyTorch profiler traces (Kineto or legacy JSON, .gz)", 20,
+     [](CLI::App& app) {
+       auto a = std::make_shared<TraceArgs>();
+       app.add_option("trace", a->inputs, "trace files (.json, .json.gz; one per rank) or folders of them")->required();
+       add_output_options(app, a->output);
+       app.add_option("--config", a->config, "TOML file overriding thresholds (see plumb check --print-config)");
+       auto* rank = app.add_option("--rank", a->rank, "analyse only the trace of rank R");
+       app.add_option("--steps", a->steps, "only ProfilerStep#N with N in A-B (or one step N)");
+       app.add_option("--save", a->save, "also save the report as JSON (a snapshot `plumb report` can render)");
+       return [a, rank] {
+         a->rank_given = rank->count() > 0;
+         return run_trace(*a);
+       };
+     }});
+
+}  // namespace
+}  // namespace plumb
