@@ -27,12 +27,14 @@ std::optional<double> num_or_na(std::string_view s) {
 
 // "#  Rank  0 Group  0 Pid   6899 on ztan-mig-235z device  0 [0000:04:00] NVIDIA H100 80GB HBM3"
 struct DeviceLine {
+  int rank = -1;
   std::string host, bus, name;
 };
 std::optional<DeviceLine> parse_device_line(std::string_view l) {
   auto toks = split_ws(l);
   if (toks.size() < 9 || toks[0] != "#" || toks[1] != "Rank") return std::nullopt;
   DeviceLine d;
+  if (auto r = parse_int(toks[2]); r && *r >= 0 && *r < 10000000) d.rank = static_cast<int>(*r);
   std::size_t i = 2;
   for (; i + 1 < toks.size(); ++i) {
     if (toks[i] == "on") {
@@ -119,7 +121,8 @@ Result<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& 
       if (starts_with(l, "# nThread")) run.header_seen = true;
       if (starts_with(l, "# Collective test starting:")) run.collective = std::string(trim(l.substr(27)));
       if (auto d = parse_device_line(l)) {
-        ++ranks;
+        // Long rank lists are often elided ("..."): the highest rank number counts them.
+        ranks = std::max({ranks + 1, d->rank + 1});
         hosts.insert(d->host);
         if (!d->name.empty()) names.insert(d->name);
       }
@@ -341,17 +344,19 @@ Fact<BusbwCeiling> infer_ceiling(const NcclTestsRun& run, const std::vector<std:
   int local = run.ranks ? std::max(1, *run.ranks / hosts) : 0;
   if (!intra && topo != nullptr && !topo->gpus.empty()) {
     std::vector<int> set;
-    if (!log_buses.empty()) {
+    if (topo->pci.empty()) {
+      // A saved topo -m text has no bus ids: the log's ranks map to GPU0..GPU(n-1).
+      if (local >= 2 && local <= static_cast<int>(topo->gpus.size())) {
+        for (int g = 0; g < local; ++g) set.push_back(g);
+      }
+    } else if (!log_buses.empty()) {
       // Device lines print "dddd:bb:dd"; the first host's ranks are the first `local` lines.
       for (std::size_t k = 0; k < log_buses.size() && static_cast<int>(k) < local; ++k) {
         for (std::size_t g = 0; g < topo->gpus.size(); ++g) {
-          if (!topo->gpus[g].bus_id.empty() && starts_with(topo->gpus[g].bus_id, log_buses[k])) set.push_back(static_cast<int>(g));
+          if (starts_with(topo->gpus[g].bus_id, log_buses[k])) set.push_back(static_cast<int>(g));
         }
       }
       if (static_cast<int>(set.size()) != local) set.clear();
-    } else if (topo->pci.empty() && local >= 2 && local <= static_cast<int>(topo->gpus.size())) {
-      // A saved topo -m text has no bus ids: the log's ranks map to GPU0..GPU(n-1).
-      for (int g = 0; g < local; ++g) set.push_back(g);
     }
     if (!set.empty()) intra = from_topology(*topo, set, model);
   }
