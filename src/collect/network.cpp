@@ -71,7 +71,7 @@ std::string parse_nft_input_policy(std::string_view text) {
     if (p != std::string_view::npos) {
       auto toks = split_ws(block.substr(p + 6, 16));
       if (!toks.empty()) {
-        std::string v(toks[0]);
+        std::string v(trim(toks[0]));
         while (!v.empty() && (v.back() == ';' || v.back() == ',')) v.pop_back();
         if (v == "drop" || v == "accept") {
           if (v == "drop" || result.empty()) result = v;

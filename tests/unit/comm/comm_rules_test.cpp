@@ -4,7 +4,7 @@
 
 #include "core/catalog.h"
 #include "core/registry.h"
-#include "test_util.h"
+#include "../../test_util.h"
 
 namespace plumb {
 namespace {
@@ -98,11 +98,13 @@ TEST(CommRules, PcieNodeMistakes) {
   EXPECT_EQ(ifname[0].status, Status::fail);
   EXPECT_NE(msg(ifname[0]).find("no interface matches eth0"), std::string::npos) << msg(ifname[0]);
 
-  auto algo = find(run(f, "l3.comm.nccl_env_value"), "NCCL_ALGO");
+  auto values = run(f, "l3.comm.nccl_env_value");
+  auto algo = find(values, "NCCL_ALGO");
   ASSERT_NE(algo, nullptr);
   EXPECT_EQ(algo->status, Status::fail);
 
-  auto old = find(run(f, "l3.comm.nccl_env_unknown"), "NCCL_ASYNC_ERROR_HANDLING");
+  auto unknown = run(f, "l3.comm.nccl_env_unknown");
+  auto old = find(unknown, "NCCL_ASYNC_ERROR_HANDLING");
   ASSERT_NE(old, nullptr);
   EXPECT_EQ(old->status, Status::info);
   EXPECT_NE(msg(*old).find("TORCH_NCCL_ASYNC_ERROR_HANDLING"), std::string::npos);
@@ -115,7 +117,8 @@ TEST(CommRules, PcieNodeMistakes) {
   EXPECT_EQ(vis[0].status, Status::warn);
   EXPECT_NE(finding_fix(vis[0], Lang::en).find("CUDA_VISIBLE_DEVICES=0,1"), std::string::npos);
 
-  auto shm = find(run(f, "l3.comm.p2p_disabled"), "NCCL_SHM_DISABLE");
+  auto p2p = run(f, "l3.comm.p2p_disabled");
+  auto shm = find(p2p, "NCCL_SHM_DISABLE");
   ASSERT_NE(shm, nullptr);
   EXPECT_EQ(shm->status, Status::warn);
 
@@ -133,7 +136,8 @@ TEST(CommRules, PcieNodeMistakes) {
   ASSERT_EQ(ports.size(), 1u);
   EXPECT_EQ(ports[0].variant, "down");
 
-  auto hb = find(run(f, "l3.comm.torch_timeouts"), "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC");
+  auto timeouts = run(f, "l3.comm.torch_timeouts");
+  auto hb = find(timeouts, "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC");
   ASSERT_NE(hb, nullptr);
   EXPECT_EQ(hb->variant, "short_heartbeat");
 
@@ -186,7 +190,7 @@ TEST(CommRules, BusbwJudgedAgainstCeiling) {
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_EQ(slow[0].status, Status::fail);
   EXPECT_NE(msg(slow[0]).find("only 58 %"), std::string::npos) << msg(slow[0]);
-  EXPECT_NE(msg(slow[0]).find("192.0 GB/s expected"), std::string::npos) << msg(slow[0]);
+  EXPECT_NE(msg(slow[0]).find("at least 192 GB/s expected"), std::string::npos) << msg(slow[0]);
   f.comm.nccl_tests[0].rows[0].oop_busbw = 230;
   f.comm.nccl_tests[0].rows[0].ip_busbw = 230;
   EXPECT_EQ(run(f, "l2.comm.allreduce_slow")[0].status, Status::pass);

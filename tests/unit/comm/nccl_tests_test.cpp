@@ -4,7 +4,7 @@
 #include "analyze/nccl_tests.h"
 #include "analyze/topology.h"
 #include "analyze/topology_links.h"
-#include "test_util.h"
+#include "../../test_util.h"
 
 namespace plumb {
 namespace {

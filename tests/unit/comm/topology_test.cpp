@@ -5,7 +5,7 @@
 #include "analyze/topology.h"
 #include "collect/network.h"
 #include "collect/pci.h"
-#include "test_util.h"
+#include "../../test_util.h"
 
 namespace plumb {
 namespace {
