@@ -1,0 +1,74 @@
+// GPU/NIC topology: nvidia-smi-style levels from the sysfs PCI tree, the `nvidia-smi topo -m`
+// text parser, close-GPU groups and CUDA_VISIBLE_DEVICES resolution.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/facts/comm.h"
+#include "core/facts/gpu.h"
+#include "core/result.h"
+
+namespace plumb {
+
+// PIX, PXB, PHB, NODE or SYS between two PCI functions, as nvidia-smi topo -m defines them:
+// different root buses -> NODE (same NUMA node) or SYS; same root bus but different root ports
+// -> PHB; below a shared root port -> PIX when the path crosses at most one switch, else PXB.
+std::string pcie_level(const PciFunction& a, const PciFunction& b);
+
+// A NIC as the topology sees it: an RDMA device (mlx5_0) or a physical Ethernet interface.
+struct NicRef {
+  std::string name;
+  std::string bus_id;
+  std::string kind;  // ib | roce | eth
+};
+
+// Builds the device matrix from PCI functions (GPUs in bus order, then the NICs given).
+// GPU names come from the GPU facts when they list the bus id, else from the PCI device id.
+Topology build_topology(const std::vector<PciFunction>& pci, const std::vector<NicRef>& nics, const GpuFacts& gpu);
+
+// Fills nvlinks[][] from NVML link data in GpuFacts. The GPU layer does not publish NVLink
+// remote-bus data yet, so this leaves the topology as it is; the integrator wires it here once
+// gpu.h carries per-link remote bus ids (one place, no caller changes).
+void merge_nvml_links(Topology& topo, const GpuFacts& gpu);
+
+// Parses a saved `nvidia-smi topo -m` output: tab- or space-separated, with or without the
+// leading tab, NIC rows/columns with or without the NIC Legend, trailing spaces, CRLF.
+Result<Topology> parse_topo_text(std::string_view text);
+
+// The cell nvidia-smi would print for devices i and j ("X", "NV12", "PIX", ...).
+std::string topo_cell(const Topology& t, std::size_t i, std::size_t j);
+// Cost of a link for grouping: lower is closer. NV# < PIX < PXB < PHB < NODE < SYS.
+int link_cost(const std::string& cell);
+
+struct GpuGroup {
+  std::vector<int> gpus;  // indices into Topology::gpus
+  std::string worst;      // the worst pair's cell ("NV18", "PHB", "SYS")
+  int worst_cost = 0;
+  int worst_pcie_cost = 0;
+  int sum_cost = 0;
+  bool operator==(const GpuGroup&) const = default;
+};
+// How good a given set is.
+GpuGroup score_group(const Topology& t, const std::vector<int>& gpus);
+// The k-GPU sets with the best worst-pair link (ties broken by PCIe distance, then the sum),
+// a disjoint cover first. Empty when k < 1 or k > number of GPUs.
+std::vector<GpuGroup> close_groups(const Topology& t, int k, std::size_t max_groups = 16);
+// "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,2,3"
+std::string visible_devices_value(const std::vector<int>& gpus);
+
+// Resolves a CUDA_VISIBLE_DEVICES value to GPU indices of the topology: integers (PCI bus order),
+// GPU-UUID prefixes through the GPU facts. Errors name the entry that does not resolve.
+Result<std::vector<int>> resolve_visible_devices(std::string_view value, const Topology& t, const GpuFacts& gpu);
+
+// The matrix and the affinity columns in nvidia-smi's layout, then the NIC legend.
+struct TopoWords {
+  std::string cpu_affinity = "CPU Affinity";
+  std::string numa_affinity = "NUMA Affinity";
+  std::string nic_legend = "NIC Legend";
+};
+std::string render_topo_matrix(const Topology& t, const TopoWords& words);
+
+}  // namespace plumb

@@ -1,0 +1,115 @@
+// End-to-end: `plumb topo`, `plumb nccl-tests` and the distributed section of `plumb check` on the
+// fixture machines and the corpus logs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "../test_util.h"
+#include "analyze/topology_xml.h"
+
+namespace plumb {
+namespace {
+
+using test::fixture;
+using test::host_fixture;
+using test::run_plumb;
+
+TEST(TopoE2E, DgxMatrixGroupsAndFindings) {
+  auto r = run_plumb({"topo", "--root", host_fixture("dgx-8gpu-2socket"), "--group", "4"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // the planted NCCL_TOPO_FILE for another machine fails
+  EXPECT_NE(r.out.find("GPU0     X      PIX     NODE    NODE    SYS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NIC0: mlx5_0"), std::string::npos);
+  EXPECT_NE(r.out.find("GPU0,GPU1,GPU2,GPU3  worst link NODE  CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,2,3"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("GPU4,GPU5,GPU6,GPU7"), std::string::npos);
+  EXPECT_NE(r.out.find("CUDA_VISIBLE_DEVICES=0,1,4,5 spans SYS"), std::string::npos);
+  EXPECT_NE(r.out.find("4 NVSwitch devices"), std::string::npos);
+}
+
+TEST(TopoE2E, CleanNodeExitsZeroAndChineseWords) {
+  auto r = run_plumb({"topo", "--root", host_fixture("noib-2gpu-eth"), "--group", "2", "--lang", "zh"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("GPU0     X      PHB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CPU 亲和性"), std::string::npos);
+  EXPECT_NE(r.out.find("最差链路 PHB"), std::string::npos);
+}
+
+TEST(TopoE2E, FromSavedTextAndJson) {
+  auto r = run_plumb({"topo", "--root", host_fixture("noib-2gpu-eth"), "--from-topo-text",
+                      fixture("comm/nvidia-smi-topo/dstack-8x-h100-sxm5-nv18-1nic-from-vllm-env.txt"), "--group", "4",
+                      "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["topology"]["gpus"].size(), 8u);
+  EXPECT_EQ(j["groups"][0]["labels"], "GPU0,GPU1,GPU2,GPU3");
+  EXPECT_EQ(j["groups"][0]["worst"], "NV18");
+}
+
+TEST(TopoE2E, BadInputIsOneLineAndExitTwo) {
+  auto r = run_plumb({"topo", "--from-topo-text", fixture("comm/nvidia-smi-topo/club3090-2x-rtx5090-topo-p2p-rw-gns.txt")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("GNS"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  EXPECT_EQ(run_plumb({"topo", "--from-topo-text", "/nonexistent/topo.txt"}).exit_code, 2);
+  EXPECT_EQ(run_plumb({"topo", "--root", "/nonexistent-root"}).exit_code, 2);
+  EXPECT_EQ(run_plumb({"topo", "--root", host_fixture("noib-2gpu-eth"), "--group", "-1"}).exit_code, 2);
+}
+
+TEST(TopoE2E, WritesNcclXmlAtomically) {
+  std::string out = std::string(PLUMB_BUILD_DIR) + "/comm-e2e-topo.xml";
+  std::remove(out.c_str());
+  auto r = run_plumb({"topo", "--root", host_fixture("pcie-4gpu-2socket"), "--nccl-xml", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // warnings only (CUDA_VISIBLE_DEVICES=0,2, NCCL_SHM_DISABLE=1)
+  auto text = read_user_file(out);
+  ASSERT_TRUE(text.ok());
+  auto x = parse_nccl_topo_xml(*text);
+  ASSERT_TRUE(x.ok()) << x.error().message;
+  EXPECT_EQ(x->gpu_bus_ids.size(), 4u);
+  EXPECT_EQ(x->cpus, 2);
+  EXPECT_NE(text->find("familyid=\"175\""), std::string::npos);
+  auto bad = run_plumb({"topo", "--from-topo-text", fixture("comm/nvidia-smi-topo/leonardo-4x-a100-sxm-64gb-nv4-4nic.txt"),
+                        "--nccl-xml", out + ".2"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
+TEST(CheckE2E, DistributedSectionOnThePcieNode) {
+  auto r = run_plumb({"check", "--root", host_fixture("pcie-4gpu-2socket"), "--only", "l3.comm"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("Distributed layer: 2 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NCCL_SOCKET_IFNAME=eth0: no interface matches eth0"), std::string::npos);
+  EXPECT_NE(r.out.find("NCCL_ALGO=ring,tre is not an allowed value"), std::string::npos);
+  auto clean = run_plumb({"check", "--root", host_fixture("noib-2gpu-eth"), "--only", "l3.comm"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.out;
+}
+
+TEST(NcclTestsE2E, CorpusLogsJudgedWithNumbers) {
+  auto r = run_plumb({"nccl-tests", fixture("comm/nccl-tests/leonardo-4x-a100-sxm-64gb-sendrecv_perf-nccl-info-interleaved.txt"),
+                      "--topo-text", fixture("comm/nvidia-smi-topo/leonardo-4x-a100-sxm-64gb-nv4-4nic.txt"), "--root",
+                      host_fixture("noib-2gpu-eth")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("busbw 72.5 GB/s is 91 % of the NVLink3 x4 ceiling 80 GB/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'Avg bus bandwidth' 24.361 GB/s"), std::string::npos);
+  auto gb = run_plumb({"nccl-tests", fixture("comm/nccl-tests/oci-gb300-nvl72-1node-4gpu-all_reduce_perf-truncated.txt"), "--root",
+                       host_fixture("noib-2gpu-eth")});
+  EXPECT_EQ(gb.exit_code, 0) << gb.out;
+  EXPECT_NE(gb.out.find("busbw 683.2 GB/s is 95 % of the NVLink5 x18 ceiling 720 GB/s"), std::string::npos) << gb.out;
+  auto slow = run_plumb({"nccl-tests", fixture("comm/nccl-tests/leonardo-4x-a100-sxm-64gb-sendrecv_perf-nccl-info-interleaved.txt"),
+                         "--link", "nvlink3", "--root", host_fixture("noib-2gpu-eth")});
+  EXPECT_EQ(slow.exit_code, 1);
+  EXPECT_NE(slow.out.find("only 30 % of the NVLink3 x12 ceiling 240 GB/s"), std::string::npos) << slow.out;
+}
+
+TEST(NcclTestsE2E, BadInput) {
+  auto r = run_plumb({"nccl-tests", fixture("comm/nccl-tests/gcp-a3mega-2node-16x-h100-all_reduce_perf.txt"), "--link", "nvlnk4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'nvlink4'"), std::string::npos) << r.err;
+  EXPECT_EQ(run_plumb({"nccl-tests", "/nonexistent.log"}).exit_code, 2);
+  auto g = run_plumb({"nccl-tests", fixture("comm/nvidia-smi-topo/leonardo-4x-a100-sxm-64gb-nv4-4nic.txt")});
+  EXPECT_EQ(g.exit_code, 2);
+  EXPECT_NE(g.err.find("no nccl-tests result rows"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plumb
