@@ -63,7 +63,9 @@ Result<BenchResult> run_bench(const BenchInfo& b, const Context& ctx, const Benc
   BenchResult res = std::move(r.value());
   res.bench = b.name;
   res.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  auto versions = std::move(res.context.versions);  // what the benchmark itself learnt (torch, python)
   res.context = finish_bench_context(ctx, std::move(before), b.gpu || b.name == "step");
+  for (auto& [k, v] : versions) res.context.versions[k] = v;
   if (o.stop() && res.status == "ok") {
     res.status = "error";
     res.reason = "interrupted";

@@ -162,6 +162,15 @@ std::string render_findings_compact(const std::vector<Finding>& findings, Lang l
   return os.str();
 }
 
+std::string render_metric_table(const std::vector<BenchMetric>& metrics, Lang lang, bool md) {
+  std::vector<std::vector<std::string>> t{{tr(lang, "bench.metric"), tr(lang, "bench.median"), tr(lang, "bench.min"), tr(lang, "bench.max"),
+                                           tr(lang, "bench.cv"), tr(lang, "bench.samples"), tr(lang, "bench.unit")}};
+  for (const auto& m : metrics) {
+    t.push_back({m.name, n(m.median), n(m.min), n(m.max), fmt_num(m.cv_pct, 1) + " %", std::to_string(m.samples), m.unit});
+  }
+  return table(t, md, "  ");
+}
+
 std::string render_bench_results(const Facts& facts, const std::vector<Finding>& findings, Lang lang, bool md) {
   std::ostringstream os;
   for (const auto& r : facts.bench.results) {
@@ -176,13 +185,7 @@ std::string render_bench_results(const Facts& facts, const std::vector<Finding>&
       os << "  " << fill(tr(lang, "bench.error"), {{"reason", r.reason}}) << "\n\n";
       continue;
     }
-    std::vector<std::vector<std::string>> t{{tr(lang, "bench.metric"), tr(lang, "bench.median"), tr(lang, "bench.min"),
-                                             tr(lang, "bench.max"), tr(lang, "bench.cv"), tr(lang, "bench.samples"),
-                                             tr(lang, "bench.unit")}};
-    for (const auto& m : r.metrics) {
-      t.push_back({m.name, n(m.median), n(m.min), n(m.max), fmt_num(m.cv_pct, 1) + " %", std::to_string(m.samples), m.unit});
-    }
-    os << table(t, md, "  ");
+    os << render_metric_table(r.metrics, lang, md);
     if (!r.rows.empty()) {
       os << (md ? "\n**" + tr(lang, "bench.sweep") + "**\n\n" : tr(lang, "bench.sweep") + ":\n");
       std::vector<std::string> keys, vals;
@@ -200,7 +203,7 @@ std::string render_bench_results(const Facts& facts, const std::vector<Finding>&
     }
     std::string p;
     for (const auto& [k, v] : r.params) p += (p.empty() ? "" : ", ") + k + "=" + v;
-    os << (md ? "\n- " : "") << tr(lang, "bench.params") << ": " << p << "\n";
+    os << (md ? "\n- " : "  ") << tr(lang, "bench.params") << ": " << p << "\n";
     for (const auto& [k, v] : r.notes) os << (md ? "- " : "  ") << k << ": " << v << "\n";
     context_block(os, r.context, lang, md);
     os << "\n";

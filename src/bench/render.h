@@ -12,6 +12,8 @@
 
 namespace plumb {
 
+// The metric table alone (median, min, max, CV, samples, unit).
+std::string render_metric_table(const std::vector<BenchMetric>& metrics, Lang lang, bool markdown);
 std::string render_bench_results(const Facts& facts, const std::vector<Finding>& findings, Lang lang, bool markdown);
 // Findings one after the other, with evidence, fix and verify for warnings and failures.
 std::string render_findings_compact(const std::vector<Finding>& findings, Lang lang, bool markdown);

@@ -74,17 +74,7 @@ int run(const Args& a) {
     std::cout << fill(tr(lang, "baseline.show"), {{"id", std::to_string(**b)}, {"when", run->summary.started_at},
                                                   {"host", run->summary.hostname}, {"command", run->summary.command}})
               << "\n";
-    CompareView v;
-    Facts f;
-    BenchResult r;
-    r.bench = run->summary.benches;
-    r.metrics = run->metrics;
-    r.context.hostname = run->summary.hostname;
-    r.context.started_at = run->summary.started_at;
-    f.bench.results.push_back(r);
-    std::string table = render_bench_results(f, {}, lang, false);
-    // Only the metric table: the first line repeats the header above.
-    std::cout << table.substr(table.find('\n') + 1);
+    std::cout << render_metric_table(run->metrics, lang, false);
     return 0;
   }
   if (a.action == "export") {

@@ -49,8 +49,8 @@ std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
     x.arg("metric", r.metric).arg("unit", r.unit).arg("baseline", num(*r.baseline)).arg("current", num(*r.current));
     x.arg("change", format_change(r.change_pct)).arg("worse", fmt_num(r.worse_pct, 1));
     x.arg("pointers_en", ptr.en).arg("pointers_zh", ptr.zh).arg("origin", b.origin);
-    x.add("baseline (" + b.origin + ")", num(*r.baseline) + " " + r.unit, b.origin);
-    x.add("current", num(*r.current) + " " + r.unit, "plumb bench");
+    x.add("baseline", num(*r.baseline) + " " + r.unit, b.origin);
+    x.add("current", num(*r.current) + " " + r.unit, "this run");
     x.add("direction", r.higher_is_better ? "higher is better" : "lower is better", "");
     if (r.within_noise) {
       x.variant = "noisy";

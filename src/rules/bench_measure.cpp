@@ -104,6 +104,7 @@ Finding dataload(const BenchResult& r, const Thresholds&) {
   x.id = "l2.bench.dataload";
   x.status = Status::info;
   auto d = [&](const char* k) { return r.derived.count(k) ? r.derived.at(k) : 0.0; };
+  x.arg("dir", r.params.count("dir") ? r.params.at("dir") : "DIR");
   x.arg("knee", fmt_num(d("knee_readers"), 0)).arg("fps", num(d("knee_files_per_s"))).arg("mbps", num(d("knee_mb_per_s")));
   x.arg("num_workers", fmt_num(d("num_workers"), 0)).arg("prefetch", fmt_num(d("prefetch_factor"), 0));
   x.arg("pin", d("pin_memory") > 0 ? "True" : "False");
@@ -207,6 +208,7 @@ std::vector<Finding> noise(const Facts& f, const Thresholds& th) {
     for (const auto& m : r.metrics) {
       if (m.samples > 1 && (!worst || m.cv_pct > worst->cv_pct)) worst = &m;
     }
+    x.arg("cmd", "plumb bench " + r.bench + (r.params.count("path") ? " " + r.params.at("path") : r.params.count("dir") ? " " + r.params.at("dir") : ""));
     x.arg("bench", r.bench).arg("cv", worst ? fmt_num(worst->cv_pct, 1) : "0").arg("metric", worst ? worst->name : "-");
     x.arg("max", fmt_num(cv_warn, 0));
     x.threshold = "CV <= " + fmt_num(cv_warn, 0) + " %";
