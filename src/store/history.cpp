@@ -425,7 +425,8 @@ Fact<BaselineFacts> load_baseline(HistoryDb& db, const std::string& spec) {
   }
   auto run = db.load(id);
   if (!run) return Fact<BaselineFacts>::none(run.error().message, db.path());
-  b.origin = "run " + std::to_string(id) + " (" + db.path() + ")";
+  b.origin = "run " + std::to_string(id) + " (" +
+             (run->summary.command == "import" ? "imported from " + run->summary.benches : db.path()) + ")";
   b.run_started_at = run->summary.started_at;
   b.hostname = run->summary.hostname;
   b.metrics = run->metrics;
