@@ -122,6 +122,18 @@ Text regression_pointers(const std::string& metric) {
   return {"the environment differences listed below, then plumb check", "下方列出的环境差异，然后运行 plumb check"};
 }
 
+std::vector<std::string> regression_l3_ids(const std::string& metric) {
+  auto family = metric.substr(0, metric.find('.'));
+  if (family == "membw") return {"l3.compute.cpu_governor", "l3.compute.numa_balancing", "l3.compute.thread_oversubscription"};
+  if (family == "storage") return {"l3.storage.io_scheduler", "l3.storage.read_ahead", "l3.storage.data_path"};
+  if (family == "dataload") return {"l3.storage.io_scheduler", "l3.storage.read_ahead", "l3.storage.data_path", "l3.storage.shm_size"};
+  if (family == "h2d") return {"l3.gpu.pcie_gen", "l3.gpu.pcie_width", "l3.memory.memlock_limit"};
+  if (family == "d2d" || family == "allreduce") return {"l3.comm.p2p_disabled", "l3.comm.ib_disable", "l3.comm.topo_file", "l3.comm.pcie_link_width"};
+  if (family == "gemm") return {"l3.gpu.throttle", "l3.gpu.temperature", "l3.gpu.toolkit_runtime"};
+  if (family == "step") return {"l3.framework.cudnn_benchmark", "l3.compute.cpu_governor", "l3.gpu.throttle", "l3.storage.data_path"};
+  return {};
+}
+
 std::map<std::string, std::string> run_environment(const Facts& f) {
   std::map<std::string, std::string> env;
   auto put = [&](const std::string& k, const std::string& v) {

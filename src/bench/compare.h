@@ -48,6 +48,9 @@ std::vector<EnvDiff> environment_diff(const std::map<std::string, std::string>& 
 // that can explain it, in both languages.
 Text regression_pointers(const std::string& metric);
 
+// plumb check ids (L3 configuration checks) that can explain a regression of the metric family.
+std::vector<std::string> regression_l3_ids(const std::string& metric);
+
 // The environment of a run as flat key -> value (kernel, driver, governor, torch, settings) from
 // its Facts; what `compare` lists when two runs differ.
 std::map<std::string, std::string> run_environment(const Facts& facts);

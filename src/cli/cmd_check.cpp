@@ -61,7 +61,7 @@ int run_check(const CheckArgs& a) {
     if (!w) throw UsageError(w.error().message);
   }
   emit(r, a.output);
-  record_report(history.get(), r);
+  record_report(history.get(), r, true);
   return exit_code_for(r.findings);
 }
 

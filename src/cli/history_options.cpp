@@ -53,13 +53,14 @@ std::unique_ptr<HistoryDb> open_history_for_check(const HistoryOptions& o, const
   return std::move(db.value());
 }
 
-bool record_report(HistoryDb* db, const Report& r) {
+bool record_report(HistoryDb* db, const Report& r, bool quiet) {
   if (db == nullptr) return true;
   auto id = db->record(r.facts, r.findings);
   if (!id) {
     std::cerr << "plumb: could not record the run: " << id.error().message << "\n";
     return false;
   }
+  if (quiet) return true;
   std::cerr << "plumb: recorded as run " << *id << " in " << db->path() << " (plumb baseline set " << *id << " to make it the baseline)\n";
   return true;
 }

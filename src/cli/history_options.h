@@ -29,8 +29,8 @@ void attach_baseline(Facts& facts, HistoryDb* db, const HistoryOptions& o);
 // For `plumb check`: opens the history unless disabled or the run reads a fixture --root (then
 // only with an explicit --db); a broken database is reported on stderr and the check goes on.
 std::unique_ptr<HistoryDb> open_history_for_check(const HistoryOptions& o, const std::string& root);
-// Records the run when db is not null; prints "recorded as run N" on stderr. Returns false (after
-// printing the reason) when recording failed.
-bool record_report(HistoryDb* db, const Report& r);
+// Records the run when db is not null; unless quiet, prints "recorded as run N" on stderr.
+// Returns false (after printing the reason on stderr) when recording failed.
+bool record_report(HistoryDb* db, const Report& r, bool quiet = false);
 
 }  // namespace plumb

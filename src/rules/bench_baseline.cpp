@@ -48,7 +48,9 @@ std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
     Text ptr = regression_pointers(r.metric);
     x.arg("metric", r.metric).arg("unit", r.unit).arg("baseline", num(*r.baseline)).arg("current", num(*r.current));
     x.arg("change", format_change(r.change_pct)).arg("worse", fmt_num(r.worse_pct, 1));
-    x.arg("pointers_en", ptr.en).arg("pointers_zh", ptr.zh).arg("origin", b.origin);
+    std::string ids;
+    for (const auto& id3 : regression_l3_ids(r.metric)) ids += (ids.empty() ? "" : ", ") + id3;
+    x.arg("pointers_en", ptr.en).arg("pointers_zh", ptr.zh).arg("origin", b.origin).arg("checks", ids.empty() ? "-" : ids);
     x.add("baseline", num(*r.baseline) + " " + r.unit, b.origin);
     x.add("current", num(*r.current) + " " + r.unit, "this run");
     x.add("direction", r.higher_is_better ? "higher is better" : "lower is better", "");

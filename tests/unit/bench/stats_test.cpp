@@ -1,6 +1,8 @@
 // Statistics, knee finding, DataLoader advice, bus bandwidth and comparison verdict arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "bench/compare.h"
 #include "bench/gpu_plan.h"
 #include "bench/membw.h"
@@ -177,6 +179,9 @@ TEST(BenchCompare, EnvironmentDifferencesAndPointers) {
   EXPECT_NE(regression_pointers("storage.seq_read.mb_per_s").en.find("scheduler"), std::string::npos);
   EXPECT_FALSE(regression_pointers("h2d.pinned.h2d.gpu0").zh.empty());
   EXPECT_FALSE(regression_pointers("unknown").en.empty());
+  auto ids = regression_l3_ids("storage.rand_read.iops");
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "l3.storage.io_scheduler"), ids.end());
+  EXPECT_TRUE(regression_l3_ids("unknown.metric").empty());
 }
 
 }  // namespace
