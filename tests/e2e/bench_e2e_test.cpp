@@ -179,7 +179,9 @@ TEST_F(BenchE2e, DataloadOnTheFixtureDataset) {
 
 TEST_F(BenchE2e, StepWithDebianTorch) {
   const char* py = "/usr/bin/python3";
-  auto probe = run_program({py, "-c", "import torch"});
+  RunOptions slow;
+  slow.timeout = std::chrono::milliseconds(120000);  // importing torch takes seconds on a busy host
+  auto probe = run_program({py, "-c", "import torch"}, slow);
   if (!probe.ok() || probe->exit_code != 0) GTEST_SKIP() << "no PyTorch at /usr/bin/python3 (python3-torch)";
   auto r = plumb({"bench", "step", "--python", py, "--workers", "0", "--steps", "2", "--warmup", "1", "--format", "json"});
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
