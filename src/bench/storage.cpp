@@ -286,7 +286,8 @@ Result<BenchResult> run_storage(const Context& /*ctx*/, const BenchOptions& o) {
     for (int i = -std::max(0, o.warmup); i < samples && !o.stop(); ++i) {
       prog.update(label + (i < 0 ? " warm-up" : " " + std::to_string(i + 1) + "/" + std::to_string(samples)));
       if (!direct) ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
-      double d = i < 0 ? std::min(duration, 1.0) / 2 : duration;
+      // Warm-up like fio's ramp_time: lets the device (or a VM host) settle after the file was written.
+      double d = i < 0 ? std::min(duration, 1.0) : duration;
       Sample s = read_sample(f.fd, size, block, threads, random, direct, d, static_cast<std::uint64_t>(i + 7));
       if (s.error != 0) return make_error(ErrorKind::io, "storage: read failed: " + std::string(std::strerror(s.error)));
       if (i < 0 || s.seconds <= 0) continue;
