@@ -190,6 +190,11 @@ Result<BenchResult> run_membw(const Context& ctx, const BenchOptions& o) {
   r.params["warmup"] = std::to_string(warmup);
   r.notes["method"] = "STREAM-style: copy counts 2 x array bytes (memcpy), triad 3 x (a = b + s*c), GB = 1e9 bytes";
   r.notes["numa_nodes"] = std::to_string(std::max<std::size_t>(1, nodes.size()));
+  auto llc = last_level_cache_bytes(ctx.root);
+  if (llc && plan.single_bytes < 4 * *llc) {
+    r.notes["warning"] = "arrays of " + human_bytes(plan.single_bytes) + " are under 4 x the last-level cache (" + human_bytes(*llc) +
+                         "): this measures caches and thread wake-up, not memory";
+  }
   Progress p(o.progress, "membw");
 
   std::vector<int> all(cpus.begin(), cpus.begin() + threads);
