@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/check_options.h"
+#include "cli/history_options.h"
 #include "cli/subcommand.h"
 #include "core/atomic_file.h"
 #include "core/catalog.h"
@@ -23,6 +24,7 @@ struct CheckArgs {
   bool list = false;
   bool print_config = false;
   int expect_gpus = -1;  // --expect-gpus N: overrides the gpu.expected_count threshold
+  HistoryOptions history;
 };
 
 int run_check(const CheckArgs& a) {
@@ -52,6 +54,8 @@ int run_check(const CheckArgs& a) {
   r.facts.meta.root = ctx.root.root();
   r.facts.meta.target_pid = ctx.pid;
   collect(ctx, sel, r.facts);
+  auto history = open_history_for_check(a.history, ctx.root.root());
+  if (r.facts.bench.collected) attach_baseline(r.facts, history.get(), a.history);
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.findings = judge(r.facts, cfg.thresholds, sel);
   if (!a.save.empty()) {
@@ -59,6 +63,7 @@ int run_check(const CheckArgs& a) {
     if (!w) throw UsageError(w.error().message);
   }
   emit(r, a.output);
+  record_report(history.get(), r, true);
   return exit_code_for(r.findings);
 }
 
@@ -99,6 +104,7 @@ const bool kCheck = register_subcommand({"check", "health check of this machine 
                                                ->check(CLI::Range(0, 4096));
                                            app.add_flag("--list", a->list, "list every check with its id and description");
                                            app.add_flag("--print-config", a->print_config, "print the default thresholds as TOML");
+                                           add_history_options(app, a->history, true);
                                            return [a] { return run_check(*a); };
                                          }});
 

@@ -1,0 +1,236 @@
+// membw: host memory bandwidth, STREAM-style copy and triad, one thread and all allowed CPUs,
+// each thread pinned and owning arrays it touched first (so they live on its NUMA node); with
+// more than one node also a remote copy (node 0 CPU reading node 1 memory).
+#include "bench/membw.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "bench/bench.h"
+#include "bench/context.h"
+#include "bench/stats.h"
+#include "core/text.h"
+
+namespace plumb {
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+struct FreeDeleter {
+  void operator()(double* p) const { std::free(p); }  // NOLINT: aligned_alloc pairs with free
+};
+using Array = std::unique_ptr<double[], FreeDeleter>;
+
+Array alloc_array(std::size_t count) {
+  std::size_t bytes = (count * sizeof(double) + 4095) / 4096 * 4096;
+  return Array(static_cast<double*>(std::aligned_alloc(4096, bytes)));
+}
+
+// The kernels are built optimised even in debug and sanitizer builds: an -O0 loop measures the
+// compiler, not the memory. (clang has no per-function optimize attribute.)
+#if defined(__clang__)
+#define PLUMB_KERNEL __attribute__((no_sanitize("address", "undefined")))
+#else
+#define PLUMB_KERNEL __attribute__((optimize("O3"), no_sanitize("address", "undefined")))
+#endif
+
+PLUMB_KERNEL void triad_kernel(
+    double* __restrict a, const double* __restrict b, const double* __restrict c, std::size_t n, double s) {
+  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+}
+
+PLUMB_KERNEL void fill_kernel(double* a, std::size_t n, double v) {
+  for (std::size_t i = 0; i < n; ++i) a[i] = v;
+}
+
+void pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set);
+}
+
+enum class Kernel { copy, triad };
+
+// A group of pinned threads, each with its own three arrays, driven pass by pass by the caller.
+// `memory_cpus` (same length as `cpus`) says where each thread's arrays are first touched.
+class Team {
+ public:
+  Team(std::vector<int> cpus, std::vector<int> memory_cpus, std::size_t per_thread_doubles)
+      : cpus_(std::move(cpus)), n_(per_thread_doubles), start_(static_cast<std::ptrdiff_t>(cpus_.size() + 1)),
+        end_(static_cast<std::ptrdiff_t>(cpus_.size() + 1)) {
+    a_.resize(cpus_.size());
+    b_.resize(cpus_.size());
+    c_.resize(cpus_.size());
+    // First touch decides the NUMA node of each page: a helper thread pinned to the memory CPU.
+    std::vector<std::thread> touch;
+    for (std::size_t i = 0; i < cpus_.size(); ++i) {
+      touch.emplace_back([this, i, mcpu = memory_cpus[i]] {
+        pin_to(mcpu);
+        a_[i] = alloc_array(n_);
+        b_[i] = alloc_array(n_);
+        c_[i] = alloc_array(n_);
+        if (a_[i] && b_[i] && c_[i]) {
+          fill_kernel(a_[i].get(), n_, 1.0);
+          fill_kernel(b_[i].get(), n_, 2.0);
+          fill_kernel(c_[i].get(), n_, 0.5);
+        }
+      });
+    }
+    for (auto& t : touch) t.join();
+    for (std::size_t i = 0; i < cpus_.size(); ++i) ok_ = ok_ && a_[i] && b_[i] && c_[i];
+    if (!ok_) return;
+    for (std::size_t i = 0; i < cpus_.size(); ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  ~Team() {
+    quit_ = true;
+    if (!workers_.empty()) start_.arrive_and_wait();
+    for (auto& t : workers_) t.join();
+  }
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+
+  [[nodiscard]] bool ok() const { return ok_; }
+  // Wall seconds for one pass of every thread over its arrays.
+  double pass(Kernel k) {
+    kernel_ = k;
+    auto t0 = std::chrono::steady_clock::now();
+    start_.arrive_and_wait();
+    end_.arrive_and_wait();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  // Bytes a pass moves, STREAM's convention: copy reads and writes n, triad reads 2n and writes n.
+  [[nodiscard]] double bytes(Kernel k) const {
+    double per = static_cast<double>(n_ * sizeof(double)) * (k == Kernel::copy ? 2.0 : 3.0);
+    return per * static_cast<double>(cpus_.size());
+  }
+
+ private:
+  void work(std::size_t i) {
+    pin_to(cpus_[i]);
+    for (;;) {
+      start_.arrive_and_wait();
+      if (quit_) return;
+      if (kernel_ == Kernel::copy) {
+        std::memcpy(a_[i].get(), b_[i].get(), n_ * sizeof(double));
+      } else {
+        triad_kernel(a_[i].get(), b_[i].get(), c_[i].get(), n_, 3.0);
+      }
+      end_.arrive_and_wait();
+    }
+  }
+
+  std::vector<int> cpus_;
+  std::size_t n_;
+  std::vector<Array> a_, b_, c_;
+  std::vector<std::thread> workers_;
+  std::barrier<> start_, end_;
+  Kernel kernel_ = Kernel::copy;
+  bool quit_ = false;
+  bool ok_ = true;
+};
+
+std::vector<double> measure(Team& team, Kernel k, int warmup, int samples, const BenchOptions& o, Progress& p,
+                            const std::string& label) {
+  std::vector<double> v;
+  for (int i = 0; i < warmup && !o.stop(); ++i) team.pass(k);
+  for (int i = 0; i < samples && !o.stop(); ++i) {
+    p.update(label + " " + std::to_string(i + 1) + "/" + std::to_string(samples));
+    double s = team.pass(k);
+    if (s > 0) v.push_back(team.bytes(k) / s / 1e9);
+  }
+  return v;
+}
+
+}  // namespace
+
+MembwPlan plan_membw(std::uint64_t requested, std::optional<std::uint64_t> llc, int threads, int nodes,
+                     std::uint64_t phys_bytes, bool quick) {
+  MembwPlan p;
+  // Arrays well beyond the caches: at least 4 × the last-level cache of every node.
+  std::uint64_t floor_bytes = llc ? 4 * *llc * static_cast<std::uint64_t>(std::max(1, nodes)) : 64 * kMiB;
+  std::uint64_t want = requested > 0 ? requested : std::max<std::uint64_t>(quick ? 64 * kMiB : 256 * kMiB, floor_bytes);
+  // Three arrays per run; keep the whole thing under a quarter of RAM.
+  if (phys_bytes > 0) want = std::min<std::uint64_t>(want, phys_bytes / 12);
+  want = std::max<std::uint64_t>(want, kMiB);
+  p.single_bytes = want / 8 * 8;
+  int t = std::max(1, threads);
+  std::uint64_t per = std::max<std::uint64_t>(want / static_cast<std::uint64_t>(t), 4 * kMiB);
+  if (phys_bytes > 0) per = std::min<std::uint64_t>(per, phys_bytes / 12 / static_cast<std::uint64_t>(t));
+  p.per_thread_bytes = std::max<std::uint64_t>(per / 8 * 8, 8);
+  return p;
+}
+
+namespace {
+
+Result<BenchResult> run_membw(const Context& ctx, const BenchOptions& o) {
+  BenchResult r;
+  auto cpus = allowed_cpus();
+  auto nodes = numa_nodes(ctx.root, cpus);
+  int threads = o.threads > 0 ? std::min<int>(o.threads, static_cast<int>(cpus.size())) : static_cast<int>(cpus.size());
+  std::uint64_t phys = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  MembwPlan plan = plan_membw(o.size_bytes, last_level_cache_bytes(ctx.root), threads,
+                              std::max<int>(1, static_cast<int>(nodes.size())), phys, o.quick);
+  int samples = o.samples > 0 ? o.samples : (o.quick ? 3 : 10);
+  int warmup = std::max(0, o.warmup);
+  r.params["array_bytes_1t"] = std::to_string(plan.single_bytes);
+  r.params["array_bytes_per_thread"] = std::to_string(plan.per_thread_bytes);
+  r.params["threads_all"] = std::to_string(threads);
+  r.params["samples"] = std::to_string(samples);
+  r.params["warmup"] = std::to_string(warmup);
+  r.notes["method"] = "STREAM-style: copy counts 2 x array bytes (memcpy), triad 3 x (a = b + s*c), GB = 1e9 bytes";
+  r.notes["numa_nodes"] = std::to_string(std::max<std::size_t>(1, nodes.size()));
+  auto llc = last_level_cache_bytes(ctx.root);
+  if (llc && plan.single_bytes < 4 * *llc) {
+    r.notes["warning"] = "arrays of " + human_bytes(plan.single_bytes) + " are under 4 x the last-level cache (" + human_bytes(*llc) +
+                         "): this measures caches and thread wake-up, not memory";
+  }
+  Progress p(o.progress, "membw");
+
+  std::vector<int> all(cpus.begin(), cpus.begin() + threads);
+  {
+    Team one({cpus.front()}, {cpus.front()}, plan.single_bytes / sizeof(double));
+    if (!one.ok()) return make_error(ErrorKind::io, "membw: cannot allocate 3 x " + human_bytes(plan.single_bytes));
+    r.metrics.push_back(make_metric("membw.copy.1t", "GB/s", true, measure(one, Kernel::copy, warmup, samples, o, p, "copy 1 thread")));
+    r.metrics.push_back(make_metric("membw.triad.1t", "GB/s", true, measure(one, Kernel::triad, warmup, samples, o, p, "triad 1 thread")));
+  }
+  if (threads > 1 && !o.stop()) {
+    Team team(all, all, plan.per_thread_bytes / sizeof(double));
+    if (!team.ok()) return make_error(ErrorKind::io, "membw: cannot allocate arrays for " + std::to_string(threads) + " threads");
+    std::string l = std::to_string(threads) + " threads";
+    r.metrics.push_back(make_metric("membw.copy.all", "GB/s", true, measure(team, Kernel::copy, warmup, samples, o, p, "copy " + l)));
+    r.metrics.push_back(make_metric("membw.triad.all", "GB/s", true, measure(team, Kernel::triad, warmup, samples, o, p, "triad " + l)));
+  }
+  if (nodes.size() > 1 && !o.stop()) {
+    // One CPU of node 0 working on arrays first touched by a CPU of node 1.
+    Team remote({nodes[0].front()}, {nodes[1].front()}, plan.single_bytes / sizeof(double));
+    if (remote.ok()) {
+      r.metrics.push_back(make_metric("membw.copy.remote", "GB/s", true, measure(remote, Kernel::copy, warmup, samples, o, p, "copy remote node")));
+      r.notes["remote"] = "cpu " + std::to_string(nodes[0].front()) + " reading memory of node 1 (first touched by cpu " +
+                          std::to_string(nodes[1].front()) + ")";
+    }
+  }
+  for (const auto& m : r.metrics) {
+    if (m.samples == 0) return make_error(ErrorKind::internal, "membw: no sample measured");
+  }
+  return r;
+}
+
+const bool kMembw = register_bench({"membw",
+                                    {"host memory bandwidth (copy, triad; 1 thread and all allowed CPUs)",
+                                     "主机内存带宽（copy、triad；单线程与全部可用 CPU）"},
+                                    {"[--size BYTES] [--threads N] [--samples N]", "[--size 字节] [--threads N] [--samples N]"},
+                                    false, false, true, run_membw});
+
+}  // namespace
+}  // namespace plumb

@@ -1,0 +1,90 @@
+// The benchmark table and the wrapper that surrounds every run with its context block.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <stdexcept>
+
+#include "bench/bench.h"
+#include "bench/context.h"
+
+namespace plumb {
+
+namespace {
+std::vector<BenchInfo>& table() {
+  static std::vector<BenchInfo> t;
+  return t;
+}
+}  // namespace
+
+bool register_bench(BenchInfo b) {
+  for (const auto& x : table()) {
+    if (x.name == b.name) throw std::logic_error("duplicate benchmark " + b.name);
+  }
+  table().push_back(std::move(b));
+  std::sort(table().begin(), table().end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return true;
+}
+
+const std::vector<BenchInfo>& benches() { return table(); }
+
+const BenchInfo* find_bench(const std::string& name) {
+  for (const auto& b : table()) {
+    if (b.name == name) return &b;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> bench_names() {
+  std::vector<std::string> n;
+  for (const auto& b : table()) n.push_back(b.name);
+  return n;
+}
+
+BenchResult skipped_result(const std::string& bench, const std::string& reason) {
+  BenchResult r;
+  r.bench = bench;
+  r.status = "skipped";
+  r.reason = reason;
+  return r;
+}
+
+Result<BenchResult> run_bench(const BenchInfo& b, const Context& ctx, const BenchOptions& o) {
+  BenchContext before = read_bench_context(ctx, b.gpu || b.name == "step");
+  auto start = std::chrono::steady_clock::now();
+  Result<BenchResult> r = make_error(ErrorKind::internal, "not run");
+  try {
+    r = b.run(ctx, o);
+  } catch (const std::exception& e) {
+    return make_error(ErrorKind::internal, b.name + ": " + e.what());
+  }
+  if (!r) return r;
+  BenchResult res = std::move(r.value());
+  res.bench = b.name;
+  res.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  auto versions = std::move(res.context.versions);  // what the benchmark itself learnt (torch, python)
+  res.context = finish_bench_context(ctx, std::move(before), b.gpu || b.name == "step");
+  for (auto& [k, v] : versions) res.context.versions[k] = v;
+  if (o.stop() && res.status == "ok") {
+    res.status = "error";
+    res.reason = "interrupted";
+  }
+  return res;
+}
+
+Progress::Progress(bool enabled, std::string bench) : on_(enabled && ::isatty(STDERR_FILENO) != 0), bench_(std::move(bench)) {}
+
+Progress::~Progress() {
+  if (on_ && last_len_ > 0) std::cerr << "\r" << std::string(last_len_, ' ') << "\r" << std::flush;
+}
+
+void Progress::update(const std::string& what) {
+  if (!on_) return;
+  std::string line = "plumb bench " + bench_ + ": " + what;
+  std::string pad = line.size() < last_len_ ? std::string(last_len_ - line.size(), ' ') : std::string();
+  std::cerr << "\r" << line << pad << std::flush;
+  last_len_ = line.size();
+}
+
+}  // namespace plumb

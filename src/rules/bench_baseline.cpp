@@ -1,0 +1,96 @@
+// Rules comparing this run's measurements with the baseline attached to Facts: a finding per
+// regressed metric ("+32.4 %: the infrastructure is the suspect, look here"), one summary when
+// all are within bounds, and the environment differences that could explain a change.
+#include <cmath>
+
+#include "bench/compare.h"
+#include "core/catalog.h"
+#include "core/registry.h"
+#include "core/text.h"
+
+namespace plumb {
+
+namespace {
+
+std::vector<BenchMetric> current_metrics(const Facts& f) {
+  std::vector<BenchMetric> v;
+  for (const auto& r : f.bench.results) {
+    if (r.status != "ok") continue;
+    for (const auto& m : r.metrics) {
+      if (m.samples > 0) v.push_back(m);
+    }
+  }
+  return v;
+}
+
+std::string num(double v) { return fmt_num(v, std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 1 ? 2 : 4); }
+
+std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
+  const std::string id = "l2.baseline.regression";
+  auto cur = current_metrics(f);
+  if (cur.empty()) {
+    return {skipped(id, "no benchmark measured anything in this run (plumb check --bench quick, or plumb bench NAME)")};
+  }
+  if (!f.bench.baseline.has()) return {skipped(id, f.bench.baseline.why())};
+  const BaselineFacts& b = *f.bench.baseline;
+  CompareLimits lim{th.get("baseline.warn_pct"), th.get("baseline.fail_pct")};
+  auto rows = compare_metrics(b.metrics, cur, lim);
+  std::vector<Finding> out;
+  int compared = 0;
+  for (const auto& r : rows) {
+    if (r.verdict == Verdict::only_baseline || r.verdict == Verdict::only_current) continue;
+    ++compared;
+    if (r.verdict != Verdict::warn && r.verdict != Verdict::fail) continue;
+    Finding x;
+    x.id = id;
+    x.subject = r.metric;
+    x.status = r.verdict == Verdict::fail ? Status::fail : Status::warn;
+    Text ptr = regression_pointers(r.metric);
+    x.arg("metric", r.metric).arg("unit", r.unit).arg("baseline", num(*r.baseline)).arg("current", num(*r.current));
+    x.arg("change", format_change(r.change_pct)).arg("worse", fmt_num(r.worse_pct, 1));
+    std::string ids;
+    for (const auto& id3 : regression_l3_ids(r.metric)) ids += (ids.empty() ? "" : ", ") + id3;
+    x.arg("pointers_en", ptr.en).arg("pointers_zh", ptr.zh).arg("origin", b.origin).arg("checks", ids.empty() ? "-" : ids);
+    x.add("baseline", num(*r.baseline) + " " + r.unit, b.origin);
+    x.add("current", num(*r.current) + " " + r.unit, "this run");
+    x.add("direction", r.higher_is_better ? "higher is better" : "lower is better", "");
+    if (r.within_noise) {
+      x.variant = "noisy";
+      x.arg("noise", fmt_num(r.noise_pct, 1));
+    }
+    x.threshold = "worse by <= " + fmt_num(lim.warn_pct, 0) + " % (warn), <= " + fmt_num(lim.fail_pct, 0) + " % (fail)";
+    out.push_back(x);
+  }
+  if (out.empty()) {
+    if (compared == 0) return {skipped(id, "no metric in common with the baseline (" + b.origin + ")")};
+    Finding x;
+    x.id = id;
+    x.status = Status::pass;
+    x.arg("n", std::to_string(compared)).arg("warn", fmt_num(lim.warn_pct, 0)).arg("origin", b.origin);
+    out.push_back(x);
+  }
+  return out;
+}
+
+std::vector<Finding> environment(const Facts& f, const Thresholds&) {
+  const std::string id = "l2.baseline.environment";
+  if (!f.bench.baseline.has()) return {};  // the regression rule already says why
+  if (current_metrics(f).empty()) return {};
+  const BaselineFacts& b = *f.bench.baseline;
+  auto diffs = environment_diff(b.environment, run_environment(f));
+  Finding x;
+  x.id = id;
+  x.arg("origin", b.origin).arg("n", std::to_string(diffs.size()));
+  x.status = diffs.empty() ? Status::pass : Status::info;
+  for (const auto& d : diffs) x.add(d.key, d.baseline + " -> " + d.current, "");
+  return {x};
+}
+
+const bool kRules = [] {
+  register_rule({"l2.baseline.regression", {"collect.bench_quick"}, regression});
+  register_rule({"l2.baseline.environment", {"collect.bench_quick"}, environment});
+  return true;
+}();
+
+}  // namespace
+}  // namespace plumb

@@ -1,0 +1,242 @@
+// End-to-end: the plumb binary runs each CPU benchmark briefly, records runs, sets and compares
+// baselines, moves them between databases, and fails cleanly (exit 2, one line) on bad input.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "core/json.h"
+#include "../test_util.h"
+
+namespace plumb {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BenchE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/plumb-bench-e2e-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = dir_ + "/history.db";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  RunOutput plumb(std::vector<std::string> args) {
+    args.push_back("--db");
+    args.push_back(db_);
+    return test::run_plumb(args);
+  }
+  static int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+  std::string dir_, db_;
+};
+
+const std::vector<std::string> kTinyMembw = {"bench", "membw", "--size", "1M", "--samples", "2", "--threads", "2"};
+
+TEST_F(BenchE2e, MembwRunsRecordsAndPrintsJson) {
+  auto args = kTinyMembw;
+  args.insert(args.end(), {"--format", "json"});
+  auto r = plumb(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  const auto& res = j["facts"]["bench"]["results"][0];
+  EXPECT_EQ(res["bench"], "membw");
+  EXPECT_GT(res["metrics"][0]["median"].get<double>(), 0);
+  EXPECT_NE(r.err.find("recorded as run 1"), std::string::npos) << r.err;
+  auto h = plumb({"history"});
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.out.find("bench membw"), std::string::npos);
+}
+
+TEST_F(BenchE2e, BaselineRoundTripAcrossDatabases) {
+  ASSERT_EQ(plumb(kTinyMembw).exit_code, 0);
+  ASSERT_EQ(plumb(kTinyMembw).exit_code, 0);
+  auto set = plumb({"baseline", "set", "1"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_NE(set.out.find("baseline is now run 1"), std::string::npos);
+  auto show = plumb({"baseline", "show"});
+  EXPECT_NE(show.out.find("membw.copy.1t"), std::string::npos);
+  // Generous thresholds: timing noise must not decide this test.
+  auto cmp = plumb({"compare", "--warn-pct", "10000", "--fail-pct", "10000"});
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.out << cmp.err;
+  EXPECT_NE(cmp.out.find("membw.copy.1t"), std::string::npos);
+  EXPECT_NE(cmp.out.find("run 2"), std::string::npos);
+  auto strict = plumb({"compare", "--warn-pct", "0", "--fail-pct", "0", "--format", "json"});
+  json sj = json::parse(strict.out, nullptr, false);
+  ASSERT_TRUE(sj.is_object()) << strict.out;
+  EXPECT_EQ(sj["rows"].size(), 4u);
+  std::string file = dir_ + "/baseline.json";
+  auto ex = plumb({"baseline", "export", file});
+  ASSERT_EQ(ex.exit_code, 0) << ex.err;
+  std::string other = dir_ + "/fresh.db";
+  auto im = test::run_plumb({"baseline", "import", file, "--db", other});
+  ASSERT_EQ(im.exit_code, 0) << im.err;
+  EXPECT_NE(im.out.find("it is now the baseline"), std::string::npos);
+  auto args = kTinyMembw;
+  args.insert(args.end(), {"--db", other});
+  // Judged against the imported baseline with default thresholds: timing may make it fail (1).
+  auto again = test::run_plumb(args);
+  ASSERT_TRUE(again.exit_code == 0 || again.exit_code == 1) << again.err;
+  auto cmp2 = test::run_plumb({"compare", "--db", other, "--warn-pct", "10000", "--fail-pct", "10000"});
+  EXPECT_EQ(cmp2.exit_code, 0) << cmp2.err;
+  EXPECT_NE(cmp2.out.find(file), std::string::npos);  // the imported baseline names its file
+  // --baseline FILE works without a recorded baseline too.
+  auto cmp3 = plumb({"compare", "--baseline", file, "--warn-pct", "10000", "--fail-pct", "10000"});
+  EXPECT_EQ(cmp3.exit_code, 0) << cmp3.err;
+}
+
+TEST_F(BenchE2e, CompareFailsWhenAMetricRegressedBeyondTheThreshold) {
+  ASSERT_EQ(plumb(kTinyMembw).exit_code, 0);
+  // A doctored baseline a thousand times faster than any machine: the current run must fail.
+  std::string file = dir_ + "/fast.json";
+  std::ofstream(file) << R"({"plumb_baseline": 1, "run": {"hostname": "fast", "started_at": "2026-01-01T00:00:00Z"},
+    "environment": {"kernel": "0.0-fast"},
+    "metrics": [{"name": "membw.copy.1t", "unit": "GB/s", "median": 1e6, "higher_is_better": true}]})";
+  auto r = plumb({"compare", "--baseline", file});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("the infrastructure is the suspect, look here"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0.0-fast"), std::string::npos);  // environment difference listed
+}
+
+TEST_F(BenchE2e, StorageRefusesToOverwriteAndCleansUp) {
+  std::string existing = dir_ + "/data.bin";
+  std::ofstream(existing) << "precious";
+  auto r = plumb({"bench", "storage", existing, "--size", "1M"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("refusing to overwrite"), std::string::npos);
+  std::ifstream in(existing);
+  std::string content;
+  in >> content;
+  EXPECT_EQ(content, "precious");
+  std::string target = dir_ + "/target";
+  fs::create_directories(target);
+  auto ok = plumb({"bench", "storage", target, "--size", "2M", "--duration", "0.02", "--samples", "2", "--warmup", "0"});
+  ASSERT_EQ(ok.exit_code == 0 || ok.exit_code == 1, true) << ok.err;
+  EXPECT_NE(ok.out.find("storage.rand_read.iops"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(target));
+}
+
+TEST_F(BenchE2e, StorageUnwritablePathAndFullDisk) {
+  auto bad = plumb({"bench", "storage", "/proc/self/plumb-test-file", "--size", "1M"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  auto huge = plumb({"bench", "storage", dir_, "--size", "1000T"});
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_NE(huge.err.find("not enough free space"), std::string::npos) << huge.err;
+  // A file-size limit stands in for a full disk: writes fail with EFBIG (SIGXFSZ ignored, and
+  // both settings are inherited by the child).
+  std::string target = dir_ + "/limited";
+  fs::create_directories(target);
+  struct rlimit old {};
+  ::getrlimit(RLIMIT_FSIZE, &old);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = old;
+  lim.rlim_cur = 1u << 20;
+  ::setrlimit(RLIMIT_FSIZE, &lim);
+  auto full = test::run_plumb({"bench", "storage", target, "--size", "8M", "--no-history"});
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(full.exit_code, 2) << full.out;
+  EXPECT_NE(full.err.find("file size limit"), std::string::npos) << full.err;
+  EXPECT_TRUE(fs::is_empty(target));
+}
+
+TEST_F(BenchE2e, InterruptedRunLeavesNoRecord) {
+  // Killed at the deadline in the middle of measuring: the database must hold no run.
+  std::vector<std::string> argv{PLUMB_BINARY, "bench", "membw", "--size", "64M", "--samples", "100000", "--db", db_};
+  RunOptions o;
+  o.timeout = std::chrono::milliseconds(1500);
+  auto r = run_program(argv, o);
+  EXPECT_FALSE(r.ok() && r->exit_code == 0);
+  auto h = plumb({"history"});
+  EXPECT_EQ(h.exit_code, 0) << h.err;
+  EXPECT_NE(h.out.find("no runs recorded"), std::string::npos) << h.out;
+}
+
+TEST_F(BenchE2e, CorruptedDatabaseGivesAClearError) {
+  std::ofstream(db_) << std::string(4096, 'x');
+  auto r = plumb(kTinyMembw);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("not a usable plumb history database"), std::string::npos) << r.err;
+  auto h = plumb({"history"});
+  EXPECT_EQ(h.exit_code, 2);
+}
+
+TEST_F(BenchE2e, DataloadOnTheFixtureDataset) {
+  auto r = plumb({"bench", "dataload", test::fixture("bench/dataset"), "--duration", "0.04", "--samples", "1", "--threads", "2"});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  EXPECT_NE(r.out.find("num_workers="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rule of thumb"), std::string::npos);
+  EXPECT_NE(r.out.find("readers"), std::string::npos);
+}
+
+TEST_F(BenchE2e, StepWithDebianTorch) {
+  const char* py = "/usr/bin/python3";
+  RunOptions slow;
+  slow.timeout = std::chrono::milliseconds(120000);  // importing torch takes seconds on a busy host
+  auto probe = run_program({py, "-c", "import torch"}, slow);
+  if (!probe.ok() || probe->exit_code != 0) GTEST_SKIP() << "no PyTorch at /usr/bin/python3 (python3-torch)";
+  auto r = plumb({"bench", "step", "--python", py, "--workers", "0", "--steps", "2", "--warmup", "1", "--format", "json"});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  const auto& res = j["facts"]["bench"]["results"][0];
+  EXPECT_EQ(res["status"], "ok") << res.dump();
+  EXPECT_EQ(res["metrics"][0]["name"], "step.best");
+  EXPECT_GT(res["metrics"][0]["median"].get<double>(), 0);
+  EXPECT_EQ(res["notes"]["device"], "cpu");
+}
+
+TEST_F(BenchE2e, StepWithoutTorchOrPythonIsSkippedWithTheReason) {
+  auto r = plumb({"bench", "step", "--python", "/nonexistent/python3"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Python interpreter not found"), std::string::npos) << r.out;
+}
+
+TEST_F(BenchE2e, GpuBenchmarksSkipWithTheReasonOnAHostWithoutGpu) {
+  if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "GPU host: exercised by scripts/gpu-check";
+  for (const char* b : {"h2d", "gemm", "allreduce"}) {
+    auto r = plumb({"bench", b});
+    EXPECT_EQ(r.exit_code, 0) << b << r.err;
+    EXPECT_NE(r.out.find("skipped:"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(BenchE2e, BadInputIsOneLineAndExitTwo) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"bench", "membww"},
+                                                                {"bench", "storage"},
+                                                                {"bench", "membw", "extra"},
+                                                                {"bench", "membw", "--size", "lots"},
+                                                                {"bench", "gemm", "--dtype", "fp64"},
+                                                                {"bench", "dataload", "/nonexistent-dir"},
+                                                                {"baseline", "set", "abc"},
+                                                                {"compare", "7"}}) {
+    auto r = plumb(args);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << " " << r.out;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+  }
+  auto hint = plumb({"bench", "membww"});
+  EXPECT_NE(hint.err.find("did you mean 'membw'"), std::string::npos);
+}
+
+TEST_F(BenchE2e, CheckQuickFillsTheBaselineSection) {
+  auto r = test::run_plumb({"check", "--bench", "quick", "--format", "md", "--db", db_, "--only", "l2.bench,l2.baseline,collect.bench_quick"});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  auto sec = r.out.find("Baseline comparison");
+  ASSERT_NE(sec, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Host memory bandwidth", sec), std::string::npos) << r.out;
+  auto h = test::run_plumb({"history", "--db", db_});
+  EXPECT_NE(h.out.find("check"), std::string::npos) << h.out;
+  auto none = test::run_plumb({"check", "--format", "md", "--no-history", "--only", "l2.baseline"});
+  EXPECT_NE(none.out.find("no benchmark measured anything"), std::string::npos) << none.out;
+}
+
+}  // namespace
+}  // namespace plumb
