@@ -114,6 +114,15 @@ Fact<T> package(const json& packages, const char* name, const std::string& src, 
   return Fact<T>::none("import failed: " + (err.empty() ? std::string("unknown error") : err), src);
 }
 
+std::string last_line(const std::string& s) {
+  auto lines = split_lines(s);
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    auto t = trim(*it);
+    if (!t.empty()) return std::string(t);
+  }
+  return {};
+}
+
 bool is_python_name(std::string_view path) {
   auto slash = path.rfind('/');
   std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -275,7 +284,8 @@ FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::millisec
     std::string why = run->signal != 0    ? "probe killed by signal " + std::to_string(run->signal)
                       : run->exit_code != 0 ? "probe exited with code " + std::to_string(run->exit_code)
                                             : facts.error().message;
-    std::string said = first_line(run->err.empty() ? run->out : run->err);
+    // A Python traceback ends with the line that says what went wrong.
+    std::string said = run->err.empty() ? first_line(run->out) : last_line(run->err);
     if (said.size() > 300) said.resize(300);
     if (!said.empty()) why += ": " + said;
     return probe_not_run(why, src);
