@@ -102,5 +102,11 @@ TEST(MemoryE2E, HealthySnapshotPassesAndBadInputIsTwo) {
   EXPECT_TRUE(has(size.err, "--gpu-memory lots: not a size")) << size.err;
 }
 
+TEST(H5E2E, NotAnHdf5FileIsExitTwoWithOneLine) {
+  auto r = run_plumb({"h5", fixture("framework/snapshots/a.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 }  // namespace
 }  // namespace plumb

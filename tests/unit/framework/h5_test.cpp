@@ -105,7 +105,7 @@ TEST_F(H5Test, ReadsDatasetsWithDtypeShapeChunksAndFilters) {
   EXPECT_EQ(x.filters[0].id, 2);
   EXPECT_EQ(x.filters[1].id, 1);
   EXPECT_EQ(x.filters[1].options, (std::vector<unsigned>{1}));
-  EXPECT_EQ(filters_text(x.filters), "shuffle(4) + deflate(1)");
+  EXPECT_EQ(filters_text(x.filters), "shuffle(4) + deflate(1)");  // shuffle stores the type size
   auto v = judge_h5_layout(*l);
   ASSERT_EQ(v.size(), 2u);
   for (const auto& f : v) {
@@ -113,7 +113,7 @@ TEST_F(H5Test, ReadsDatasetsWithDtypeShapeChunksAndFilters) {
       EXPECT_EQ(f.status, Status::pass);
     }
     if (f.subject == "/labels") {
-      EXPECT_EQ(f.variant, "none");  // contiguous, no filter: the defaults (shuffle stores the type size, 4)
+      EXPECT_EQ(f.variant, "none");  // contiguous, no filter: the defaults
     }
   }
 }
