@@ -1,0 +1,386 @@
+// libhdf5 through one function table (dlopen, our own declarations written from the HDF5 1.10+
+// reference manual: hid_t is int64_t since 1.10.0, so older libraries are refused), the dataset
+// walk, and the checks of `plumb h5`.
+#include "analyze/h5_layout.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "core/catalog.h"
+
+namespace plumb {
+
+namespace {
+
+using hid_t = std::int64_t;
+using herr_t = int;
+using htri_t = int;
+using hsize_t = unsigned long long;
+using H5L_iterate_t = herr_t (*)(hid_t group, const char* name, const void* info, void* op_data);
+
+constexpr hid_t kDefault = 0;       // H5P_DEFAULT, H5E_DEFAULT
+constexpr unsigned kReadOnly = 0;   // H5F_ACC_RDONLY
+constexpr int kIndexName = 0;       // H5_INDEX_NAME
+constexpr int kIterNative = 2;      // H5_ITER_NATIVE
+constexpr unsigned kFlagOptional = 1;  // H5Z_FLAG_OPTIONAL
+
+struct Hdf5Api {
+  void* handle = nullptr;
+  std::string soname;
+  unsigned major = 0, minor = 0, release = 0;
+  herr_t (*open)() = nullptr;
+  herr_t (*get_libversion)(unsigned*, unsigned*, unsigned*) = nullptr;
+  herr_t (*eset_auto2)(hid_t, void*, void*) = nullptr;
+  hid_t (*fopen)(const char*, unsigned, hid_t) = nullptr;
+  herr_t (*fclose)(hid_t) = nullptr;
+  herr_t (*lvisit)(hid_t, int, int, H5L_iterate_t, void*) = nullptr;
+  hid_t (*dopen2)(hid_t, const char*, hid_t) = nullptr;
+  herr_t (*dclose)(hid_t) = nullptr;
+  hid_t (*dget_type)(hid_t) = nullptr;
+  hid_t (*dget_space)(hid_t) = nullptr;
+  hid_t (*dget_create_plist)(hid_t) = nullptr;
+  int (*tget_class)(hid_t) = nullptr;
+  std::size_t (*tget_size)(hid_t) = nullptr;
+  int (*tget_order)(hid_t) = nullptr;
+  int (*tget_sign)(hid_t) = nullptr;
+  herr_t (*tclose)(hid_t) = nullptr;
+  int (*sget_simple_extent_ndims)(hid_t) = nullptr;
+  int (*sget_simple_extent_dims)(hid_t, hsize_t*, hsize_t*) = nullptr;
+  herr_t (*sclose)(hid_t) = nullptr;
+  int (*pget_layout)(hid_t) = nullptr;
+  int (*pget_chunk)(hid_t, int, hsize_t*) = nullptr;
+  int (*pget_nfilters)(hid_t) = nullptr;
+  int (*pget_filter2)(hid_t, unsigned, unsigned*, std::size_t*, unsigned*, std::size_t, char*, unsigned*) = nullptr;
+  herr_t (*pclose)(hid_t) = nullptr;
+  htri_t (*zfilter_avail)(int) = nullptr;
+};
+
+Hdf5Api& api() {
+  static Hdf5Api a;
+  return a;
+}
+
+template <class Fn>
+bool bind(void* h, Fn& fn, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    if (void* s = ::dlsym(h, n)) {
+      fn = reinterpret_cast<Fn>(s);  // NOLINT: the one place C symbols become typed functions
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<std::string> load_once(const std::string& lib_path) {
+  Hdf5Api& a = api();
+  if (a.handle != nullptr) return a.soname + " (HDF5 " + std::to_string(a.major) + "." + std::to_string(a.minor) + "." +
+                                   std::to_string(a.release) + ")";
+  std::vector<std::string> tries;
+  if (!lib_path.empty()) {
+    tries.push_back(lib_path);
+  } else {
+    const char* env = std::getenv("PLUMB_HDF5_LIB");  // NOLINT(concurrency-mt-unsafe)
+    if (env != nullptr && *env != '\0') tries.emplace_back(env);
+    // Debian/Ubuntu name the serial build libhdf5_serial; others ship plain libhdf5.
+    for (const char* n : {"libhdf5_serial.so.310", "libhdf5.so.310", "libhdf5_serial.so.200", "libhdf5.so.200",
+                          "libhdf5_serial.so.103", "libhdf5.so.103", "libhdf5.so"}) {
+      tries.emplace_back(n);
+    }
+  }
+  std::string errors;
+  void* h = nullptr;
+  std::string chosen;
+  for (const auto& t : tries) {
+    h = ::dlopen(t.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h != nullptr) {
+      chosen = t;
+      break;
+    }
+    if (errors.empty()) errors = ::dlerror();
+  }
+  if (h == nullptr) {
+    return make_error(ErrorKind::absent, "no HDF5 library found (" + errors +
+                                             "); install libhdf5-103-1 (Debian 12) or pass --hdf5-lib PATH");
+  }
+  bool ok = bind(h, a.open, {"H5open"}) && bind(h, a.get_libversion, {"H5get_libversion"}) &&
+            bind(h, a.eset_auto2, {"H5Eset_auto2"}) && bind(h, a.fopen, {"H5Fopen"}) &&
+            bind(h, a.fclose, {"H5Fclose"}) && bind(h, a.lvisit, {"H5Lvisit2", "H5Lvisit", "H5Lvisit1"}) &&
+            bind(h, a.dopen2, {"H5Dopen2"}) && bind(h, a.dclose, {"H5Dclose"}) &&
+            bind(h, a.dget_type, {"H5Dget_type"}) && bind(h, a.dget_space, {"H5Dget_space"}) &&
+            bind(h, a.dget_create_plist, {"H5Dget_create_plist"}) && bind(h, a.tget_class, {"H5Tget_class"}) &&
+            bind(h, a.tget_size, {"H5Tget_size"}) && bind(h, a.tget_order, {"H5Tget_order"}) &&
+            bind(h, a.tget_sign, {"H5Tget_sign"}) && bind(h, a.tclose, {"H5Tclose"}) &&
+            bind(h, a.sget_simple_extent_ndims, {"H5Sget_simple_extent_ndims"}) &&
+            bind(h, a.sget_simple_extent_dims, {"H5Sget_simple_extent_dims"}) && bind(h, a.sclose, {"H5Sclose"}) &&
+            bind(h, a.pget_layout, {"H5Pget_layout"}) && bind(h, a.pget_chunk, {"H5Pget_chunk"}) &&
+            bind(h, a.pget_nfilters, {"H5Pget_nfilters"}) && bind(h, a.pget_filter2, {"H5Pget_filter2"}) &&
+            bind(h, a.pclose, {"H5Pclose"}) && bind(h, a.zfilter_avail, {"H5Zfilter_avail"});
+  if (!ok) {
+    ::dlclose(h);
+    a = Hdf5Api{};
+    return make_error(ErrorKind::unsupported, chosen + " lacks HDF5 1.10 functions");
+  }
+  a.open();
+  a.get_libversion(&a.major, &a.minor, &a.release);
+  if (a.major < 1 || (a.major == 1 && a.minor < 10)) {
+    std::string v = std::to_string(a.major) + "." + std::to_string(a.minor);
+    ::dlclose(h);
+    a = Hdf5Api{};
+    return make_error(ErrorKind::unsupported, chosen + " is HDF5 " + v + ": plumb needs 1.10 or newer");
+  }
+  a.eset_auto2(kDefault, nullptr, nullptr);  // no error stacks on stderr: failures are reported by us
+  a.handle = h;
+  a.soname = chosen;
+  return load_once(lib_path);
+}
+
+std::string dtype_text(hid_t t) {
+  const Hdf5Api& a = api();
+  std::size_t size = a.tget_size(t);
+  int cls = a.tget_class(t);
+  std::string order = a.tget_order(t) == 1 ? " BE" : " LE";
+  switch (cls) {
+    case 0: return std::string(a.tget_sign(t) == 0 ? "uint" : "int") + std::to_string(size * 8) + order;
+    case 1: return "float" + std::to_string(size * 8) + order;
+    case 3: return "string (" + std::to_string(size) + " B)";
+    case 4: return "bitfield" + std::to_string(size * 8);
+    case 5: return "opaque (" + std::to_string(size) + " B)";
+    case 6: return "compound (" + std::to_string(size) + " B)";
+    case 7: return "reference";
+    case 8: return "enum (" + std::to_string(size) + " B)";
+    case 9: return "vlen";
+    case 10: return "array (" + std::to_string(size) + " B)";
+    default: return "class " + std::to_string(cls);
+  }
+}
+
+struct Walk {
+  H5FileLayout* out;
+};
+
+herr_t visit(hid_t group, const char* name, const void* /*info*/, void* data) {
+  const Hdf5Api& a = api();
+  auto* w = static_cast<Walk*>(data);
+  if (w->out->datasets.size() >= 100000) return 1;  // stop: a bound on pathological files
+  hid_t d = a.dopen2(group, name, kDefault);
+  if (d < 0) return 0;  // a group, a dangling or external link: not a dataset
+  H5Dataset ds;
+  ds.path = std::string("/") + name;
+  hid_t t = a.dget_type(d);
+  if (t >= 0) {
+    ds.dtype = dtype_text(t);
+    a.tclose(t);
+  }
+  hid_t s = a.dget_space(d);
+  if (s >= 0) {
+    int n = a.sget_simple_extent_ndims(s);
+    if (n > 0 && n <= 32) {
+      std::vector<hsize_t> dims(static_cast<std::size_t>(n));
+      if (a.sget_simple_extent_dims(s, dims.data(), nullptr) == n) ds.shape.assign(dims.begin(), dims.end());
+    }
+    a.sclose(s);
+  }
+  hid_t p = a.dget_create_plist(d);
+  if (p >= 0) {
+    static const char* const kLayouts[] = {"compact", "contiguous", "chunked", "virtual"};
+    int layout = a.pget_layout(p);
+    ds.layout = layout >= 0 && layout < 4 ? kLayouts[layout] : "unknown";
+    if (layout == 2) {
+      hsize_t c[32];
+      int n = a.pget_chunk(p, 32, c);
+      if (n > 0 && n <= 32) ds.chunks.assign(c, c + n);
+    }
+    int nf = a.pget_nfilters(p);
+    for (int i = 0; i >= 0 && i < nf && i < 64; ++i) {
+      unsigned flags = 0, cd[32] = {}, config = 0;
+      std::size_t nelm = 32;
+      char fname[128] = {};
+      int id = a.pget_filter2(p, static_cast<unsigned>(i), &flags, &nelm, cd, sizeof fname, fname, &config);
+      if (id < 0) continue;
+      H5Filter f;
+      f.id = id;
+      fname[sizeof fname - 1] = '\0';
+      f.name = fname[0] != '\0' ? std::string(fname) : h5_filter_name(id);
+      f.options.assign(cd, cd + std::min<std::size_t>(nelm, 32));
+      f.optional = (flags & kFlagOptional) != 0;
+      f.available = a.zfilter_avail(id) > 0;
+      ds.filters.push_back(std::move(f));
+    }
+    a.pclose(p);
+  }
+  a.dclose(d);
+  w->out->datasets.push_back(std::move(ds));
+  return 0;
+}
+
+}  // namespace
+
+std::string h5_filter_name(int id) {
+  switch (id) {
+    case 1: return "deflate";
+    case 2: return "shuffle";
+    case 3: return "fletcher32";
+    case 4: return "szip";
+    case 5: return "nbit";
+    case 6: return "scaleoffset";
+    case 307: return "bzip2";
+    case 32000: return "lzf";
+    case 32001: return "blosc";
+    case 32004: return "lz4";
+    case 32008: return "bitshuffle";
+    case 32015: return "zstd";
+    case 32026: return "blosc2";
+    default: return "filter " + std::to_string(id);
+  }
+}
+
+Result<std::string> load_hdf5(const std::string& lib_path) {
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  return load_once(lib_path);
+}
+
+Result<H5FileLayout> read_h5_layout(const std::string& file) {
+  Hdf5Api& a = api();
+  if (a.handle == nullptr) return make_error(ErrorKind::internal, "HDF5 library not loaded");
+  H5FileLayout out;
+  out.file = file;
+  out.library = a.soname + " (HDF5 " + std::to_string(a.major) + "." + std::to_string(a.minor) + "." +
+                std::to_string(a.release) + ")";
+  hid_t f = a.fopen(file.c_str(), kReadOnly, kDefault);
+  if (f < 0) return make_error(ErrorKind::invalid, file + ": not an HDF5 file or unreadable");
+  Walk w{&out};
+  herr_t rc = a.lvisit(f, kIndexName, kIterNative, visit, &w);
+  a.fclose(f);
+  if (rc < 0) return make_error(ErrorKind::invalid, file + ": could not walk the file's links");
+  return out;
+}
+
+std::string filters_text(const std::vector<H5Filter>& fs) {
+  if (fs.empty()) return "none";
+  std::string s;
+  for (const auto& f : fs) {
+    s += (s.empty() ? "" : " + ") + f.name;
+    if (!f.options.empty()) {
+      s += "(";
+      for (std::size_t i = 0; i < f.options.size(); ++i) s += (i ? "," : "") + std::to_string(f.options[i]);
+      s += ")";
+    }
+  }
+  return s;
+}
+
+namespace {
+
+constexpr const char* kFilters = "l3.data.h5_filters";
+
+std::string dims_text(const std::vector<std::uint64_t>& d) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + ")";
+}
+
+}  // namespace
+
+std::vector<Finding> judge_h5_layout(const H5FileLayout& file) {
+  std::vector<Finding> out;
+  for (const auto& ds : file.datasets) {
+    Finding f;
+    f.id = kFilters;
+    f.subject = ds.path;
+    std::string src = file.file + " (" + file.library + ")";
+    f.add("filters", filters_text(ds.filters), src);
+    f.add("layout", ds.layout + (ds.chunks.empty() ? "" : " " + dims_text(ds.chunks)), src);
+    f.arg("dataset", ds.path).arg("filters", filters_text(ds.filters)).arg("file", file.file);
+    f.threshold = "explicit, portable filters (deflate/shuffle/fletcher32) available everywhere";
+    bool szip = false, plugin = false;
+    std::string unavailable;
+    for (const auto& x : ds.filters) {
+      szip |= x.id == 4;
+      plugin |= x.id >= 256;
+      if (!x.available) unavailable += (unavailable.empty() ? "" : ", ") + x.name;
+    }
+    if (!unavailable.empty()) {
+      f.status = Status::fail;
+      f.variant = "unavailable";
+      f.arg("missing", unavailable);
+    } else if (szip) {
+      f.status = Status::warn;
+      f.variant = "szip";
+    } else if (plugin) {
+      f.status = Status::warn;
+      f.variant = "plugin";
+    } else if (ds.filters.empty()) {
+      f.status = Status::info;
+      f.variant = "none";
+    } else {
+      f.status = Status::pass;
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<H5Difference> compare_h5_layouts(const H5FileLayout& a, const H5FileLayout& b) {
+  std::vector<H5Difference> out;
+  std::map<std::string, const H5Dataset*> ma, mb;
+  for (const auto& d : a.datasets) ma[d.path] = &d;
+  for (const auto& d : b.datasets) mb[d.path] = &d;
+  std::set<std::string> names;
+  for (const auto& [k, v] : ma) names.insert(k);
+  for (const auto& [k, v] : mb) names.insert(k);
+  for (const auto& n : names) {
+    auto ia = ma.find(n), ib = mb.find(n);
+    if (ia == ma.end() || ib == mb.end()) {
+      out.push_back({n, "present", ia != ma.end() ? "yes" : "no", ib != mb.end() ? "yes" : "no"});
+      continue;
+    }
+    const H5Dataset& x = *ia->second;
+    const H5Dataset& y = *ib->second;
+    if (x.dtype != y.dtype) out.push_back({n, "dtype", x.dtype, y.dtype});
+    if (x.shape != y.shape) out.push_back({n, "shape", dims_text(x.shape), dims_text(y.shape)});
+    if (x.layout != y.layout || x.chunks != y.chunks) {
+      out.push_back({n, "layout", x.layout + " " + dims_text(x.chunks), y.layout + " " + dims_text(y.chunks)});
+    }
+    if (filters_text(x.filters) != filters_text(y.filters)) {
+      out.push_back({n, "filters", filters_text(x.filters), filters_text(y.filters)});
+    }
+  }
+  return out;
+}
+
+namespace {
+const bool kRows = register_findings({
+    {kFilters, Layer::L3, Pillar::data, Section::data,
+     {"HDF5 filter pipeline", "HDF5 压缩过滤器"},
+     {{"pass", {"{dataset}: explicit filters {filters}, available here.", "{dataset}：显式指定的过滤器 {filters}，本机可用。"}},
+      {"none",
+       {"{dataset}: no filter: stored as the defaults leave it (uncompressed). Fine, but state the compressor "
+        "explicitly when files travel between platforms.",
+        "{dataset}：没有过滤器，按默认方式存储（未压缩）。这没有问题，但文件在不同平台间流转时请显式指定压缩器。"}},
+      {"szip",
+       {"{dataset}: uses szip ({filters}); szip is not available in every HDF5 build (licence-restricted "
+        "encoder), so other machines may fail to read or write it.",
+        "{dataset}：使用 szip（{filters}）；并非所有 HDF5 构建都带 szip（编码器受许可限制），其他机器可能无法读写。"}},
+      {"plugin",
+       {"{dataset}: uses a plugin filter ({filters}); every reader needs the same plugin (hdf5plugin).",
+        "{dataset}：使用插件过滤器（{filters}）；每个读取端都需要相同的插件（hdf5plugin）。"}},
+      {"unavailable",
+       {"{dataset}: filter {missing} is not available in this HDF5 library: the data cannot be read here.",
+        "{dataset}：本机 HDF5 库没有过滤器 {missing}：此处无法读取这些数据。"}}},
+     {"Rewrite with an explicit, portable compressor: h5py create_dataset(..., compression=\"gzip\", "
+      "compression_opts=1) (deflate), optionally shuffle=True; or install the filter plugin everywhere.",
+      "用显式、可移植的压缩器重写：h5py create_dataset(..., compression=\"gzip\", compression_opts=1)（deflate），"
+      "可加 shuffle=True；或在所有机器上安装相同的过滤器插件。"},
+     "h5dump -H -p {file}",
+     {"identical bytes read on every platform", "各平台读出的字节一致"},
+     {}},
+});
+}  // namespace
+
+}  // namespace plumb

@@ -1,0 +1,186 @@
+// The framework probe: the embedded script compiles, recorded answers parse (Debian's real
+// CPU-only torch, GPU-shaped builds, missing packages), and fake interpreters that hang, crash or
+// print garbage become facts instead of errors.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "../../test_util.h"
+#include "collect/python_probe.h"
+
+namespace plumb {
+namespace {
+
+std::string fake(const std::string& name) { return test::fixture("framework/fake_python/" + name); }
+
+ProbeTarget target_of(const std::string& interpreter) {
+  ProbeTarget t;
+  t.interpreter = interpreter;
+  t.chosen_by = "--python";
+  return t;
+}
+
+TEST(ProbeScript, IsValidPython) {
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 not installed";
+  std::string path = ::testing::TempDir() + "/plumb_probe_script.py";
+  { std::ofstream(path) << python_probe_script(); }
+  auto r = run_program({"/usr/bin/python3", "-m", "py_compile", path});
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->exit_code, 0) << r->err;
+}
+
+TEST(ProbeParse, DebianCpuOnlyTorchIsHonest) {
+  // Recorded from Debian 12's python3-torch 1.13 (/usr/bin/python3) on a machine without a GPU.
+  auto f = parse_probe_output(test::read_fixture("framework/probe/debian12-python3-torch-1.13-cpu.txt"), "/usr/bin/python3");
+  ASSERT_TRUE(f.ok()) << f.error().describe();
+  ASSERT_TRUE(f->python.has());
+  EXPECT_EQ(f->python->version, "3.11.2");
+  EXPECT_EQ(f->python.source, "python probe (/usr/bin/python3)");
+  ASSERT_TRUE(f->torch.has());
+  EXPECT_EQ(f->torch->version, "1.13.0a0");
+  EXPECT_FALSE(f->torch->cuda.has_value());
+  EXPECT_TRUE(f->torch->cpu_only());
+  EXPECT_EQ(f->torch->cuda_available, false);
+  EXPECT_EQ(f->torch->tf32_matmul, false);
+  EXPECT_EQ(f->torch->tf32_cudnn, true);
+  ASSERT_TRUE(f->numpy.has());
+  EXPECT_EQ(f->numpy->version, "1.24.2");
+  EXPECT_TRUE(not_installed(f->h5py));
+  EXPECT_TRUE(not_installed(f->tensorflow));
+  EXPECT_NE(f->h5py.missing.find("No module named 'h5py'"), std::string::npos);
+}
+
+TEST(ProbeParse, GpuBuildWithEveryFrameworkAfterANoiseLine) {
+  auto f = parse_probe_output(test::read_fixture("framework/probe/gpu-8x-h100-torch2.5-cu124.txt"), "python3");
+  ASSERT_TRUE(f.ok()) << f.error().describe();
+  ASSERT_TRUE(f->torch.has());
+  EXPECT_EQ(f->torch->cuda, "12.4");
+  EXPECT_EQ(f->torch->cudnn_compiled, "9.1.0");
+  EXPECT_EQ(f->torch->nccl, "2.21.5");
+  EXPECT_EQ(f->torch->device_count, 8);
+  ASSERT_EQ(f->torch->devices.size(), 8u);
+  EXPECT_EQ(f->torch->devices[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(f->torch->devices[0].capability, "9.0");
+  ASSERT_TRUE(f->tensorflow.has());
+  EXPECT_EQ(f->tensorflow->cuda, "12.2");
+  ASSERT_TRUE(f->jax.has());
+  EXPECT_EQ(f->jax->backend, "gpu");
+  ASSERT_TRUE(f->onnxruntime.has());
+  EXPECT_EQ(f->onnxruntime->providers.size(), 3u);
+  ASSERT_TRUE(f->h5py.has());
+  EXPECT_EQ(f->h5py->hdf5_version, "1.14.2");
+  EXPECT_EQ(f->h5py->filters.at("szip"), false);
+  EXPECT_EQ(f->h5py->filters.at("deflate"), true);
+  ASSERT_TRUE(f->env.has());
+  EXPECT_EQ(f->env->at("PYTORCH_CUDA_ALLOC_CONF"), "expandable_segments:True");
+}
+
+TEST(ProbeParse, ImportErrorIsNotNotInstalled) {
+  auto f = parse_probe_output(test::read_fixture("framework/probe/torch-import-error.txt"), "python3");
+  ASSERT_TRUE(f.ok());
+  EXPECT_FALSE(f->torch.has());
+  EXPECT_FALSE(not_installed(f->torch));
+  EXPECT_NE(f->torch.missing.find("import failed: OSError: libcudnn.so.9"), std::string::npos);
+}
+
+TEST(ProbeParse, NoPackagesInstalled) {
+  auto f = parse_probe_output(test::read_fixture("framework/probe/pyenv-3.11-no-packages.txt"), "python3");
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->python.has());
+  EXPECT_TRUE(not_installed(f->torch));
+  EXPECT_TRUE(not_installed(f->numpy));
+}
+
+TEST(ProbeParse, GarbageIsAnErrorNotACrash) {
+  EXPECT_FALSE(parse_probe_output("", "p").ok());
+  EXPECT_FALSE(parse_probe_output("hello\n", "p").ok());
+  EXPECT_FALSE(parse_probe_output("PLUMB-PROBE-JSON {broken\n", "p").ok());
+  EXPECT_FALSE(parse_probe_output("PLUMB-PROBE-JSON []\n", "p").ok());
+  EXPECT_FALSE(parse_probe_output("PLUMB-PROBE-JSON {\"packages\": 3}\n", "p").ok());
+  // A marker in the middle of a line is not the answer.
+  EXPECT_FALSE(parse_probe_output("x PLUMB-PROBE-JSON {\"packages\": {}}\n", "p").ok());
+  // Wrong types inside are ignored field by field.
+  auto f = parse_probe_output(
+      "PLUMB-PROBE-JSON {\"packages\": {\"torch\": {\"ok\": true, \"version\": 3, \"cuda\": [1], "
+      "\"device_count\": -4, \"devices\": [1, {\"name\": 2}]}}, \"env\": {\"A\": 1}}\n",
+      "p");
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE(f->torch.has());
+  EXPECT_EQ(f->torch->version, "");
+  EXPECT_FALSE(f->torch->cuda.has_value());
+  EXPECT_FALSE(f->torch->device_count.has_value());
+  EXPECT_EQ(f->torch->devices.size(), 1u);
+  EXPECT_TRUE(f->env->empty());
+  EXPECT_EQ(f->jax.missing, "not reported by the probe");
+}
+
+TEST(ProbeRun, FakeGpuInterpreterAnswers) {
+  auto f = run_python_probe(target_of(fake("gpu-h100")), std::chrono::milliseconds(5000));
+  ASSERT_TRUE(f.torch.has()) << f.torch.why();
+  EXPECT_EQ(f.torch->cuda_available, true);
+  EXPECT_EQ(f.python->chosen_by, "--python");
+}
+
+TEST(ProbeRun, HangingInterpreterHitsTheDeadline) {
+  auto f = run_python_probe(target_of(fake("hang")), std::chrono::milliseconds(300));
+  EXPECT_FALSE(f.torch.has());
+  EXPECT_EQ(f.torch.missing, "probe timed out after 300 ms");
+  EXPECT_EQ(f.python.missing, "probe timed out after 300 ms");
+}
+
+TEST(ProbeRun, TracebackSaysWhatWentWrong) {
+  auto f = run_python_probe(target_of(fake("traceback")), std::chrono::milliseconds(5000));
+  EXPECT_FALSE(f.python.has());
+  EXPECT_EQ(f.python.missing, "probe exited with code 1: SyntaxError: invalid syntax");
+}
+
+TEST(ProbeRun, GarbageOutputIsAFact) {
+  auto f = run_python_probe(target_of(fake("garbage")), std::chrono::milliseconds(5000));
+  EXPECT_FALSE(f.torch.has());
+  EXPECT_EQ(f.torch.missing.rfind("the probe's answer is not valid JSON", 0), 0u) << f.torch.missing;
+}
+
+TEST(ProbeRun, MissingInterpreterIsAFact) {
+  auto f = run_python_probe(target_of("/nonexistent/python3"), std::chrono::milliseconds(5000));
+  EXPECT_TRUE(f.collected);
+  EXPECT_EQ(f.torch.missing, "interpreter not found: /nonexistent/python3");
+  EXPECT_EQ(f.torch.source, "python probe (/nonexistent/python3)");
+}
+
+TEST(ProbeTarget, FixtureRootRunsNothingWithoutPython) {
+  Context ctx;
+  ctx.root = HostRoot(test::fixture("framework"));
+  auto t = choose_interpreter(ctx);
+  EXPECT_TRUE(t.interpreter.empty());
+  EXPECT_NE(t.not_run.find("--python"), std::string::npos);
+  ctx.python = "/usr/bin/python3";
+  t = choose_interpreter(ctx);
+  EXPECT_EQ(t.interpreter, "/usr/bin/python3");
+  EXPECT_EQ(t.chosen_by, "--python");
+}
+
+TEST(ProbeTarget, PidThatIsNotPythonFallsBackToPath) {
+  Context ctx;  // live root: this test process is the target, and it is not Python
+  ctx.pid = static_cast<int>(::getpid());
+  auto t = choose_interpreter(ctx);
+  ASSERT_TRUE(t.env.has_value());
+  EXPECT_FALSE(t.env->empty());
+  if (t.env->count("VIRTUAL_ENV")) {
+    EXPECT_EQ(t.chosen_by.find("$VIRTUAL_ENV") != std::string::npos, true);
+  } else {
+    EXPECT_EQ(t.interpreter, "python3");
+    EXPECT_NE(t.chosen_by.find("not Python"), std::string::npos) << t.chosen_by;
+  }
+}
+
+TEST(ProbeTarget, ParsesEnviron) {
+  std::string raw("A=1\0B=x=y\0=bad\0NOEQ\0C=\0", 22);
+  auto env = parse_environ(raw);
+  EXPECT_EQ(env.size(), 3u);
+  EXPECT_EQ(env.at("B"), "x=y");
+  EXPECT_EQ(env.at("C"), "");
+}
+
+}  // namespace
+}  // namespace plumb
