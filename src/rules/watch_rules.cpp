@@ -191,7 +191,10 @@ std::vector<Finding> judge_cpu_saturated(const Facts& f, const Thresholds& th) {
     if (s.proc_cpu_pct) proc.push_back(*s.proc_cpu_pct);
   }
   if (busy.size() < static_cast<std::size_t>(th.get("watch.min_samples"))) {
-    return {skipped(id, busy.empty() ? "/proc/stat was not readable" : "too few samples (" + std::to_string(busy.size()) + ")")};
+    bool unreadable = std::any_of(w.unreadable.begin(), w.unreadable.end(),
+                                  [](const std::string& u) { return u.find("/proc/stat") != std::string::npos; });
+    return {skipped(id, unreadable ? "/proc/stat was not readable"
+                                   : "too few samples with CPU time passing (" + std::to_string(busy.size()) + ")")};
   }
   double at = th.get("watch.cpu_saturated_pct"), need = th.get("watch.cpu_saturated_share") / 100.0;
   double share = watch::share_at_least(busy, at);
