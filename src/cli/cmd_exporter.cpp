@@ -98,6 +98,8 @@ int run_exporter(const ExporterArgs& a) {
   }
   bool have_gpu = gpus != nullptr;
 
+  // Handlers first: a SIGTERM from the moment the address is announced ends the exporter cleanly.
+  watch::StopSignal stop;
   http::Limits limits;
   limits.max_connections = a.max_connections;
   auto server = http::Server::listen(listen->first, listen->second, limits);
@@ -107,7 +109,6 @@ int run_exporter(const ExporterArgs& a) {
   std::cout << fill(tr(lang, "exporter.listening"), {{"address", shown}}) << std::endl;
   if (!http::is_loopback(listen->first)) std::cerr << fill(tr(lang, "exporter.not_loopback"), {{"address", shown}}) << "\n";
 
-  watch::StopSignal stop;
   Pages pages;
   watch::SessionConfig sc;
   sc.root = ctx.root;

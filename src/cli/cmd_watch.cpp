@@ -70,6 +70,7 @@ int run_watch(const WatchArgs& a) {
   if (!find_renderer(a.output.format)) emit(Report{}, a.output);  // fails early with the hint
   RenderOptions ro = render_options(a.output);
 
+  watch::StopSignal stop;  // before anything slow (NVML init), so Ctrl-C is never lost
   std::string gpu_why;
   auto gpus = open_gpus(a, ctx, gpu_why);
   watch::SessionConfig sc;
@@ -93,7 +94,6 @@ int run_watch(const WatchArgs& a) {
   bool show = !a.quiet && (tty || (a.output.format == "term" && a.output.out.empty()) || !a.output.out.empty());
   bool screen = show && tty;
 
-  watch::StopSignal stop;
   auto start = std::chrono::steady_clock::now();
   auto next = start;
   std::string record_error;

@@ -15,6 +15,11 @@ namespace plumb {
 namespace {
 
 using watch::mean;
+
+// Evidence sources as shown in reports (the reads themselves went through the root in the sampler).
+constexpr const char* kProcStat = "/proc/stat";            // shown path; read via root by HostSampler
+constexpr const char* kProcPressureIo = "/proc/pressure/io";  // shown path; read via root by HostSampler
+std::string proc_stat_of(int pid) { return "/proc/" + std::to_string(pid) + "/stat"; }  // shown; read via root
 using watch::percentile;
 
 std::string pct(double v) { return fmt_num(v, 1); }
@@ -192,20 +197,20 @@ std::vector<Finding> judge_cpu_saturated(const Facts& f, const Thresholds& th) {
   }
   if (busy.size() < static_cast<std::size_t>(th.get("watch.min_samples"))) {
     bool unreadable = std::any_of(w.unreadable.begin(), w.unreadable.end(),
-                                  [](const std::string& u) { return u.find("/proc/stat") != std::string::npos; });
-    return {skipped(id, unreadable ? "/proc/stat was not readable"
+                                  [](const std::string& u) { return u.find(kProcStat) != std::string::npos; });
+    return {skipped(id, unreadable ? std::string(kProcStat) + " was not readable"
                                    : "too few samples with CPU time passing (" + std::to_string(busy.size()) + ")")};
   }
   double at = th.get("watch.cpu_saturated_pct"), need = th.get("watch.cpu_saturated_share") / 100.0;
   double share = watch::share_at_least(busy, at);
   Finding r = base(id, Status::pass, "host");
   r.arg("pct", pct(at)).arg("n", std::to_string(busy.size())).arg("proc", "");
-  r.add("average host CPU busy", pct(mean(busy)) + " %", "/proc/stat");
+  r.add("average host CPU busy", pct(mean(busy)) + " %", kProcStat);
   r.threshold = "< " + pct(at) + " % in less than " + pct(need * 100) + " % of samples (host and each core)";
   if (share >= need) {
     r.status = Status::fail;
     r.arg("share", pct(share * 100));
-    r.add("samples at or above " + pct(at) + " %", pct(share * 100) + " %", "/proc/stat");
+    r.add("samples at or above " + pct(at) + " %", pct(share * 100) + " %", kProcStat);
     return {r};
   }
   // One core pegged while the host is not: a single-threaded stage.
@@ -219,10 +224,10 @@ std::vector<Finding> judge_cpu_saturated(const Facts& f, const Thresholds& th) {
     r.status = Status::warn;
     r.variant = "pegged_core";
     r.arg("core", std::to_string(worst)).arg("share", pct(worst_share * 100));
-    r.add("cpu" + std::to_string(worst) + " samples at or above " + pct(at) + " %", pct(worst_share * 100) + " %", "/proc/stat");
+    r.add("cpu" + std::to_string(worst) + " samples at or above " + pct(at) + " %", pct(worst_share * 100) + " %", kProcStat);
     if (!proc.empty()) {
       r.arg("proc", "; process " + std::to_string(w.target_pid) + " averaged " + pct(mean(proc)) + " % CPU");
-      r.add("process CPU (100 % = one core)", pct(mean(proc)) + " %", "/proc/" + std::to_string(w.target_pid) + "/stat");
+      r.add("process CPU (100 % = one core)", pct(mean(proc)) + " %", proc_stat_of(w.target_pid));
     }
     return {r};
   }
@@ -251,15 +256,15 @@ std::vector<Finding> judge_io_bound(const Facts& f, const Thresholds& th) {
     io_max = std::max(io_max, *s.psi_io_some_pct);
     if (*s.psi_io_some_pct >= io_at && mean(busy) < busy_below) ++hits;
   }
-  if (!any_psi) return {skipped(id, "/proc/pressure/io not available (kernel without PSI, or psi=0)")};
+  if (!any_psi) return {skipped(id, std::string(kProcPressureIo) + " not available (kernel without PSI, or psi=0)")};
   if (with_gpu == 0) return no_gpu(id, w);
   if (n < static_cast<std::size_t>(th.get("watch.min_samples"))) return {skipped(id, "too few samples (" + std::to_string(n) + ")")};
   double share = static_cast<double>(hits) / static_cast<double>(n);
   Finding r = base(id, share >= th.get("watch.io_bound_share") / 100.0 ? Status::fail : Status::pass, "host");
   r.arg("share", pct(share * 100)).arg("n", std::to_string(n)).arg("io", pct(io_at)).arg("busy", pct(busy_below));
   r.arg("io_max", pct(io_max));
-  r.add("IO-bound samples", pct(share * 100) + " %", "/proc/pressure/io + GPU busy");
-  r.add("peak IO pressure (some)", pct(io_max) + " %", "/proc/pressure/io");
+  r.add("IO-bound samples", pct(share * 100) + " %", std::string(kProcPressureIo) + " + GPU busy");
+  r.add("peak IO pressure (some)", pct(io_max) + " %", kProcPressureIo);
   r.threshold = "< " + fmt_num(th.get("watch.io_bound_share"), 0) + " % of samples with IO pressure >= " + pct(io_at) +
                 " % and GPU busy < " + pct(busy_below) + " %";
   return {r};

@@ -95,8 +95,9 @@ TEST(WatchE2E, CtrlCStopsSamplingAndPrintsTheSummary) {
 }
 
 TEST(WatchE2E, SigtermAlsoEndsTheWatchCleanly) {
-  Child c({"watch", "--interval", "100ms", "--root", procfs(), "--gpu-script", script("healthy"), "--quiet"});
+  Child c({"watch", "--interval", "100ms", "--root", procfs(), "--gpu-script", script("healthy")});
   ASSERT_TRUE(c.started());
+  ASSERT_TRUE(c.read_until("t=0", 20s)) << c.output();  // handlers are in place once sampling runs
   c.signal(SIGTERM);
   auto rc = c.wait(20s);
   ASSERT_TRUE(rc.has_value());
@@ -132,7 +133,8 @@ TEST(WatchE2E, CheckFormatPromWritesAValidTextfile) {
   EXPECT_LT(r.exit_code, 2) << r.err;
   auto text = read_user_file(out);
   ASSERT_TRUE(text.ok());
-  EXPECT_NE(text->find("# TYPE plumb_finding_status gauge"), std::string::npos);
+  EXPECT_NE(text->find("# TYPE plumb_findings gauge"), std::string::npos);
+  EXPECT_NE(text->find("plumb_check_exit_code "), std::string::npos);
   EXPECT_NE(text->find("plumb_collector_success{collector=\"collect.os\"}"), std::string::npos);
   std::string tool = promtool();
   if (tool.empty()) {

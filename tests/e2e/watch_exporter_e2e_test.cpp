@@ -2,6 +2,10 @@
 // hostile clients (malformed, oversized, idle, disconnecting), the connection cap, SIGTERM.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
 #include <regex>
 
 #include "../test_util.h"
@@ -48,11 +52,11 @@ class Exporter {
 TEST(ExporterE2E, ServesTelemetryAndCheckResultsThatPromtoolAccepts) {
   Exporter e;
   ASSERT_GT(e.port(), 0) << e.child().output();
-  std::string body = e.scrape_until("plumb_finding_status");
+  std::string body = e.scrape_until("plumb_check_exit_code");
   EXPECT_NE(body.find("plumb_gpu_busy_ratio{gpu=\"0000:3b:00.0\""), std::string::npos) << body;
   EXPECT_NE(body.find("plumb_gpu_temperature_celsius"), std::string::npos);
   EXPECT_NE(body.find("plumb_host_memory_total_bytes"), std::string::npos);
-  EXPECT_NE(body.find("plumb_finding_status{"), std::string::npos);
+  EXPECT_NE(body.find("plumb_findings{status=\"fail\"}"), std::string::npos);
   EXPECT_NE(body.find("plumb_collector_success{collector=\"collect.os\"} 1"), std::string::npos);
   EXPECT_NE(body.find("# TYPE plumb_exporter_scrapes_total counter"), std::string::npos);
   auto health = http_get(e.port(), "/healthz");
@@ -125,6 +129,54 @@ TEST(ExporterE2E, SigtermDuringScrapesExitsCleanly) {
   auto rc = e.child().wait(20s);
   ASSERT_TRUE(rc.has_value()) << "exporter did not stop on SIGTERM";
   EXPECT_EQ(*rc, 0) << e.child().output();
+}
+
+int free_loopback_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+// A real Prometheus (Debian package prometheus) scrapes the exporter on loopback and a metric
+// comes back through its query API. Both processes are stopped by PID.
+TEST(ExporterE2E, RealPrometheusScrapesAndQueriesAMetric) {
+  const char* prom_bin = "/usr/bin/prometheus";
+  if (::access(prom_bin, X_OK) != 0) GTEST_SKIP() << "prometheus not installed (Debian package: prometheus)";
+  Exporter e({"--no-check"});
+  ASSERT_GT(e.port(), 0) << e.child().output();
+  std::string dir = ::testing::TempDir() + "/plumb-prom-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  std::string cfg = dir + "/prometheus.yml";
+  {
+    std::FILE* f = std::fopen(cfg.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fprintf(f, "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: plumb\n    static_configs:\n"
+                    "      - targets: ['127.0.0.1:%d']\n", e.port());
+    std::fclose(f);
+  }
+  int web = free_loopback_port();
+  ASSERT_GT(web, 0);
+  Child prom({"--config.file=" + cfg, "--storage.tsdb.path=" + dir + "/data", "--web.listen-address=127.0.0.1:" + std::to_string(web)},
+             false, prom_bin);
+  ASSERT_TRUE(prom.started());
+  std::string answer;
+  for (int i = 0; i < 300 && answer.find("\"plumb_gpu_busy_ratio\"") == std::string::npos; ++i) {
+    answer = body_of(http_get(web, "/api/v1/query?query=plumb_gpu_busy_ratio", 2s));
+    prom.read_until("\x01never", 100ms);  // bounded wait between polls, draining its log
+  }
+  EXPECT_NE(answer.find("\"gpu\":\"0000:3b:00.0\""), std::string::npos) << answer << prom.output();
+  prom.signal(SIGTERM);
+  EXPECT_TRUE(prom.wait(20s).has_value());
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 TEST(ExporterE2E, BadListenAddressIsAUsageError) {

@@ -26,8 +26,8 @@ namespace plumb::test {
 class Child {
  public:
   // Starts PLUMB_BINARY with args; stdout+stderr go to a pipe (or a pty when tty is true).
-  Child(const std::vector<std::string>& args, bool tty = false) {
-    std::vector<std::string> all{PLUMB_BINARY};
+  Child(const std::vector<std::string>& args, bool tty = false, const std::string& program = PLUMB_BINARY) {
+    std::vector<std::string> all{program};
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : all) argv.push_back(a.data());
