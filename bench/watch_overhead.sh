@@ -26,7 +26,7 @@ trap 'rm -f "$out"' EXIT
 # GNU time's %U/%S are the child's user/system CPU seconds, %M its peak RSS in KiB.
 /usr/bin/time -f '%U %S %M %e' -o "$out" "$plumb" watch --interval 100ms --duration "${secs}s" --quiet \
   "${gpu_args[@]}" >/dev/null || true
-read -r user sys rss_kib wall < "$out"
+read -r user sys rss_kib wall < <(tail -n 1 "$out")
 awk -v u="$user" -v s="$sys" -v r="$rss_kib" -v w="$wall" -v g="$gpu_source" -v b="$plumb" 'BEGIN {
   cpu = (u + s) / w * 100
   printf "plumb watch --interval 100ms for %.1f s (%s, %s)\n", w, b, g

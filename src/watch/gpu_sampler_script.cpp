@@ -56,7 +56,8 @@ bool read_series(const json& g, const char* key, std::vector<T>& out, std::strin
     return false;
   }
   for (const auto& v : a) {
-    if (!v.is_number() || (std::is_unsigned_v<T> && !v.is_number_unsigned())) {
+    if (!v.is_number() || (std::is_unsigned_v<T> && !v.is_number_unsigned()) ||
+        (!std::is_unsigned_v<T> && !(std::fabs(v.get<double>()) < 1e18))) {
       err = std::string(key) + " holds a non-number";
       return false;
     }
@@ -78,6 +79,7 @@ Result<std::vector<GpuScript>> parse_gpu_script(const std::string& text, const s
   }
   std::vector<GpuScript> out;
   std::size_t i = 0;
+  try {
   for (const auto& g : doc["gpus"]) {
     if (!g.is_object()) return make_error(ErrorKind::invalid, origin + ": gpus[" + std::to_string(i) + "] is not an object");
     GpuScript s;
@@ -95,6 +97,10 @@ Result<std::vector<GpuScript>> parse_gpu_script(const std::string& text, const s
     if (!ok) return make_error(ErrorKind::invalid, origin + ": gpus[" + std::to_string(i) + "]: " + err);
     out.push_back(std::move(s));
     ++i;
+  }
+  } catch (const std::exception& e) {
+    // A field of the wrong type (a number where a name belongs): one line naming it.
+    return make_error(ErrorKind::invalid, origin + ": gpus[" + std::to_string(i) + "]: " + e.what());
   }
   if (out.empty()) return make_error(ErrorKind::invalid, origin + ": the script lists no GPU");
   return out;

@@ -2,7 +2,9 @@
 // ("t_s,metric,subject,value" rows with "# key,value" metadata lines), and reading both back.
 #include "watch/recording.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <charconv>
 #include <cstring>
 #include <map>
@@ -96,7 +98,8 @@ bool apply_row(WatchSample& s, const std::string& metric, const std::string& sub
     s.nets.push_back({subject, {}, {}});
     return s.nets.back();
   };
-  auto u64 = [](double x) { return x > 0 ? static_cast<std::uint64_t>(x) : std::uint64_t{0}; };
+  // Clamped before the cast: a float outside the target type's range is undefined behaviour.
+  auto u64 = [](double x) { return x > 0 ? static_cast<std::uint64_t>(std::min(x, 1.8e19)) : std::uint64_t{0}; };
   if (metric == "cpu_busy_pct") s.cpu_busy_pct = v;
   else if (metric == "cpu_iowait_pct") s.cpu_iowait_pct = v;
   else if (metric == "core_busy_pct") {
@@ -118,7 +121,7 @@ bool apply_row(WatchSample& s, const std::string& metric, const std::string& sub
   else if (metric == "proc_running") s.proc_running = v != 0;
   else if (metric == "proc_cpu_pct") s.proc_cpu_pct = v;
   else if (metric == "proc_rss_bytes") s.proc_rss_bytes = u64(v);
-  else if (metric == "proc_threads") s.proc_threads = static_cast<int>(std::min(v, 1e9));
+  else if (metric == "proc_threads") s.proc_threads = static_cast<int>(std::clamp(v, 0.0, 1e9));
   else if (metric == "gpu_busy_pct") gpu().busy_pct = v;
   else if (metric == "gpu_mem_busy_pct") gpu().mem_busy_pct = v;
   else if (metric == "gpu_mem_used_bytes") gpu().mem_used_bytes = u64(v);
@@ -130,6 +133,29 @@ bool apply_row(WatchSample& s, const std::string& metric, const std::string& sub
   else if (metric == "gpu_pcie_rx_bytes_per_s") gpu().pcie_rx_bytes_per_s = v;
   else if (metric == "gpu_pcie_tx_bytes_per_s") gpu().pcie_tx_bytes_per_s = v;
   else return false;
+  return true;
+}
+
+// Integer fields must hold integers in range before nlohmann converts them (a cast of 1e300 or
+// -1.5 to an integer type is undefined behaviour); floats must be finite.
+bool numbers_fit(const json& j, const std::string& key = {}) {
+  static const std::set<std::string> kUnsigned{"mem_used_bytes", "mem_total_bytes", "proc_rss_bytes", "clock_event_reasons"};
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!numbers_fit(it.value(), it.key())) return false;
+    }
+    return true;
+  }
+  if (j.is_array()) {
+    for (const auto& v : j) {
+      if (!numbers_fit(v, key)) return false;
+    }
+    return true;
+  }
+  if (!j.is_number()) return true;
+  if (kUnsigned.count(key) != 0) return j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0);
+  if (key == "proc_threads") return j.is_number_integer() && j.get<std::int64_t>() >= 0 && j.get<std::int64_t>() < (1 << 30);
+  if (j.is_number_float()) return std::fabs(j.get<double>()) < 1e300;
   return true;
 }
 
@@ -160,8 +186,9 @@ Result<Facts> read_jsonl(std::string_view text, const std::string& origin) {
         if (!j.contains(kJsonMagic)) return make_error(ErrorKind::invalid, origin + ": not a plumb watch recording");
         f = facts_shell(j.value("hostname", std::string("unknown")));
         f.meta.started_at = j.value("started_at", std::string());
-        f.meta.target_pid = j.value("target_pid", 0);
-        f.watch.interval_s = j.value("interval_s", 0.0);
+        std::int64_t pid = j.contains("target_pid") && j["target_pid"].is_number_integer() ? j["target_pid"].get<std::int64_t>() : 0;
+        f.meta.target_pid = pid > 0 && pid < (1 << 30) ? static_cast<int>(pid) : 0;
+        f.watch.interval_s = j.contains("interval_s") && j["interval_s"].is_number() ? j["interval_s"].get<double>() : 0.0;
         f.watch.started_at = f.meta.started_at;
         f.watch.target_pid = f.meta.target_pid;
         f.watch.gpu_source = j.value("gpu_source", std::string());
@@ -174,6 +201,7 @@ Result<Facts> read_jsonl(std::string_view text, const std::string& origin) {
         f.watch.samples_dropped = e.value("samples_dropped", std::uint64_t{0});
         continue;
       }
+      if (!numbers_fit(j)) return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": a value is out of range");
       f.watch.samples.push_back(j.get<WatchSample>());
     } catch (const std::exception& e) {
       return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": malformed sample (" + e.what() + ")");
@@ -200,7 +228,10 @@ Result<Facts> read_csv(std::string_view text, const std::string& origin) {
       std::string value(body.substr(comma + 1));
       if (key == "interval_s") f.watch.interval_s = parse_double(value).value_or(0);
       else if (key == "started_at") f.watch.started_at = f.meta.started_at = value;
-      else if (key == "target_pid") f.watch.target_pid = f.meta.target_pid = static_cast<int>(parse_int(value).value_or(0));
+      else if (key == "target_pid") {
+        auto pid = parse_int(value).value_or(0);
+        f.watch.target_pid = f.meta.target_pid = pid > 0 && pid < (1 << 30) ? static_cast<int>(pid) : 0;
+      }
       else if (key == "gpu_source") f.watch.gpu_source = value;
       else if (key == "gpu_unavailable") f.watch.gpu_unavailable = value;
       else if (key == "hostname") f.meta.hostname = value;

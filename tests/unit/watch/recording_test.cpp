@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "../../test_util.h"
+#include "watch/gpu_sampler.h"
 #include "watch/recording.h"
 
 namespace plumb::watch {
@@ -108,6 +109,30 @@ TEST(Recording, MalformedInputNamesTheLine) {
   ASSERT_FALSE(csv.ok());
   EXPECT_NE(csv.error().message.find("unknown metric"), std::string::npos);
   EXPECT_FALSE(looks_like_recording("{\"schema_version\": 1, \"facts\": {}}"));
+}
+
+TEST(Recording, OutOfRangeNumbersAreErrorsNotCasts) {
+  for (const char* line : {"{\"t_s\":0,\"proc_threads\":1e300}", "{\"t_s\":0,\"mem_used_bytes\":-1.5}",
+                           "{\"t_s\":0,\"gpus\":[{\"bus_id\":\"x\",\"clock_event_reasons\":-3}]}"}) {
+    auto r = facts_from_recording(std::string("{\"plumb_watch\":1,\"target_pid\":1e300}\n") + line + "\n{}\n", "r.jsonl");
+    ASSERT_FALSE(r.ok()) << line;
+    EXPECT_NE(r.error().message.find("r.jsonl:2"), std::string::npos) << r.error().message;
+  }
+  auto csv = facts_from_recording("# plumb-watch 1\n# target_pid,99999999999999\nt_s,metric,subject,value\n0,proc_threads,process,-1e300\n", "c.csv");
+  ASSERT_TRUE(csv.ok());
+  EXPECT_EQ(csv->watch.target_pid, 0);
+  EXPECT_EQ(csv->watch.samples[0].proc_threads, 0);
+}
+
+TEST(GpuScript, WrongTypesAreOneLineErrors) {
+  EXPECT_FALSE(parse_gpu_script("{\"gpus\":[{\"uuid\":5}]}", "s.json").ok());
+  EXPECT_FALSE(parse_gpu_script("{\"gpus\":[{\"busy_pct\":\"high\"}]}", "s.json").ok());
+  EXPECT_FALSE(parse_gpu_script("{\"gpus\":[{\"clock_event_reasons\":[-1]}]}", "s.json").ok());
+  EXPECT_FALSE(parse_gpu_script("{\"gpus\":[]}", "s.json").ok());
+  EXPECT_FALSE(parse_gpu_script("[]", "s.json").ok());
+  auto ok = parse_gpu_script("{\"gpus\":[{\"busy_pct\":[1,2]}]}", "s.json");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->front().bus_id, "0000:00:00.0");
 }
 
 TEST(Recording, FormatByExtension) {
