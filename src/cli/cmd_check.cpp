@@ -10,6 +10,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "report/catalog_doc.h"
+#include "watch/recording.h"
 
 namespace plumb {
 
@@ -79,7 +80,11 @@ int run_report(const ReportArgs& a) {
   Selection sel = make_selection(a.only, a.skip, cfg.skip);
   auto text = read_user_file(a.snapshot);
   if (!text) throw UsageError("cannot read snapshot " + text.error().message);
-  auto facts = facts_from_snapshot(*text, a.snapshot);
+  // A `plumb watch --record` file (JSON lines or CSV) is judged like a snapshot, by the watch
+  // rules only unless --only says otherwise (it holds no facts for the other checks).
+  bool recording = watch::looks_like_recording(*text);
+  auto facts = recording ? watch::facts_from_recording(*text, a.snapshot) : facts_from_snapshot(*text, a.snapshot);
+  if (recording && sel.only.empty()) sel.only = {"l2.watch"};
   if (!facts) throw UsageError(facts.error().message);
   Report r;
   r.facts = std::move(facts.value());

@@ -1,0 +1,17 @@
+// "100ms", "1s", "1.5s", "2m", "1h": durations on the command line, with one-line errors.
+#pragma once
+
+#include <chrono>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace plumb::watch {
+
+// A positive duration with a unit (ms, s, m, h). A bare number is an error that says which
+// units exist, so "--interval 1" is not silently read as milliseconds or seconds.
+Result<std::chrono::milliseconds> parse_duration(std::string_view text);
+// 1500ms -> "1.5s", 120000ms -> "2m".
+std::string format_duration(std::chrono::milliseconds d);
+
+}  // namespace plumb::watch

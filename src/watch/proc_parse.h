@@ -1,0 +1,84 @@
+// Pure parsers of the /proc files `plumb watch` samples: stat, meminfo, pressure, diskstats,
+// net/dev, <pid>/stat and <pid>/status. Total on garbage: bad lines are skipped, never thrown on.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace plumb::watch {
+
+// One "cpu" line of /proc/stat in clock ticks (proc(5)). guest and guest_nice are already
+// counted in user and nice, so they are left out of the total.
+struct CpuTimes {
+  std::uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  [[nodiscard]] std::uint64_t total() const { return user + nice + system + idle + iowait + irq + softirq + steal; }
+  [[nodiscard]] std::uint64_t busy() const { return total() - idle - iowait; }
+  bool operator==(const CpuTimes&) const = default;
+};
+
+struct ProcStat {
+  std::optional<CpuTimes> all;             // the aggregate "cpu" line
+  std::vector<std::pair<int, CpuTimes>> cores;  // "cpuN" lines, in file order
+};
+ProcStat parse_proc_stat(std::string_view text);
+
+// /proc/meminfo: MemTotal and MemAvailable in bytes. Kernels before 3.14 have no MemAvailable;
+// it is then estimated as MemFree + Buffers + Cached.
+struct MemInfo {
+  std::optional<std::uint64_t> total_bytes;
+  std::optional<std::uint64_t> available_bytes;
+};
+MemInfo parse_meminfo(std::string_view text);
+
+// /proc/pressure/{cpu,memory,io}: "some|full avg10=.. avg60=.. avg300=.. total=<µs>".
+struct PsiLine {
+  double avg10 = 0, avg60 = 0, avg300 = 0;
+  std::uint64_t total_us = 0;
+  bool operator==(const PsiLine&) const = default;
+};
+struct Psi {
+  std::optional<PsiLine> some;
+  std::optional<PsiLine> full;  // absent in the system cpu file before 5.13
+};
+Psi parse_psi(std::string_view text);
+
+// /proc/diskstats (Documentation/admin-guide/iostats.rst): sectors are always 512 bytes.
+struct DiskCounters {
+  std::string name;
+  std::uint64_t sectors_read = 0;
+  std::uint64_t sectors_written = 0;
+};
+std::vector<DiskCounters> parse_diskstats(std::string_view text);
+// The whole disks among block device names: partitions (sda1, nvme0n1p2, mmcblk0p1 next to
+// their disk) and ram/loop/fd/sr/zram devices are dropped, so throughput is not counted twice.
+std::vector<std::string> whole_disks(const std::vector<std::string>& names);
+
+// /proc/net/dev: "iface: rx_bytes rx_packets ... (8 receive fields) tx_bytes ...".
+struct NetCounters {
+  std::string name;
+  std::uint64_t rx_bytes = 0;
+  std::uint64_t tx_bytes = 0;
+};
+std::vector<NetCounters> parse_net_dev(std::string_view text);
+
+// /proc/<pid>/stat: the fields after the last ')' (comm may hold spaces and parentheses).
+struct PidStat {
+  char state = '?';
+  std::uint64_t utime_ticks = 0;
+  std::uint64_t stime_ticks = 0;
+  int num_threads = 0;
+  std::uint64_t rss_pages = 0;
+};
+std::optional<PidStat> parse_pid_stat(std::string_view text);
+
+// /proc/<pid>/status: VmRSS (kB -> bytes) and Threads.
+struct PidStatus {
+  std::optional<std::uint64_t> rss_bytes;
+  std::optional<int> threads;
+};
+PidStatus parse_pid_status(std::string_view text);
+
+}  // namespace plumb::watch
