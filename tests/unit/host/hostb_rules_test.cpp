@@ -206,6 +206,9 @@ TEST(HostbCatalogue, RowsHaveBothLanguagesFixVerifyAndL2Links) {
     EXPECT_FALSE(e->fix.en.empty() || e->fix.zh.empty()) << id;
     EXPECT_FALSE(e->verify.empty()) << id;
     for (const auto& [k, m] : e->messages) EXPECT_FALSE(m.en.empty() || m.zh.empty()) << id << " " << k;
+    if (e->layer == Layer::L3) {
+      EXPECT_FALSE(e->explains.empty()) << id;
+    }
   }
   EXPECT_FALSE(l3_causes_of("l2.compute.cpu_saturated").empty());
   EXPECT_FALSE(l3_causes_of("l2.memory.pressure").empty());
