@@ -73,7 +73,7 @@ std::vector<Row> rows(const Report& r, Lang lang) {
     std::string ecc = "n/a";
     if (d.ecc.enabled.has()) {
       ecc = *d.ecc.enabled ? "on" : "off";
-      if (*d.ecc.enabled && d.ecc.volatile_uncorrected.has()) ecc += ", " + std::to_string(*d.ecc.volatile_uncorrected) + " DBE";
+      if (*d.ecc.enabled && d.ecc.volatile_uncorrected.has()) ecc += ", " + std::to_string(*d.ecc.volatile_uncorrected) + " uncorr.";
     }
     std::string thr = or_na<std::uint64_t>(d.clocks_event_reasons,
                                            [](const std::uint64_t& m) { return describe_event_reasons(m); });
