@@ -92,6 +92,7 @@ def main():
     ap.add_argument("--seed", default=DEFAULT_SEED)
     ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--baseline-runs", type=int, default=0, help="runs of the Python baselines (default: --runs)")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--dir", default=tempfile.gettempdir())
     ap.add_argument("--keep", action="store_true")
@@ -111,7 +112,8 @@ def main():
         # Throughput is judged on CPU time (user + system): on a shared machine wall time mostly
         # measures the neighbours. Both are printed.
         for name, cmd in cases:
-            runs = [timed(cmd) for _ in range(a.runs)]
+            n = a.runs if name == "plumb trace" or a.baseline_runs <= 0 else a.baseline_runs
+            runs = [timed(cmd) for _ in range(n)]
             wall = statistics.median(r[0] for r in runs)
             cpu = statistics.median(r[1] for r in runs)
             rss = statistics.median(r[2] for r in runs)
