@@ -249,7 +249,9 @@ GpuGroup score_group(const Topology& t, const std::vector<int>& gpus) {
       std::string cell = topo_cell(t, i, j);
       int cost = link_cost(cell);
       // PCIe distance still matters between NVLink peers (host staging, NUMA-local memory).
-      int pcost = t.pcie[i][j].empty() ? 0 : link_cost(t.pcie[i][j]);
+      // Bounds-checked: a topology read back from a snapshot may have a malformed matrix.
+      bool have = i < t.pcie.size() && j < t.pcie[i].size() && !t.pcie[i][j].empty();
+      int pcost = have ? link_cost(t.pcie[i][j]) : 0;
       if (g.worst.empty() || cost > g.worst_cost) {
         g.worst_cost = cost;
         g.worst = cell;
