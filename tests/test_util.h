@@ -1,6 +1,8 @@
 // Helpers shared by unit and end-to-end tests: fixture paths and running the plumb binary.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -32,6 +34,8 @@ inline RunOutput run_plumb(const std::vector<std::string>& args, std::map<std::s
   env.emplace("LANG", "C");
   env.emplace("LC_ALL", "");
   env.emplace("NO_COLOR", "1");
+  // Live runs record into the history database: keep the tests' runs out of the user's own.
+  env.emplace("PLUMB_DB", "/tmp/plumb-e2e-history-" + std::to_string(::getpid()) + ".db");
   o.extra_env = env;
   auto r = run_program(argv, o);
   if (!r) {
