@@ -10,6 +10,7 @@ PKGS=(
   clang clang-tidy clang-format libclang-rt-14-dev
   python3 python3-torch python3-numpy
   openmpi-bin libopenmpi-dev
+  prometheus wrk mbw fio curl time
 )
 missing=()
 for p in "${PKGS[@]}"; do
