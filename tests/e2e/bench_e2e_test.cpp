@@ -99,7 +99,9 @@ TEST_F(BenchE2e, CompareFailsWhenAMetricRegressedBeyondTheThreshold) {
     "metrics": [{"name": "membw.copy.1t", "unit": "GB/s", "median": 1e6, "higher_is_better": true}]})";
   auto r = plumb({"compare", "--baseline", file});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find("the infrastructure is the suspect, look here"), std::string::npos) << r.out;
+  // Either wording: "the infrastructure is the suspect, look here", or on a noisy host "rerun
+  // before blaming the infrastructure; then look here".
+  EXPECT_NE(r.out.find("look here"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0.0-fast"), std::string::npos);  // environment difference listed
 }
 
