@@ -8,7 +8,7 @@ PKGS=(
   libcpp-httplib-dev zlib1g-dev libsqlite3-dev libjpeg62-turbo-dev libturbojpeg0-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-tidy clang-format libclang-rt-14-dev
-  python3 python3-torch python3-numpy
+  python3 python3-torch python3-numpy libhdf5-103-1
   openmpi-bin libopenmpi-dev
   prometheus wrk mbw fio curl time
 )
