@@ -9,6 +9,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view s(reinterpret_cast<const char*>(data), size);
   (void)plumb::parse_loadavg(s);
   (void)plumb::parse_cpu_model(s);
-  (void)plumb::parse_cpulist(s);
+  (void)plumb::bench_cpu_ids(s);
   return 0;
 }

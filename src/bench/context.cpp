@@ -33,7 +33,7 @@ std::optional<std::string> parse_cpu_model(std::string_view cpuinfo) {
   return std::nullopt;
 }
 
-std::vector<int> parse_cpulist(std::string_view list) {
+std::vector<int> bench_cpu_ids(std::string_view list) {
   std::vector<int> out;
   for (auto part : split(trim(list), ',')) {
     part = trim(part);
@@ -80,7 +80,7 @@ std::vector<std::vector<int>> numa_nodes(const HostRoot& root, const std::vector
     auto cpus = root.read_value("/sys/devices/system/node/" + e + "/cpulist");
     if (!cpus) continue;
     std::vector<int> mine;
-    for (int c : parse_cpulist(*cpus)) {
+    for (int c : bench_cpu_ids(*cpus)) {
       if (std::binary_search(allowed.begin(), allowed.end(), c)) mine.push_back(c);
     }
     if (!mine.empty()) nodes.push_back(std::move(mine));

@@ -1,4 +1,5 @@
 // CUDA stack collector: finds the libraries the way the dynamic loader would, decodes versions.
+#include "collect/process.h"
 #include "collect/gpu_cuda.h"
 
 #include <algorithm>
@@ -49,15 +50,6 @@ std::vector<std::string> parse_proc_maps_paths(std::string_view text) {
   return out;
 }
 
-std::map<std::string, std::string> parse_environ(std::string_view text) {
-  std::map<std::string, std::string> env;
-  for (auto item : split(text, '\0')) {
-    auto eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0) continue;
-    env.emplace(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
-  }
-  return env;
-}
 
 namespace {
 

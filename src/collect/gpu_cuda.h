@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collect/process.h"
 #include "core/context.h"
 #include "core/facts/gpu.h"
 
@@ -22,8 +23,6 @@ const std::vector<CudaLibKind>& cuda_lib_kinds();
 
 // Distinct file paths mapped in /proc/<pid>/maps (6th column), in first-seen order.
 std::vector<std::string> parse_proc_maps_paths(std::string_view text);
-// NUL-separated KEY=value pairs of /proc/<pid>/environ.
-std::map<std::string, std::string> parse_environ(std::string_view text);
 
 struct CudaSearchOptions {
   bool probe_versions = true;   // dlopen each copy and call its getter (live root only)

@@ -1,5 +1,6 @@
 // NCCL environment collector: the target's distributed variables, /etc/nccl.conf (NCCL applies
 // it under the environment) and the NCCL_TOPO_FILE it points to (read through the root).
+#include "collect/process.h"
 #include "collect/nccl_env.h"
 
 #include "analyze/topology_xml.h"
@@ -10,15 +11,6 @@
 
 namespace plumb {
 
-std::map<std::string, std::string> parse_environ(std::string_view text) {
-  std::map<std::string, std::string> out;
-  for (auto entry : split(text, '\0')) {
-    auto eq = entry.find('=');
-    if (eq == std::string_view::npos || eq == 0) continue;
-    out.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
-  }
-  return out;
-}
 
 std::map<std::string, std::string> distributed_vars(const std::map<std::string, std::string>& env) {
   static const char* kExtra[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "MASTER_ADDR", "MASTER_PORT",

@@ -6,13 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "collect/process.h"
 #include "core/facts/comm.h"
 #include "core/host_root.h"
 
 namespace plumb {
 
-// /proc/<pid>/environ: NUL-separated NAME=value entries.
-std::map<std::string, std::string> parse_environ(std::string_view text);
 // Only the variables the distributed checks read (NCCL_*, TORCH_NCCL_*, CUDA_VISIBLE_DEVICES, ...).
 std::map<std::string, std::string> distributed_vars(const std::map<std::string, std::string>& env);
 // nccl.conf: VAR=value lines, '#' comments, optional quotes.

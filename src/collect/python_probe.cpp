@@ -1,4 +1,5 @@
 // The framework probe collector: interpreter choice, running the probe, parsing its answer.
+#include "collect/process.h"
 #include "collect/python_probe.h"
 
 #include <algorithm>
@@ -190,15 +191,6 @@ Result<FrameworkFacts> parse_probe_output(std::string_view text, const std::stri
   return f;
 }
 
-std::map<std::string, std::string> parse_environ(std::string_view text) {
-  std::map<std::string, std::string> out;
-  for (auto rec : split(text, '\0')) {
-    auto eq = rec.find('=');
-    if (eq == std::string_view::npos || eq == 0) continue;
-    out.emplace(std::string(rec.substr(0, eq)), std::string(rec.substr(eq + 1)));
-  }
-  return out;
-}
 
 ProbeTarget choose_interpreter(const Context& ctx) {
   ProbeTarget t;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "collect/process.h"
 #include "core/context.h"
 #include "core/facts/framework.h"
 #include "core/result.h"
@@ -43,8 +44,6 @@ struct ProbeTarget {
 // A fixture --root without --python runs nothing: a fixture tree has no interpreter.
 ProbeTarget choose_interpreter(const Context& ctx);
 
-// NUL-separated KEY=VALUE records (/proc/N/environ).
-std::map<std::string, std::string> parse_environ(std::string_view text);
 
 // Runs the probe. Missing interpreter, timeout, crash and garbage all become facts.
 FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::milliseconds timeout);

@@ -26,11 +26,11 @@ TEST(BenchContextParsers, RealCpuinfoAndLoadavg) {
 
 TEST(BenchContextParsers, CpuLists) {
   // telegraf cgroup v2 sample: "0-95"
-  auto v = parse_cpulist(test::read_fixture("bench/cpuset.cpus.effective"));
+  auto v = bench_cpu_ids(test::read_fixture("bench/cpuset.cpus.effective"));
   EXPECT_EQ(v.size(), 96u);
-  EXPECT_EQ(parse_cpulist("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
-  EXPECT_TRUE(parse_cpulist("5-1,x,0-99999999999").empty());
-  EXPECT_EQ(parse_cpulist(" 3 ,3"), (std::vector<int>{3}));
+  EXPECT_EQ(bench_cpu_ids("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_TRUE(bench_cpu_ids("5-1,x,0-99999999999").empty());
+  EXPECT_EQ(bench_cpu_ids(" 3 ,3"), (std::vector<int>{3}));
 }
 
 TEST(BenchStepParser, ReadsTheLastResultLineAfterNoise) {
