@@ -81,7 +81,8 @@ std::string funnel(const Report& r, Lang lang) {
     any = true;
   }
   // Then each L3 defect with the L2 behaviour it explains.
-  for (const auto& [id, st] : worst) {
+  for (const auto& entry : worst) {
+    const std::string& id = entry.first;  // a named copy: clang 14 cannot capture structured bindings
     const CatalogEntry* e = find_entry(id);
     if (e == nullptr || e->layer != Layer::L3 || !bad(id) || e->explains.empty()) continue;
     std::string effects;
