@@ -10,7 +10,7 @@ PKGS=(
   clang clang-tidy clang-format libclang-rt-14-dev
   python3 python3-torch python3-numpy libhdf5-103-1
   openmpi-bin libopenmpi-dev
-  prometheus wrk mbw fio curl time
+  prometheus wrk mbw fio curl time chromium
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -8,6 +8,7 @@
 #include "gpu/cuda_version.h"
 #include "gpu/nvml.h"
 #include "report/report.h"
+#include "report/table.h"
 
 namespace plumb {
 
@@ -93,24 +94,10 @@ std::string gpu_table(const Report& r, Lang lang, const std::string& format) {
   }
   auto body = rows(r, lang);
   std::ostringstream os;
-  if (format == "md") {
-    os << "| ";
-    for (const auto& h : head) os << h << " | ";
-    os << "\n|";
-    for (std::size_t i = 0; i < head.size(); ++i) os << "---|";
-    os << "\n";
-    for (const auto& row : body) {
-      os << "| ";
-      for (auto c : row.cells) {
-        for (auto& ch : c) {
-          if (ch == '|') ch = '/';
-        }
-        os << c << " | ";
-      }
-      os << "\n";
-    }
-    os << "\n";
-    return os.str();
+  if (format == "md" || format == "html") {
+    TextTable t{head};
+    for (const auto& row : body) t.push_back(row.cells);
+    return render_table(t, format) + (format == "md" ? "\n" : "");
   }
   // Terminal: one line per GPU, the verdict first so a failing GPU stands out.
   os << "\n  " << tr(lang, "section.gpu") << ":\n";

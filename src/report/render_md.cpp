@@ -54,53 +54,32 @@ void finding_block(std::ostringstream& os, const Finding& f, Lang lang) {
 
 std::string funnel(const Report& r, Lang lang) {
   std::ostringstream os;
-  std::map<std::string, Status> worst;  // id -> worst status observed
-  for (const auto& f : r.findings) {
-    auto it = worst.find(f.id);
-    if (it == worst.end() || f.status < it->second) worst[f.id] = f.status;
-  }
-  auto bad = [&](const std::string& id) {
-    auto it = worst.find(id);
-    return it != worst.end() && (it->second == Status::fail || it->second == Status::warn);
-  };
+  Funnel fu = build_funnel(r);
   auto name = [&](const std::string& id) {
     const CatalogEntry* e = find_entry(id);
     std::string n = e != nullptr ? e->title.in(lang) : id;
-    auto it = worst.find(id);
-    if (it != worst.end()) n = std::string(icon(it->second)) + " " + n;
+    auto it = fu.worst.find(id);
+    if (it != fu.worst.end()) n = std::string(icon(it->second)) + " " + n;
     return n + " " + code(id);
   };
-  bool any = false;
+  auto names = [&](const std::vector<std::string>& ids) {
+    std::string s;
+    for (const auto& id : ids) s += (s.empty() ? "" : "; ") + name(id);
+    return s;
+  };
   // L2 anomalies first: each points at the L3 items to check.
-  for (const auto& [id, st] : worst) {
-    const CatalogEntry* e = find_entry(id);
-    if (e == nullptr || e->layer != Layer::L2 || !bad(id)) continue;
-    std::string causes;
-    for (const auto& c : l3_causes_of(id)) causes += (causes.empty() ? "" : "; ") + name(c);
-    os << "- " << fill(tr(lang, "funnel.l2_caused_by"), {{"l2", name(id)}, {"l3", causes}}) << "\n";
-    any = true;
+  for (const auto& l : fu.l2_causes) {
+    os << "- " << fill(tr(lang, "funnel.l2_caused_by"), {{"l2", name(l.id)}, {"l3", names(l.related)}}) << "\n";
   }
   // Then each L3 defect with the L2 behaviour it explains.
-  for (const auto& entry : worst) {
-    const std::string& id = entry.first;  // a named copy: clang 14 cannot capture structured bindings
-    const CatalogEntry* e = find_entry(id);
-    if (e == nullptr || e->layer != Layer::L3 || !bad(id) || e->explains.empty()) continue;
-    std::string effects;
-    bool observed = false;
-    for (const auto& l2 : e->explains) {
-      effects += (effects.empty() ? "" : "; ") + name(l2);
-      observed |= worst.count(l2) > 0;
-    }
-    os << "- " << fill(tr(lang, "funnel.l3_explains"), {{"l3", name(id)}, {"l2", effects}});
-    if (!observed) os << " " << tr(lang, "funnel.not_observed");
+  for (const auto& l : fu.l3_explains) {
+    os << "- " << fill(tr(lang, "funnel.l3_explains"), {{"l3", name(l.id)}, {"l2", names(l.related)}});
+    if (!l.observed) os << " " << tr(lang, "funnel.not_observed");
     os << "\n";
-    std::string gain = finding_gain(*std::find_if(r.findings.begin(), r.findings.end(),
-                                                  [&](const Finding& f) { return f.id == id; }),
-                                    lang);
+    std::string gain = l.finding != nullptr ? finding_gain(*l.finding, lang) : "";
     if (!gain.empty()) os << "  - " << tr(lang, "label.gain") << ": " << gain << "\n";
-    any = true;
   }
-  if (!any) os << tr(lang, "funnel.none") << "\n";
+  if (fu.l2_causes.empty() && fu.l3_explains.empty()) os << tr(lang, "funnel.none") << "\n";
   return os.str();
 }
 

@@ -106,3 +106,36 @@ Tally tally(const std::vector<Finding>& findings) {
 }
 
 }  // namespace plumb
+
+namespace plumb {
+
+Funnel build_funnel(const Report& r) {
+  Funnel out;
+  std::map<std::string, const Finding*> first;
+  for (const auto& f : r.findings) {
+    auto it = out.worst.find(f.id);
+    if (it == out.worst.end() || f.status < it->second) out.worst[f.id] = f.status;
+    first.emplace(f.id, &f);
+  }
+  auto bad = [&](const std::string& id) {
+    auto it = out.worst.find(id);
+    return it != out.worst.end() && (it->second == Status::fail || it->second == Status::warn);
+  };
+  for (const auto& entry : out.worst) {
+    const std::string& id = entry.first;
+    const CatalogEntry* e = find_entry(id);
+    if (e == nullptr || !bad(id)) continue;
+    if (e->layer == Layer::L2) out.l2_causes.push_back({id, l3_causes_of(id), true, first[id]});
+  }
+  for (const auto& entry : out.worst) {
+    const std::string& id = entry.first;
+    const CatalogEntry* e = find_entry(id);
+    if (e == nullptr || e->layer != Layer::L3 || !bad(id) || e->explains.empty()) continue;
+    FunnelLink l{id, e->explains, false, first[id]};
+    for (const auto& l2 : e->explains) l.observed |= out.worst.count(l2) > 0;
+    out.l3_explains.push_back(std::move(l));
+  }
+  return out;
+}
+
+}  // namespace plumb

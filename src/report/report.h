@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,22 @@ struct Tally {
   int fail = 0, warn = 0, skip = 0, info = 0, pass = 0;
 };
 Tally tally(const std::vector<Finding>& findings);
+
+// The funnel summary's links, shared by the Markdown and HTML reports: each failing/warning L2
+// anomaly with the L3 items that can cause it, then each failing/warning L3 defect with the L2
+// behaviour it explains (`observed`: at least one of them was measured in this run).
+struct FunnelLink {
+  std::string id;
+  std::vector<std::string> related;
+  bool observed = true;
+  const Finding* finding = nullptr;  // the first finding with this id
+};
+struct Funnel {
+  std::map<std::string, Status> worst;  // id -> worst status in this report
+  std::vector<FunnelLink> l2_causes;
+  std::vector<FunnelLink> l3_explains;
+};
+Funnel build_funnel(const Report& r);
 
 // JSON document of a report (also the snapshot format read by `plumb report`).
 std::string render_json_text(const Report& r, const RenderOptions& o);

@@ -1,15 +1,17 @@
 // The trace breakdown in the text reports: a per-step table per rank (data layer), the HTA line
 // (GPU layer), memory and top operators (framework layer) and the cross-rank table (distributed).
+#include <algorithm>
 #include <sstream>
 
 #include "core/text.h"
 #include "report/report.h"
+#include "report/table.h"
 
 namespace plumb::trace {
 
 namespace {
 
-using Table = std::vector<std::vector<std::string>>;
+using Table = TextTable;
 
 std::string dur(double us) {
   if (us >= 1e6) return fmt_num(us / 1e6, 2) + " s";
@@ -19,49 +21,6 @@ std::string dur(double us) {
 std::string pct(double part, double whole) { return whole > 0 ? fmt_num(100.0 * part / whole, 1) + "%" : "-"; }
 std::string with_pct(double part, double whole) { return dur(part) + " " + pct(part, whole); }
 
-// Display width of UTF-8 text (µ and CJK count as 1 and 2 columns).
-std::size_t width(const std::string& s) {
-  std::size_t w = 0;
-  for (std::size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    w += len == 3 ? 2 : 1;
-    i += len;
-  }
-  return w;
-}
-
-std::string render_table(const Table& t, const std::string& format, const std::string& indent) {
-  std::ostringstream os;
-  if (t.empty()) return {};
-  if (format != "term") {
-    for (std::size_t r = 0; r < t.size(); ++r) {
-      os << "|";
-      for (const auto& c : t[r]) os << " " << c << " |";
-      os << "\n";
-      if (r == 0) {
-        os << "|";
-        for (std::size_t c = 0; c < t[0].size(); ++c) os << (c == 0 ? "---|" : "---:|");
-        os << "\n";
-      }
-    }
-    return os.str();
-  }
-  std::vector<std::size_t> w(t[0].size(), 0);
-  for (const auto& row : t) {
-    for (std::size_t c = 0; c < row.size() && c < w.size(); ++c) w[c] = std::max(w[c], width(row[c]));
-  }
-  for (const auto& row : t) {
-    os << indent;
-    for (std::size_t c = 0; c < row.size() && c < w.size(); ++c) {
-      std::string pad(w[c] - width(row[c]), ' ');
-      os << (c == 0 ? row[c] + pad : "  " + pad + row[c]);
-    }
-    os << "\n";
-  }
-  return os.str();
-}
-
 std::string label(const TraceRank& t) {
   if (t.rank) return "rank " + std::to_string(*t.rank);
   auto slash = t.file.find_last_of('/');
@@ -70,7 +29,55 @@ std::string label(const TraceRank& t) {
 
 std::string heading(const std::string& text, const std::string& format) {
   if (format == "term") return "  " + text + "\n";
+  if (format == "html") return "<h4>" + html_escape(text) + "</h4>\n";
   return "#### " + text + "\n\n";
+}
+
+// One line of prose under a table: a bullet in Markdown, a paragraph in HTML.
+std::string line(const std::string& text, const std::string& format, const char* term_mark = "") {
+  if (format == "term") return "  " + std::string(term_mark) + text + "\n";
+  if (format == "html") return "<p class=\"note\">" + html_inline(text) + "</p>\n";
+  return "- " + text + "\n";
+}
+
+// The HTML report's picture of the step table: one bar per step, its length the step time
+// (scaled to the longest step), the data-loader wait in the first colour; GPU traces add a thin
+// bar under it with the GPU-busy share. Inline SVG, so the report stays one self-contained file.
+std::string step_chart(const TraceRank& t, Lang lang) {
+  constexpr std::size_t kMaxSteps = 200;
+  constexpr double kLabel = 130, kWidth = 560, kRow = 24;
+  if (t.steps.empty()) return {};
+  const bool gpu = t.summary.copy_source == "gpu_memcpy";
+  double longest = 0;
+  const std::size_t n = std::min(t.steps.size(), kMaxSteps);
+  for (std::size_t i = 0; i < n; ++i) longest = std::max(longest, t.steps[i].duration_us);
+  if (longest <= 0) return {};
+  std::ostringstream os;
+  const double height = kRow * static_cast<double>(n) + 4;
+  os << "<svg class=\"steps\" role=\"img\" width=\"" << kLabel + kWidth + 10
+     << "\" height=\"" << height << "\" viewBox=\"0 0 " << kLabel + kWidth + 10 << " " << height << "\">\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& st = t.steps[i];
+    const double y = kRow * static_cast<double>(i) + 2;
+    const double w = kWidth * st.duration_us / longest;
+    const double dl = st.duration_us > 0 ? w * std::clamp(st.dataloader_us / st.duration_us, 0.0, 1.0) : 0;
+    std::string tip = st.name + ": " + dur(st.duration_us) + ", " + tr(lang, "trace.col.dataloader") + " " + pct(st.dataloader_us, st.duration_us);
+    os << "<g><title>" << html_escape(tip) << "</title>"
+       << "<text x=\"0\" y=\"" << y + 13 << "\">" << html_escape(st.name.size() > 18 ? st.name.substr(0, 17) + "…" : st.name)
+       << "</text><rect class=\"step\" x=\"" << kLabel << "\" y=\"" << y << "\" width=\"" << fmt_num(w, 1)
+       << "\" height=\"14\"/><rect class=\"dl\" x=\"" << kLabel << "\" y=\"" << y << "\" width=\"" << fmt_num(dl, 1)
+       << "\" height=\"14\"/>";
+    if (gpu && st.gpu_busy_us) {
+      const double busy = st.duration_us > 0 ? w * std::clamp(*st.gpu_busy_us / st.duration_us, 0.0, 1.0) : 0;
+      os << "<rect class=\"busy\" x=\"" << kLabel << "\" y=\"" << y + 15 << "\" width=\"" << fmt_num(busy, 1)
+         << "\" height=\"5\"/>";
+    }
+    os << "</g>\n";
+  }
+  os << "</svg>\n<p class=\"legend\"><span class=\"swatch dl\"></span>" << html_escape(tr(lang, "trace.col.dataloader"));
+  if (gpu) os << " <span class=\"swatch busy\"></span>" << html_escape(tr(lang, "trace.col.gpu_busy"));
+  os << " <span class=\"swatch step\"></span>" << html_escape(tr(lang, "trace.col.time")) << "</p>\n";
+  return os.str();
 }
 
 std::string steps_block(const Report& r, const RenderOptions& o, const std::string& format) {
@@ -85,10 +92,14 @@ std::string steps_block(const Report& r, const RenderOptions& o, const std::stri
     if (!t.devices.empty()) devs = ", " + std::to_string(t.devices.size()) + "x " + t.devices.front();
     std::string who = t.rank ? label(t) + " — " + t.file : t.file;
     os << heading(tr(lang, "trace.title") + ": " + who + " (" + t.format + ", " + t.accelerator + devs + ")", format);
-    os << ind << fill(tr(lang, "trace.read"), {{"mb", fmt_num(static_cast<double>(t.bytes) / 1e6, 1)},
-                                               {"events", std::to_string(t.events)},
-                                               {"ms", fmt_num(t.parse_ms, 0)}})
-       << (format == "term" ? "\n" : "\n\n");
+    std::string read = fill(tr(lang, "trace.read"), {{"mb", fmt_num(static_cast<double>(t.bytes) / 1e6, 1)},
+                                                      {"events", std::to_string(t.events)},
+                                                      {"ms", fmt_num(t.parse_ms, 0)}});
+    if (format == "html") {
+      os << "<p>" << html_escape(read) << "</p>\n";
+    } else {
+      os << ind << read << (format == "term" ? "\n" : "\n\n");
+    }
     Table tab;
     std::vector<std::string> head{tr(lang, "trace.col.step"), tr(lang, "trace.col.time"), tr(lang, "trace.col.dataloader")};
     if (gpu) {
@@ -137,21 +148,21 @@ std::string steps_block(const Report& r, const RenderOptions& o, const std::stri
       }
       tab.push_back(std::move(row));
     }
+    if (format == "html") os << step_chart(t, lang);
     os << render_table(tab, format, ind);
-    if (format != "term") os << "\n";
+    if (format == "md") os << "\n";
     if (gpu) {
       auto bw = [&](std::optional<double> g) { return g ? fmt_num(*g, 1) + " GB/s" : tr(lang, "trace.na"); };
       std::string pageable = std::to_string(s.pageable_h2d_count) + " (" + human_bytes(s.pageable_h2d_bytes) + ")";
-      os << ind << (format == "term" ? "" : "- ")
-         << fill(tr(lang, "trace.memcpy"), {{"h2d_bytes", human_bytes(s.h2d_bytes)},
+      os << line(fill(tr(lang, "trace.memcpy"), {{"h2d_bytes", human_bytes(s.h2d_bytes)},
                                             {"h2d_bw", bw(s.h2d_gbps)},
                                             {"d2h_bytes", human_bytes(s.d2h_bytes)},
                                             {"d2h_bw", bw(s.d2h_gbps)},
-                                            {"pageable", pageable}})
-         << "\n";
+                                            {"pageable", pageable}}),
+                 format);
     }
-    for (const auto& n : t.notes) os << ind << (format == "term" ? "* " : "- ") << tr(lang, "trace.note." + n) << "\n";
-    os << "\n";
+    for (const auto& n : t.notes) os << line(tr(lang, "trace.note." + n), format, "* ");
+    if (format != "html") os << "\n";
   }
   return os.str();
 }
@@ -163,14 +174,14 @@ std::string gpu_block(const Report& r, const RenderOptions& o, const std::string
   for (const auto& t : tf.traces) {
     if (!t.summary.hta) continue;
     const auto& h = *t.summary.hta;
-    os << (format == "term" ? "  " : "- ") << label(t) << ", " << tr(o.lang, "trace.hta") << ": "
-       << fill(tr(o.lang, "trace.hta_line"),
+    os << line(label(t) + ", " + tr(o.lang, "trace.hta") + ": " +
+                   fill(tr(o.lang, "trace.hta_line"),
                {{"span", dur(h.kernel_time_us)},
                 {"idle", fmt_num(h.idle_pctg, 2)},
                 {"compute", fmt_num(h.compute_pctg, 2)},
                 {"noncompute", fmt_num(h.non_compute_pctg, 2)},
                 {"overlap", h.comm_comp_overlap_pctg ? fmt_num(*h.comm_comp_overlap_pctg, 2) + " %" : tr(o.lang, "trace.na")}})
-       << "\n";
+       , format);
   }
   std::string s = os.str();
   return s.empty() ? s : s + "\n";
@@ -190,11 +201,6 @@ std::string framework_block(const Report& r, const RenderOptions& o, const std::
       for (std::size_t i = 0; i < s.top_ops.size() && i < top; ++i) {
         const auto& op = s.top_ops[i];
         std::string name = op.name.size() > 60 ? op.name.substr(0, 57) + "..." : op.name;
-        if (format != "term") {
-          for (auto& c : name) {
-            if (c == '|') c = '/';
-          }
-        }
         tab.push_back({name, dur(op.self_us), dur(op.total_us), std::to_string(op.calls)});
       }
       os << render_table(tab, format, ind) << "\n";

@@ -1,0 +1,26 @@
+// Text tables and escaping shared by the report blocks: one table model rendered as aligned
+// terminal columns, a Markdown pipe table or an HTML <table>.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace plumb {
+
+// First row is the header; cells are plain text (each format escapes what it must).
+using TextTable = std::vector<std::vector<std::string>>;
+
+// "term": aligned columns (first left, the rest right-aligned) each line prefixed by `indent`;
+// "md": a pipe table; "html": a <table> with the first column as row headers.
+std::string render_table(const TextTable& t, const std::string& format, const std::string& indent = "");
+
+// Display width of UTF-8 text in a terminal (µ counts 1 column, CJK 2).
+std::size_t display_width(std::string_view s);
+
+// Text escaped for HTML element content and attribute values.
+std::string html_escape(std::string_view s);
+// Escaped text with `code` spans (the catalogue's Markdown-style inline code) turned into <code>.
+std::string html_inline(std::string_view s);
+
+}  // namespace plumb
