@@ -123,11 +123,55 @@ Topology build_topology(const std::vector<PciFunction>& pci, const std::vector<N
 }
 
 void merge_nvml_links(Topology& topo, const GpuFacts& gpu) {
-  // Integration point: when GpuFacts lists, per GPU, its active NVLinks with the remote PCI bus id,
-  // count links per (GPU, peer GPU) pair into topo.nvlinks[i][j] (through an NVSwitch every peer
-  // gets the GPU's full count, as nvidia-smi prints NV18 on HGX H100) and set nvlink_known.
-  (void)topo;
-  (void)gpu;
+  if (!gpu.collected || topo.gpus.empty() || topo.nvlinks.size() < topo.gpus.size()) return;
+  const std::size_t n = topo.gpus.size();
+  std::map<std::string, std::size_t> index;  // bus id -> topology GPU index
+  for (std::size_t i = 0; i < n; ++i) index[topo.gpus[i].bus_id] = i;
+  std::set<std::string> switches;  // NVSwitch functions visible on the PCI bus
+  for (const auto& f : topo.pci) {
+    if (is_nvswitch(f)) switches.insert(f.bus_id);
+  }
+  std::vector<int> to_switch(n, 0);
+  bool known = true;
+  std::size_t matched = 0;
+  for (const auto& d : gpu.devices) {
+    auto it = index.find(d.bus_id);
+    if (it == index.end()) continue;
+    ++matched;
+    const std::size_t i = it->second;
+    if (!d.nvlink_active.has()) {  // NOT_SUPPORTED is an answer (no NVLink); a failure is not
+      if (d.nvlink_active.why().find("NOT_SUPPORTED") == std::string::npos) known = false;
+      continue;
+    }
+    bool any_active = std::find(d.nvlink_active->begin(), d.nvlink_active->end(), true) != d.nvlink_active->end();
+    if (!any_active) continue;
+    if (!d.nvlink_peers.has()) {  // links up but their far ends unknown: the counts would be guesses
+      known = false;
+      continue;
+    }
+    for (const auto& p : *d.nvlink_peers) {
+      if (p.remote_type == "switch" || switches.count(p.remote_bus_id) > 0) {
+        ++to_switch[i];
+        continue;
+      }
+      auto j = index.find(p.remote_bus_id);
+      if (j != index.end() && j->second != i) ++topo.nvlinks[i][j->second];
+    }
+  }
+  if (matched == 0) return;
+  // Through the NVSwitch fabric every GPU reaches every other with all its switch links; nvidia-smi
+  // prints the pair's count (NV12 on DGX A100, NV18 on HGX H100).
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i != j && to_switch[i] > 0 && to_switch[j] > 0) topo.nvlinks[i][j] += std::min(to_switch[i], to_switch[j]);
+    }
+  }
+  // NVML reports each GPU's own links: a direct link seen from one end only (a GPU outside the
+  // matrix answered, the other did not) still connects the pair.
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i + 1; j < n; ++j) topo.nvlinks[i][j] = topo.nvlinks[j][i] = std::max(topo.nvlinks[i][j], topo.nvlinks[j][i]);
+  }
+  if (known && matched == n) topo.nvlink_known = true;
 }
 
 Result<Topology> parse_topo_text(std::string_view text) {

@@ -29,9 +29,9 @@ struct NicRef {
 // GPU names come from the GPU facts when they list the bus id, else from the PCI device id.
 Topology build_topology(const std::vector<PciFunction>& pci, const std::vector<NicRef>& nics, const GpuFacts& gpu);
 
-// Fills nvlinks[][] from NVML link data in GpuFacts. The GPU layer does not publish NVLink
-// remote-bus data yet, so this leaves the topology as it is; the integrator wires it here once
-// gpu.h carries per-link remote bus ids (one place, no caller changes).
+// Fills nvlinks[][] from NVML's per-link data in GpuFacts (nvlink_peers): direct GPU-GPU links
+// counted per pair, links to an NVSwitch counted for every pair on the fabric; sets nvlink_known when
+// every GPU of the matrix answered. GPUs NVML does not list keep their PCIe-only cells.
 void merge_nvml_links(Topology& topo, const GpuFacts& gpu);
 
 // Parses a saved `nvidia-smi topo -m` output: tab- or space-separated, with or without the

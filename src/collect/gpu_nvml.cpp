@@ -138,6 +138,7 @@ class Reader {
   void read_ecc(nvml::Device d, GpuDevice& dev);
   void read_processes(nvml::Device d, GpuDevice& dev);
   void read_nvlink(nvml::Device d, GpuDevice& dev);
+  void read_nvlink_peers(nvml::Device d, const std::vector<bool>& links, GpuDevice& dev);
 
   const NvmlLibrary& lib_;
   const NvmlApi& a_;
@@ -309,7 +310,57 @@ void Reader::read_nvlink(nvml::Device d, GpuDevice& dev) {
     }
     links.push_back(active == nvml::kFeatureEnabled);
   }
+  read_nvlink_peers(d, links, dev);
   dev.nvlink_active = Fact<std::vector<bool>>::of(std::move(links), src(name));
+}
+
+// What each active link connects to: the topology counts GPU-GPU links per pair from this, and
+// links to an NVSwitch as "every GPU on the switch fabric" (nvidia-smi's NV12 / NV18).
+void Reader::read_nvlink_peers(nvml::Device d, const std::vector<bool>& links, GpuDevice& dev) {
+  const char* name = "nvmlDeviceGetNvLinkRemotePciInfo_v2";
+  if (a_.nvlink_remote_pci == nullptr && a_.nvlink_remote_type == nullptr) {
+    dev.nvlink_peers = absent<std::vector<GpuNvLinkPeer>>(name);
+    return;
+  }
+  std::vector<GpuNvLinkPeer> peers;
+  nvml::Return first_error = nvml::kSuccess;
+  for (unsigned int link = 0; link < links.size(); ++link) {
+    if (!links[link]) continue;
+    GpuNvLinkPeer p;
+    p.link = link;
+    p.remote_type = "unknown";
+    int type = -1;
+    if (a_.nvlink_remote_type != nullptr) {
+      auto rc = call("nvmlDeviceGetNvLinkRemoteDeviceType", a_.nvlink_remote_type, d, link, &type);
+      if (rc == nvml::kSuccess) {
+        p.remote_type = type == nvml::kNvLinkDeviceGpu      ? "gpu"
+                        : type == nvml::kNvLinkDeviceSwitch ? "switch"
+                        : type == nvml::kNvLinkDeviceIbmNpu ? "ibmnpu"
+                                                            : "unknown";
+      } else if (first_error == nvml::kSuccess) {
+        first_error = rc;
+      }
+    }
+    if (a_.nvlink_remote_pci != nullptr) {
+      nvml::PciInfo pci{};
+      auto rc = call(name, a_.nvlink_remote_pci, d, link, &pci);
+      if (rc == nvml::kSuccess) {
+        pci.busId[sizeof pci.busId - 1] = '\0';
+        p.remote_bus_id = normalise_bus_id(pci.busId).value_or("");
+      } else if (first_error == nvml::kSuccess) {
+        first_error = rc;
+      }
+    }
+    peers.push_back(std::move(p));
+  }
+  bool any = false;
+  for (const auto& p : peers) any |= p.remote_type != "unknown" || !p.remote_bus_id.empty();
+  if (!any && !peers.empty()) {
+    dev.nvlink_peers = fact(first_error == nvml::kSuccess ? nvml::kErrorNotSupported : first_error,
+                            std::vector<GpuNvLinkPeer>{}, name);
+    return;
+  }
+  dev.nvlink_peers = Fact<std::vector<GpuNvLinkPeer>>::of(std::move(peers), src(name));
 }
 
 void Reader::read_device(nvml::Device d, GpuDevice& dev) {

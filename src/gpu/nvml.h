@@ -44,6 +44,10 @@ inline constexpr unsigned kVbiosBufferSize = 32;
 inline constexpr unsigned kBusIdBufferSize = 32;
 // NVML_NVLINK_MAX_LINKS changed 12 -> 18 -> 36: loop up to a generous cap instead.
 inline constexpr unsigned kNvLinkScanCap = 64;
+// nvmlIntNvLinkDeviceType_t: what the far end of an NVLink is.
+inline constexpr int kNvLinkDeviceGpu = 0x00;
+inline constexpr int kNvLinkDeviceIbmNpu = 0x01;
+inline constexpr int kNvLinkDeviceSwitch = 0x02;
 
 enum : int { kFeatureDisabled = 0, kFeatureEnabled = 1 };
 enum : int { kTemperatureGpu = 0 };
@@ -173,6 +177,10 @@ using DevEccCount = Return (*)(Device, int, int, unsigned long long*);
 using DevRetiredPages = Return (*)(Device, int, unsigned int*, unsigned long long*);
 using DevRemappedRows = Return (*)(Device, unsigned int*, unsigned int*, unsigned int*, unsigned int*);
 using DevNvLinkState = Return (*)(Device, unsigned int, int*);
+// nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, nvmlPciInfo_t*) fills the v3 PciInfo layout;
+// nvmlDeviceGetNvLinkRemoteDeviceType(device, link, nvmlIntNvLinkDeviceType_t*).
+using DevNvLinkRemotePci = Return (*)(Device, unsigned int, PciInfo*);
+using DevNvLinkRemoteType = Return (*)(Device, unsigned int, int*);
 using DevProcesses = Return (*)(Device, unsigned int*, void*);  // element type depends on the version
 using DevTopology = Return (*)(Device, Device, int*);
 }  // namespace fn

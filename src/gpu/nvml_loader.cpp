@@ -91,6 +91,8 @@ Result<std::shared_ptr<const NvmlLibrary>> load(const std::string& path, NvmlLib
   resolve(h, a.compute_mode, {"nvmlDeviceGetComputeMode"}, r);
   resolve(h, a.mig_mode, {"nvmlDeviceGetMigMode"}, r);
   resolve(h, a.nvlink_state, {"nvmlDeviceGetNvLinkState"}, r);
+  resolve(h, a.nvlink_remote_pci, {"nvmlDeviceGetNvLinkRemotePciInfo_v2"}, r);
+  resolve(h, a.nvlink_remote_type, {"nvmlDeviceGetNvLinkRemoteDeviceType"}, r);
   int which = -1;
   resolve(h, a.processes,
           {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",

@@ -53,6 +53,8 @@ struct NvmlApi {
   nvml::fn::DevEnable compute_mode = nullptr;
   nvml::fn::DevUintPair mig_mode = nullptr;
   nvml::fn::DevNvLinkState nvlink_state = nullptr;
+  nvml::fn::DevNvLinkRemotePci nvlink_remote_pci = nullptr;    // R410+
+  nvml::fn::DevNvLinkRemoteType nvlink_remote_type = nullptr;  // R450+
   nvml::fn::DevProcesses processes = nullptr;
   int processes_version = 0;                      // 3, 2 or 1: which element struct `processes` takes
   nvml::fn::DevTopology topology = nullptr;

@@ -27,6 +27,23 @@ TEST(TopoE2E, DgxMatrixGroupsAndFindings) {
   EXPECT_NE(r.out.find("4 NVSwitch devices"), std::string::npos);
 }
 
+// NVML's per-link data (fake NVML serving an HGX H100 with the fixture's bus ids) turns the
+// PCIe-only matrix into the NVLink one nvidia-smi prints, and the groups follow it.
+TEST(TopoE2E, NvmlNvlinksFillTheMatrix) {
+  const std::string lib = std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so";
+  auto r = run_plumb({"topo", "--root", host_fixture("dgx-8gpu-2socket"), "--nvml-lib", lib, "--group", "4", "--format", "json"},
+                     {{"PLUMB_FAKE_NVML_SCENARIO", fixture("gpu/scenarios/hgx-h100-8x-nvswitch.json")}});
+  auto j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.err << r.out;
+  EXPECT_TRUE(j["topology"]["nvlink_known"].get<bool>());
+  EXPECT_EQ(j["topology"]["nvlinks"][0][1], 18);
+  EXPECT_EQ(j["topology"]["nvlinks"][0][7], 18);
+  EXPECT_EQ(j["groups"][0]["worst"], "NV18");
+  auto term = run_plumb({"topo", "--root", host_fixture("dgx-8gpu-2socket"), "--nvml-lib", lib},
+                        {{"PLUMB_FAKE_NVML_SCENARIO", fixture("gpu/scenarios/hgx-h100-8x-nvswitch.json")}});
+  EXPECT_NE(term.out.find("GPU0     X      NV18    NV18    NV18    NV18"), std::string::npos) << term.out;
+}
+
 TEST(TopoE2E, CleanNodeExitsZeroAndChineseWords) {
   auto r = run_plumb({"topo", "--root", host_fixture("noib-2gpu-eth"), "--group", "2", "--lang", "zh"});
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;

@@ -52,6 +52,15 @@ struct GpuProcess {
 };
 PLUMB_JSON(GpuProcess, pid, used_memory_bytes, name)
 
+// The far end of one active NVLink: another GPU's PCI bus id, or an NVSwitch.
+struct GpuNvLinkPeer {
+  unsigned link = 0;
+  std::string remote_type;    // gpu | switch | ibmnpu | unknown (when the driver cannot tell)
+  std::string remote_bus_id;  // "0000:18:00.0" (normalised); empty when not reported
+  bool operator==(const GpuNvLinkPeer&) const = default;
+};
+PLUMB_JSON(GpuNvLinkPeer, link, remote_type, remote_bus_id)
+
 // Contract used by other areas (topology, watch, framework rules): one entry per GPU, keyed by
 // UUID and PCI bus id, never by NVML index.
 struct GpuDevice {
@@ -86,6 +95,7 @@ struct GpuDevice {
   Fact<bool> mig_enabled;
   Fact<bool> mig_pending;
   Fact<std::vector<bool>> nvlink_active;  // one entry per link slot the driver answered for
+  Fact<std::vector<GpuNvLinkPeer>> nvlink_peers;  // one entry per active link
   Fact<std::vector<GpuProcess>> processes;
   bool operator==(const GpuDevice&) const = default;
 };
@@ -93,7 +103,7 @@ PLUMB_JSON(GpuDevice, uuid, bus_id, name, nvml_index, lost, minor_number, vbios,
            memory_reserved, util_gpu, util_memory, temperature_c, temp_slowdown_c, temp_shutdown_c, power_mw,
            power_limit_mw, clock_sm_mhz, clock_mem_mhz, clock_sm_max_mhz, clocks_event_reasons,
            supported_event_reasons, pcie, ecc, mem_health, persistence_mode, compute_mode, mig_enabled, mig_pending,
-           nvlink_active, processes)
+           nvlink_active, nvlink_peers, processes)
 
 // nvmlDeviceGetTopologyCommonAncestor for one GPU pair (used by the distributed helper).
 struct GpuPairTopology {

@@ -566,6 +566,52 @@ EXPORT Return nvmlDeviceGetNvLinkState(Device d, unsigned int link, int* active)
   *active = links[link].get<bool>() ? kFeatureEnabled : kFeatureDisabled;
   return kSuccess;
 }
+// "nvlink_remote_type": 2 (every link) or [0, 2, ...] per link (nvmlIntNvLinkDeviceType_t);
+// "nvlink_remote_bus": ["00000000:19:00.0", ...] per link. Absent -> NOT_SUPPORTED.
+Return nvlink_remote(Device d, unsigned int link, const char* fn, const char* key, json& out) {
+  State& s = state();
+  json v;
+  Return rc = kSuccess;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    rc = get(s, d, fn, key, v, false);
+  }
+  if (rc != kSuccess) return rc;
+  if (v.is_array()) {
+    if (link >= v.size()) return kErrorInvalidArgument;
+    out = v[link];
+  } else {
+    out = v;
+  }
+  Return e = kSuccess;
+  if (as_error(out, e)) return e;
+  return kSuccess;
+}
+EXPORT Return nvmlDeviceGetNvLinkRemoteDeviceType(Device d, unsigned int link, int* type) {
+  if (type == nullptr) return kErrorInvalidArgument;
+  json v;
+  Return rc = nvlink_remote(d, link, "nvmlDeviceGetNvLinkRemoteDeviceType", "nvlink_remote_type", v);
+  if (rc != kSuccess) return rc;
+  if (!v.is_number_integer()) return kErrorUnknown;
+  *type = v.get<int>();
+  return kSuccess;
+}
+EXPORT Return nvmlDeviceGetNvLinkRemotePciInfo_v2(Device d, unsigned int link, PciInfo* p) {
+  if (p == nullptr) return kErrorInvalidArgument;
+  json v;
+  Return rc = nvlink_remote(d, link, "nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvlink_remote_bus", v);
+  if (rc != kSuccess) return rc;
+  if (!v.is_string()) return kErrorUnknown;
+  unsigned int dom = 0, bn = 0, dev = 0, fnc = 0;
+  if (std::sscanf(v.get<std::string>().c_str(), "%x:%x:%x.%x", &dom, &bn, &dev, &fnc) != 4) return kErrorUnknown;
+  std::memset(p, 0, sizeof *p);
+  p->domain = dom;
+  p->bus = bn;
+  p->device = dev;
+  std::snprintf(p->busId, sizeof p->busId, "%08X:%02X:%02X.0", dom, bn, dev);
+  std::snprintf(p->busIdLegacy, sizeof p->busIdLegacy, "%04X:%02X:%02X.0", dom & 0xffff, bn, dev);
+  return kSuccess;
+}
 #ifndef FAKE_NVML_LEGACY
 EXPORT Return nvmlDeviceGetComputeRunningProcesses_v3(Device d, unsigned int* n, ProcessInfoV2* p) {
   return do_processes(d, n, p, sizeof(ProcessInfoV2), false);

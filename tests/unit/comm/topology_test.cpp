@@ -57,6 +57,86 @@ TEST(Topology, DgxMatrixFollowsNvidiaSmiLevels) {
   EXPECT_EQ(t.gpus[4].cpulist, "56-111,168-223");
 }
 
+GpuDevice nvml_gpu(const std::string& bus, std::vector<GpuNvLinkPeer> peers, std::size_t slots = 18) {
+  GpuDevice d;
+  d.bus_id = bus;
+  std::vector<bool> active(slots, false);
+  for (const auto& p : peers) active.at(p.link) = true;
+  d.nvlink_active = Fact<std::vector<bool>>::of(active, "test");
+  d.nvlink_peers = Fact<std::vector<GpuNvLinkPeer>>::of(std::move(peers), "test");
+  return d;
+}
+
+TEST(Topology, NvmlSwitchLinksGiveEveryPairTheFabricCount) {
+  HostRoot root(test::host_fixture("dgx-8gpu-2socket"));
+  auto pci = read_pci_functions(root);
+  ASSERT_TRUE(pci.ok());
+  GpuFacts g;
+  g.collected = true;
+  const char* buses[] = {"0000:18:00.0", "0000:19:00.0", "0000:3a:00.0", "0000:3b:00.0",
+                         "0000:9a:00.0", "0000:9b:00.0", "0000:ba:00.0", "0000:bb:00.0"};
+  for (const char* b : buses) {
+    std::vector<GpuNvLinkPeer> peers;
+    // 18 links over the four NVSwitch functions of the fixture; half report the type, half only the
+    // switch's bus id (as older drivers do): both count as switch links.
+    for (unsigned l = 0; l < 18; ++l) {
+      std::string sw = "0000:0" + std::to_string(5 + l % 4) + ":00.0";
+      peers.push_back({l, l % 2 == 0 ? "switch" : "unknown", sw});
+    }
+    g.devices.push_back(nvml_gpu(b, peers));
+  }
+  Topology t = build_topology(*pci, {}, g);
+  EXPECT_TRUE(t.nvlink_known);
+  EXPECT_EQ(topo_cell(t, 0, 1), "NV18");
+  EXPECT_EQ(topo_cell(t, 0, 7), "NV18");
+  EXPECT_EQ(topo_cell(t, 3, 3), "X");
+  auto groups = close_groups(t, 4);
+  ASSERT_FALSE(groups.empty());
+  EXPECT_EQ(groups[0].worst, "NV18");
+  EXPECT_EQ(groups[0].gpus, (std::vector<int>{0, 1, 2, 3}));  // ties split by the PCIe distance
+}
+
+TEST(Topology, NvmlDirectLinksCountPerPairAndUnknownPeersStayUnknown) {
+  Topology base;
+  base.gpus.resize(4);
+  const char* buses[] = {"0000:07:00.0", "0000:0f:00.0", "0000:47:00.0", "0000:4e:00.0"};
+  for (int i = 0; i < 4; ++i) base.gpus[static_cast<std::size_t>(i)].bus_id = buses[i];
+  base.pcie.assign(4, std::vector<std::string>(4, "SYS"));
+  base.nvlinks.assign(4, std::vector<int>(4, 0));
+  GpuFacts g;
+  g.collected = true;
+  // HGX A100 4-GPU board: 12 links per GPU, 4 to each peer.
+  for (int i = 0; i < 4; ++i) {
+    std::vector<GpuNvLinkPeer> peers;
+    for (unsigned l = 0; l < 12; ++l) peers.push_back({l, "gpu", buses[(i + 1 + static_cast<int>(l) / 4) % 4]});
+    g.devices.push_back(nvml_gpu(buses[i], peers, 12));
+  }
+  Topology t = base;
+  merge_nvml_links(t, g);
+  EXPECT_TRUE(t.nvlink_known);
+  for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t j = 0; j < 4; ++j) EXPECT_EQ(topo_cell(t, i, j), i == j ? "X" : "NV4") << i << "," << j;
+  }
+  // One GPU's links are up but the driver cannot say where they go: no guess, counts stay unknown.
+  g.devices[2].nvlink_peers = Fact<std::vector<GpuNvLinkPeer>>::none("NVML_ERROR_NOT_SUPPORTED", "test");
+  Topology u = base;
+  merge_nvml_links(u, g);
+  EXPECT_FALSE(u.nvlink_known);
+  // A PCIe-only board answers NOT_SUPPORTED: known, no NVLink.
+  GpuFacts pcie;
+  pcie.collected = true;
+  for (const char* b : buses) {
+    GpuDevice d;
+    d.bus_id = b;
+    d.nvlink_active = Fact<std::vector<bool>>::none("NVML_ERROR_NOT_SUPPORTED (not supported by this GPU or driver)", "test");
+    pcie.devices.push_back(d);
+  }
+  Topology v = base;
+  merge_nvml_links(v, pcie);
+  EXPECT_TRUE(v.nvlink_known);
+  EXPECT_EQ(topo_cell(v, 0, 1), "SYS");
+}
+
 TEST(Topology, PcieNodeAcrossTwoSockets) {
   Topology t = machine("pcie-4gpu-2socket");
   ASSERT_EQ(t.gpus.size(), 4u);
@@ -160,7 +240,11 @@ TEST(VisibleDevices, ResolvesIndicesAndRejectsUnknown) {
   EXPECT_FALSE(resolve_visible_devices("0,12", t, GpuFacts{}).ok());
   EXPECT_FALSE(resolve_visible_devices("GPU-abc", t, GpuFacts{}).ok());
   GpuFacts g;
-  g.devices.push_back({"GPU-1234-aaaa", "0000:3b:00.0", "NVIDIA H100 80GB HBM3"});
+  GpuDevice dev;
+  dev.uuid = "GPU-1234-aaaa";
+  dev.bus_id = "0000:3b:00.0";
+  dev.name = "NVIDIA H100 80GB HBM3";
+  g.devices.push_back(dev);
   auto u = resolve_visible_devices("GPU-1234", t, g);
   ASSERT_TRUE(u.ok());
   EXPECT_EQ(*u, (std::vector<int>{3}));
