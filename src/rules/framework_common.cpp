@@ -73,6 +73,24 @@ std::vector<LoadedLibrary> loaded_libraries(const Facts& f, std::string_view lib
   return out;
 }
 
+std::vector<LoadedLibrary> probe_mapped_libraries(const Facts& f, std::string_view lib) {
+  std::vector<LoadedLibrary> out;
+  const auto& t = f.framework.torch;
+  if (!t.has()) return out;
+  for (const auto& m : t->mapped_libs) {
+    if (m.lib != lib) continue;
+    LoadedLibrary l;
+    l.path = m.path;
+    l.deleted = m.deleted;
+    l.version = m.version;
+    l.version_why = m.error;
+    l.source = t.source + ": maps after import torch; version: " +
+               (lib == "nccl" ? std::string("ncclGetVersion") : std::string("cudnnGetVersion"));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 std::optional<bool> same_version(std::string_view a, std::string_view b, int depth) {
   auto pa = split(trim(a), '.'), pb = split(trim(b), '.');
   const std::size_t n = std::min({pa.size(), pb.size(), static_cast<std::size_t>(depth < 1 ? 1 : depth)});

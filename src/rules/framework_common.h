@@ -46,6 +46,11 @@ struct LoadedLibrary {
 // maps were not read (no --pid, unreadable, the CUDA search not run) or the process maps none.
 std::vector<LoadedLibrary> loaded_libraries(const Facts& f, std::string_view lib, std::string& why);
 
+// The cuDNN/NCCL copies the probe's interpreter mapped after importing torch (its own
+// /proc/self/maps and version getters; with --pid it runs in the job's environment). Empty when
+// torch did not report them (CPU build, older probe answer).
+std::vector<LoadedLibrary> probe_mapped_libraries(const Facts& f, std::string_view lib);
+
 // Compares two dotted versions on the components both have, at most `depth` of them ("9" vs
 // "9.1.0" compares the major only). nullopt when either is not a version.
 std::optional<bool> same_version(std::string_view a, std::string_view b, int depth);

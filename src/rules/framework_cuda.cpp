@@ -197,22 +197,29 @@ Finding judge_lib(const Facts& f, const LibCheck& c) {
   r.threshold = "loaded major.minor == built major.minor";
   std::string why;
   auto job = loaded_libraries(f, c.lib, why);
+  auto probe_maps = probe_mapped_libraries(f, c.lib);
   const std::string pid = std::to_string(f.gpu.cuda.pid);
-  // The copies to judge: versioned copies the job maps, else the probe's own copy (cuDNN).
+  // The copies to judge: versioned copies the job maps, else those the probe's interpreter maps,
+  // else the copy torch reports loading in the probe (cuDNN).
   std::vector<std::pair<std::string, std::string>> loaded;  // version, where
   std::string unknown;
-  for (const auto& l : job) {
-    std::string what = std::string(c.label) + " mapped by pid " + pid;
-    std::string value = (l.version.empty() ? "version unknown (" + l.version_why + ")" : l.version) + " at " + l.path +
-                        (l.deleted ? " (deleted from disk)" : "");
-    r.add(what, value, l.source);
-    if (l.version.empty()) {
-      unknown = l.path + ": " + l.version_why;
-    } else {
-      loaded.emplace_back(l.version, l.path + (l.deleted ? " (deleted from disk)" : ""));
+  auto take = [&](const std::vector<LoadedLibrary>& libs, const std::string& what, const std::string& suffix) {
+    for (const auto& l : libs) {
+      const std::string gone = l.deleted ? " (deleted from disk)" : "";
+      r.add(what, (l.version.empty() ? "version unknown (" + l.version_why + ")" : l.version) + " at " + l.path + gone,
+            l.source);
+      if (l.version.empty()) {
+        unknown = l.path + ": " + l.version_why;
+      } else {
+        loaded.emplace_back(l.version, l.path + gone + suffix);
+      }
     }
+  };
+  take(job, std::string(c.label) + " mapped by pid " + pid, "");
+  if (job.empty()) {
+    r.add(std::string(c.label) + " mapped by the job", "not known: " + why, "GPU layer (collect.cuda)");
+    take(probe_maps, std::string(c.label) + " mapped by the probe's interpreter", " in the probe's interpreter");
   }
-  if (job.empty()) r.add(std::string(c.label) + " mapped by the job", "not known: " + why, "GPU layer (collect.cuda)");
   if (c.probe_loaded) {
     r.add(std::string(c.label) + " loaded by the probe's interpreter", *c.probe_loaded, src);
     if (loaded.empty()) loaded.emplace_back(*c.probe_loaded, "in the probe's interpreter " + py_of(f));

@@ -252,6 +252,24 @@ TEST(LibraryMismatch, MajorOnlyIsInfoUnknownVersionOrNothingMappedSkips) {
   EXPECT_NE(subject(v, "nccl")->args.at("reason").find("pid 4242 maps no libnccl"), std::string::npos);
 }
 
+TEST(LibraryMismatch, WithoutPidTheProbesOwnMapsDecide) {
+  Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
+  f.gpu.cuda.collected = true;
+  f.gpu.cuda.pid_maps_why = "no --pid given";
+  f.framework.torch.value->mapped_libs = {{"nccl", "/usr/local/cuda-12.4/lib64/libnccl.so.2.18.3", "2.18.3", "", false},
+                                          {"cudnn", kSite + "cudnn/lib/libcudnn.so.9", "9.1.0", "", false}};
+  auto v = run_rule("l3.framework.library_mismatch", f);
+  const Finding* n = subject(v, "nccl");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->status, Status::warn);
+  EXPECT_EQ(n->args.at("where"), "/usr/local/cuda-12.4/lib64/libnccl.so.2.18.3 in the probe's interpreter");
+  EXPECT_EQ(subject(v, "cudnn")->status, Status::pass);
+  // With --pid the job's maps win over the probe's.
+  with_maps(f, {{"nccl", "2.21.5", kSite + "nccl/lib/libnccl.so.2"}});
+  v = run_rule("l3.framework.library_mismatch", f);
+  EXPECT_EQ(subject(v, "nccl")->status, Status::pass);
+}
+
 TEST(LibraryMismatch, SameVersionComparesTheCommonComponents) {
   EXPECT_EQ(same_version("9.1.0", "9.1.0.70", 2), true);
   EXPECT_EQ(same_version("8.9.2", "9", 2), false);
