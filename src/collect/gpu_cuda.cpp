@@ -88,7 +88,9 @@ std::string resolve(const HostRoot& root, const std::string& abs) {
   if (::realpath(real.c_str(), buf) == nullptr) return abs;
   std::string r = buf;
   if (!root.is_live()) {
-    const std::string& pre = root.root();
+    // The root as realpath() spells it: a relative --root or one reached through a symlink.
+    char rbuf[PATH_MAX];
+    std::string pre = ::realpath(root.root().c_str(), rbuf) != nullptr ? std::string(rbuf) : root.root();
     if (r.rfind(pre, 0) == 0) r = r.substr(pre.size());
     if (r.empty() || r[0] != '/') r = "/" + r;
   }

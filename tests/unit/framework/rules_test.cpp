@@ -38,7 +38,13 @@ void with_gpus(Facts& f, const std::string& driver, int cuda) {
   f.gpu.collected = true;
   f.gpu.driver_version = Fact<std::string>::of(driver, "nvmlSystemGetDriverVersion");
   f.gpu.cuda_driver_version = Fact<int>::of(cuda, "nvmlSystemGetCudaDriverVersion");
-  for (int i = 0; i < 8; ++i) f.gpu.devices.push_back({"GPU-" + std::to_string(i), "0000:1" + std::to_string(i) + ":00.0", "NVIDIA H100 80GB HBM3"});
+  for (int i = 0; i < 8; ++i) {
+    GpuDevice d;
+    d.uuid = "GPU-" + std::to_string(i);
+    d.bus_id = "0000:1" + std::to_string(i) + ":00.0";
+    d.name = "NVIDIA H100 80GB HBM3";
+    f.gpu.devices.push_back(d);
+  }
 }
 
 TEST(CudaUnavailable, DebianCpuOnlyTorchWithoutGpuIsInfoAndSaysWhy) {

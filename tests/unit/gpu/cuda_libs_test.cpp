@@ -236,6 +236,20 @@ TEST(CudaSearch, AReplacedLibraryIsTheDeletedCopyNotTheNewFile) {
   EXPECT_EQ(c.copies[0].version.source, "file name /opt/nccl/lib/libnccl.so.2.18.3");
 }
 
+TEST(CudaSearch, RelativeRootStillMatchesTheMappedCopies) {
+  // `--root some/dir`: realpath() answers absolute paths, which must still be seen as inside the root.
+  ScratchRoot r;
+  r.file("/usr/local/cuda-12.4/lib64/libnccl.so.2.21.5");
+  r.file("/proc/4242/maps", "7f0-7f1 r-xp 00000000 fe:00 12     /usr/local/cuda-12.4/lib64/libnccl.so.2.21.5\n");
+  Context ctx;
+  ctx.root = HostRoot(fs::relative(r.dir()).string());
+  ctx.pid = 4242;
+  CudaStackFacts c = read_cuda_stack(ctx);
+  ASSERT_EQ(c.copies.size(), 1u);
+  EXPECT_EQ(c.copies[0].real_path, "/usr/local/cuda-12.4/lib64/libnccl.so.2.21.5");
+  EXPECT_TRUE(c.copies[0].mapped);
+}
+
 TEST(CudaSearch, EmptyRootFindsNothing) {
   Context ctx;
   ctx.root = HostRoot(test::fixture("gpu/root-empty"));
