@@ -1,5 +1,5 @@
-// GPU clocks and clock-event (throttle) reasons for the benchmark context block, through a
-// minimal dlopen of NVML. Kept self-contained under bench/ (the GPU area has the full loader).
+// GPU clocks and clock-event (throttle) reasons for the benchmark context block, through the
+// GPU layer's NVML loader (gpu/nvml_loader.h), the one dlopen of NVML in plumb.
 #pragma once
 
 #include <string>

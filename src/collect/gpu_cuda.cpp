@@ -27,8 +27,8 @@ const std::vector<CudaLibKind>& cuda_lib_kinds() {
   return k;
 }
 
-std::vector<std::string> parse_proc_maps_paths(std::string_view text) {
-  std::vector<std::string> out;
+std::vector<MappedFile> parse_proc_maps(std::string_view text) {
+  std::vector<MappedFile> out;
   std::set<std::string> seen;
   for (auto line : split_lines(text)) {
     // address perms offset dev inode pathname: the path is what follows the 5th field.
@@ -40,16 +40,24 @@ std::vector<std::string> parse_proc_maps_paths(std::string_view text) {
       ++field;
     }
     if (field < 5 || pos >= line.size() || line[pos] != '/') continue;
-    std::string p(trim(line.substr(pos)));
+    MappedFile m;
+    m.path = std::string(trim(line.substr(pos)));
     constexpr std::string_view kDeleted = " (deleted)";
-    if (p.size() > kDeleted.size() && p.compare(p.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0) {
-      p.resize(p.size() - kDeleted.size());
+    if (m.path.size() > kDeleted.size() &&
+        m.path.compare(m.path.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0) {
+      m.path.resize(m.path.size() - kDeleted.size());
+      m.deleted = true;
     }
-    if (seen.insert(p).second) out.push_back(p);
+    if (seen.insert(m.path).second) out.push_back(std::move(m));
   }
   return out;
 }
 
+std::vector<std::string> parse_proc_maps_paths(std::string_view text) {
+  std::vector<std::string> out;
+  for (auto& m : parse_proc_maps(text)) out.push_back(std::move(m.path));
+  return out;
+}
 
 namespace {
 
@@ -80,7 +88,9 @@ std::string resolve(const HostRoot& root, const std::string& abs) {
   if (::realpath(real.c_str(), buf) == nullptr) return abs;
   std::string r = buf;
   if (!root.is_live()) {
-    const std::string& pre = root.root();
+    // The root as realpath() spells it: a relative --root or one reached through a symlink.
+    char rbuf[PATH_MAX];
+    std::string pre = ::realpath(root.root().c_str(), rbuf) != nullptr ? std::string(rbuf) : root.root();
     if (r.rfind(pre, 0) == 0) r = r.substr(pre.size());
     if (r.empty() || r[0] != '/') r = "/" + r;
   }
@@ -147,6 +157,22 @@ class Finder {
     out_.copies.push_back(std::move(c));
   }
 
+  // A library the process maps although its file is gone: its version can only come from the name.
+  void add_deleted(const std::string& path) {
+    const CudaLibKind* k = kind_of(base_name(path));
+    if (k == nullptr) return;
+    for (auto& c : out_.copies) {
+      if (c.real_path == path && c.origin == "process maps (deleted)") return;
+    }
+    CudaLibCopy c;
+    c.lib = k->kind;
+    c.path = path;
+    c.real_path = path;
+    c.origin = "process maps (deleted)";
+    c.mapped = true;
+    out_.copies.push_back(std::move(c));
+  }
+
   // The directories of `pattern_parent/<prefix>*/<sub>` under the root (glob without a shell).
   std::vector<std::string> glob(const std::string& parent, const std::string& prefix, const std::string& sub) {
     std::vector<std::string> out;
@@ -210,7 +236,9 @@ void fill_versions(const Context& ctx, CudaStackFacts& out, bool probe) {
     if (k == nullptr) continue;
     // libcuda copies are never loaded here: a stub would shadow the driver's libcuda.so.1 for the
     // device query. cuBLAS costs ~0.4 s to load: its pip metadata or file name is enough.
-    bool can_probe = probe && ctx.root.is_live() && c.lib != "cuda" && c.lib != "cublas";
+    // A deleted mapping: whatever now sits at that path (or next to it) is not what the process runs.
+    const bool gone = c.origin == "process maps (deleted)";
+    bool can_probe = !gone && probe && ctx.root.is_live() && c.lib != "cuda" && c.lib != "cublas";
     if (can_probe) {
       LibVersion v = probe_library_version(c.lib, c.real_path);
       if (v.raw) {
@@ -220,7 +248,7 @@ void fill_versions(const Context& ctx, CudaStackFacts& out, bool probe) {
       }
       c.raw_version = Fact<int>::none(v.error, c.real_path);
     }
-    if (std::string d = dist_info_version(ctx.root, c, *k); !d.empty()) {
+    if (std::string d = gone ? std::string() : dist_info_version(ctx.root, c, *k); !d.empty()) {
       c.version = Fact<std::string>::of(d, "pip metadata next to " + c.real_path);
       continue;
     }
@@ -228,7 +256,9 @@ void fill_versions(const Context& ctx, CudaStackFacts& out, bool probe) {
     if (!fv.empty()) {
       c.version = Fact<std::string>::of(fv, "file name " + c.real_path);
     } else {
-      c.version = Fact<std::string>::none("no version in the file name and the library was not loaded", c.real_path);
+      c.version = Fact<std::string>::none(gone ? "deleted from disk and no version in the file name"
+                                               : "no version in the file name and the library was not loaded",
+                                          c.real_path);
     }
   }
 }
@@ -309,18 +339,29 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
     f.scan_dir(sp + "/torch/lib", "site-packages");
   }
   // 4. What the process actually mapped.
-  if (ctx.pid > 0) {
-    if (auto t = ctx.root.read(ctx.proc_dir() + "/maps", 64u << 20)) {
-      out.pid_maps_read = true;
-      std::set<std::string> mapped;
-      for (const auto& p : parse_proc_maps_paths(*t)) {
-        if (kind_of(base_name(p)) == nullptr) continue;
-        f.add(p, "process maps");
-        mapped.insert(resolve(ctx.root, p));
-        mapped.insert(p);
+  out.pid = ctx.pid;
+  if (ctx.pid <= 0) {
+    out.pid_maps_why = "no --pid given";
+  } else if (auto t = ctx.root.read(ctx.proc_dir() + "/maps", 64u << 20); !t) {
+    out.pid_maps_why = t.error().message;
+  } else {
+    out.pid_maps_read = true;
+    std::set<std::string> mapped;
+    std::vector<std::string> deleted;
+    for (const auto& m : parse_proc_maps(*t)) {
+      if (kind_of(base_name(m.path)) == nullptr) continue;
+      // A " (deleted)" file may have been replaced by a new one at the same path: that new file
+      // is not what the process runs.
+      if (m.deleted) {
+        deleted.push_back(m.path);
+        continue;
       }
-      for (auto& c : out.copies) c.mapped = mapped.count(c.real_path) > 0 || mapped.count(c.path) > 0;
+      f.add(m.path, "process maps");
+      mapped.insert(resolve(ctx.root, m.path));
+      mapped.insert(m.path);
     }
+    for (auto& c : out.copies) c.mapped = mapped.count(c.real_path) > 0 || mapped.count(c.path) > 0;
+    for (const auto& p : deleted) f.add_deleted(p);
   }
   // The loader's pick per soname: first LD_LIBRARY_PATH hit, else the cache, else a default dir.
   std::set<std::string> sonames;
@@ -341,7 +382,7 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
     if (pick.empty()) continue;
     std::string real = resolve(ctx.root, pick);
     for (auto& c : out.copies) {
-      if (c.real_path == real) c.loader_pick = true;
+      if (c.real_path == real && c.origin != "process maps (deleted)") c.loader_pick = true;
     }
   }
   fill_versions(ctx, out, opts.probe_versions);

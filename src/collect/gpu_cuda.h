@@ -21,7 +21,16 @@ struct CudaLibKind {
 };
 const std::vector<CudaLibKind>& cuda_lib_kinds();
 
-// Distinct file paths mapped in /proc/<pid>/maps (6th column), in first-seen order.
+// One file mapped in /proc/<pid>/maps.
+struct MappedFile {
+  std::string path;      // the 6th column, " (deleted)" removed
+  bool deleted = false;  // the kernel marked it " (deleted)": unlinked or replaced since it was mapped
+  bool operator==(const MappedFile&) const = default;
+};
+// Distinct files mapped in /proc/<pid>/maps, in first-seen order (anonymous and [heap]-like
+// mappings skipped). Total on garbage.
+std::vector<MappedFile> parse_proc_maps(std::string_view text);
+// The paths of parse_proc_maps.
 std::vector<std::string> parse_proc_maps_paths(std::string_view text);
 
 struct CudaSearchOptions {

@@ -7,6 +7,7 @@
 #include "core/registry.h"
 #include "core/subprocess.h"
 #include "core/text.h"
+#include "gpu/cuda_version.h"
 #include "report/report.h"
 
 namespace plumb {
@@ -77,6 +78,24 @@ TorchFacts torch_from(const json& p) {
   t.tf32_matmul = opt_bool(p, "tf32_matmul");
   t.tf32_cudnn = opt_bool(p, "tf32_cudnn");
   t.float32_matmul_precision = str_of(p, "float32_matmul_precision");
+  if (auto it = p.find("mapped_libs"); it != p.end() && it->is_array()) {
+    for (const auto& m : *it) {
+      if (!m.is_object()) continue;
+      TorchMappedLib l;
+      l.lib = str_of(m, "lib");
+      l.path = str_of(m, "path");
+      if (l.lib != "cudnn" && l.lib != "nccl") continue;
+      l.deleted = opt_bool(m, "deleted").value_or(false);
+      l.error = str_of(m, "error");
+      if (auto r = m.find("raw_version"); r != m.end() && r->is_number_integer() && r->get<long long>() > 0) {
+        long long v = r->get<long long>();
+        l.version = l.lib == "cudnn" ? decode_cudnn_version(v) : decode_nccl_version(v);
+      } else if (l.error.empty()) {
+        l.error = "no version reported";
+      }
+      t.mapped_libs.push_back(std::move(l));
+    }
+  }
   return t;
 }
 

@@ -105,7 +105,48 @@ def probe_torch():
             devices.append({"name": str(p.name), "capability": "%d.%d" % (p.major, p.minor),
                             "total_memory_bytes": int(p.total_memory)})
     d["devices"] = devices
+    d["mapped_libs"] = safe(mapped_cuda_libs, [])
     return d
+
+
+def mapped_cuda_libs():
+    # The cuDNN/NCCL copies this interpreter mapped once torch is imported and CUDA checked, each
+    # asked for its own version. RTLD_NOLOAD: only an already loaded copy answers, nothing new loads.
+    libs = []
+    try:
+        with open("/proc/self/maps") as f:  # the interpreter's own maps (host reads go under --root)
+            text = f.read()
+    except Exception:
+        return libs
+    import ctypes
+    seen = set()
+    for line in text.splitlines():
+        parts = line.split(None, 5)
+        if len(parts) < 6 or not parts[5].startswith("/"):
+            continue
+        path = parts[5].strip()
+        deleted = path.endswith(" (deleted)")
+        if deleted:
+            path = path[:-len(" (deleted)")]
+        base = os.path.basename(path)
+        kind = "nccl" if base.startswith("libnccl.so") else ("cudnn" if base.startswith("libcudnn.so") else None)
+        if kind is None or path in seen:
+            continue
+        seen.add(path)
+        d = {"lib": kind, "path": path, "deleted": deleted}
+        try:
+            h = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+            if kind == "nccl":
+                v = ctypes.c_int(0)
+                if h.ncclGetVersion(ctypes.byref(v)) == 0:
+                    d["raw_version"] = int(v.value)
+            else:
+                h.cudnnGetVersion.restype = ctypes.c_size_t
+                d["raw_version"] = int(h.cudnnGetVersion())
+        except Exception as e:
+            d["error"] = ("%s: %s" % (type(e).__name__, e))[:200]
+        libs.append(d)
+    return libs
 
 
 def probe_tensorflow():

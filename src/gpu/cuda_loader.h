@@ -1,4 +1,4 @@
-// The CUDA stack through dlopen: each library's own version getter, and a deviceQuery-like run
+// The CUDA stack through the loaders of gpu/cuda_api.h: each library's own version getter, and a deviceQuery-like run
 // through the driver API (cuInit, count, attributes, a context, a small allocation and copy).
 #pragma once
 
@@ -24,8 +24,5 @@ LibVersion probe_library_version(const std::string& kind, const std::string& pat
 // is given, asks that runtime for the device count. Status: pass | no_driver | stub_library |
 // insufficient_driver | no_device | error.
 CudaDeviceQuery run_device_query(const std::string& libcuda = "libcuda.so.1", const std::string& cudart = {});
-
-// "CUDA_ERROR_STUB_LIBRARY" style names for the CUresult / cudaError_t codes we distinguish.
-std::string cuda_result_name(int rc);
 
 }  // namespace plumb

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/facts.h"
 
@@ -32,12 +33,26 @@ std::optional<CudaVersion> parse_cuda_version(std::string_view s);
 CudaVersion decode_cuda_int(int v);
 std::string to_string(const CudaVersion& v);
 
-// The copy of a library (cudnn, nccl) the target process loads, from the GPU layer's library facts.
+// A copy of a library (cudnn, nccl) the target process (--pid N) maps, from the GPU layer's CUDA
+// stack facts (/proc/N/maps matched against the copies found on disk).
 struct LoadedLibrary {
-  std::string version;
-  std::string source;
+  std::string path;        // the mapped file, symlinks resolved
+  std::string version;     // "9.1.0.70", "2.21.5", "9" (file name only); empty when unknown
+  std::string version_why; // why the version is unknown
+  std::string source;      // "/proc/4242/maps; version: pip metadata next to ..."
+  bool deleted = false;    // the file is gone from disk (replaced while the job runs)
 };
-// nullopt with `why` set while the GPU layer does not report loaded libraries.
-std::optional<LoadedLibrary> loaded_library(const Facts& f, std::string_view name, std::string& why);
+// The copies of `lib` ("cudnn", "nccl") the --pid process maps. Empty with `why` set when the
+// maps were not read (no --pid, unreadable, the CUDA search not run) or the process maps none.
+std::vector<LoadedLibrary> loaded_libraries(const Facts& f, std::string_view lib, std::string& why);
+
+// The cuDNN/NCCL copies the probe's interpreter mapped after importing torch (its own
+// /proc/self/maps and version getters; with --pid it runs in the job's environment). Empty when
+// torch did not report them (CPU build, older probe answer).
+std::vector<LoadedLibrary> probe_mapped_libraries(const Facts& f, std::string_view lib);
+
+// Compares two dotted versions on the components both have, at most `depth` of them ("9" vs
+// "9.1.0" compares the major only). nullopt when either is not a version.
+std::optional<bool> same_version(std::string_view a, std::string_view b, int depth);
 
 }  // namespace plumb

@@ -173,9 +173,83 @@ std::vector<Finding> judge_driver(const Facts& f, const Thresholds& /*th*/) {
   return out;
 }
 
-std::string major_minor(const std::string& v) {
-  auto parts = split(v, '.');
-  return parts.size() >= 2 ? std::string(parts[0]) + "." + std::string(parts[1]) : v;
+// Dotted components in a version string ("9" -> 1, "2.21.5" -> 3).
+std::size_t components(const std::string& v) { return v.empty() ? 0 : split(v, '.').size(); }
+
+// One judgement of a library: what torch was built with vs the copies the job maps (or, for
+// cuDNN without --pid, the copy the probe's interpreter loaded).
+struct LibCheck {
+  const char* lib;       // "cudnn" | "nccl"
+  const char* label;     // "cuDNN" | "NCCL"
+  std::string built;     // what torch was built with
+  std::string built_src;
+  std::optional<std::string> probe_loaded;  // cuDNN only: getRuntimeVersion() in the probe
+};
+
+Finding judge_lib(const Facts& f, const LibCheck& c) {
+  const std::string src = f.framework.torch.source;
+  Finding r;
+  r.id = kLibMismatch;
+  r.subject = c.lib;
+  r.add(std::string(c.label) + " torch was built with", c.built, c.built_src);
+  r.arg("lib", c.label).arg("built", c.built).arg("python", py_of(f));
+  r.arg("pid", f.gpu.cuda.pid > 0 ? std::to_string(f.gpu.cuda.pid) : std::string("<pid>"));
+  r.threshold = "loaded major.minor == built major.minor";
+  std::string why;
+  auto job = loaded_libraries(f, c.lib, why);
+  auto probe_maps = probe_mapped_libraries(f, c.lib);
+  const std::string pid = std::to_string(f.gpu.cuda.pid);
+  // The copies to judge: versioned copies the job maps, else those the probe's interpreter maps,
+  // else the copy torch reports loading in the probe (cuDNN).
+  std::vector<std::pair<std::string, std::string>> loaded;  // version, where
+  std::string unknown;
+  auto take = [&](const std::vector<LoadedLibrary>& libs, const std::string& what, const std::string& suffix) {
+    for (const auto& l : libs) {
+      const std::string gone = l.deleted ? " (deleted from disk)" : "";
+      r.add(what, (l.version.empty() ? "version unknown (" + l.version_why + ")" : l.version) + " at " + l.path + gone,
+            l.source);
+      if (l.version.empty()) {
+        unknown = l.path + ": " + l.version_why;
+      } else {
+        loaded.emplace_back(l.version, l.path + gone + suffix);
+      }
+    }
+  };
+  take(job, std::string(c.label) + " mapped by pid " + pid, "");
+  if (job.empty()) {
+    r.add(std::string(c.label) + " mapped by the job", "not known: " + why, "GPU layer (collect.cuda)");
+    take(probe_maps, std::string(c.label) + " mapped by the probe's interpreter", " in the probe's interpreter");
+  }
+  if (c.probe_loaded) {
+    r.add(std::string(c.label) + " loaded by the probe's interpreter", *c.probe_loaded, src);
+    if (loaded.empty()) loaded.emplace_back(*c.probe_loaded, "in the probe's interpreter " + py_of(f));
+  }
+  if (loaded.empty()) {
+    return skipped(kLibMismatch,
+                   std::string(c.label) + " copy loaded by the job: " + (unknown.empty() ? why : unknown), c.lib);
+  }
+  // The first copy that differs decides; a copy known only by its major cannot prove a match.
+  std::optional<std::size_t> partial;
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    const auto& [ver, where] = loaded[i];
+    auto same = same_version(c.built, ver, 2);
+    if (same && !*same) {
+      r.arg("loaded", ver).arg("where", where);
+      r.status = Status::warn;
+      r.variant = "warn";
+      return r;
+    }
+    if (!partial && (!same || components(ver) < 2 || components(c.built) < 2)) partial = i;
+  }
+  if (partial) {
+    r.arg("loaded", loaded[*partial].first).arg("where", loaded[*partial].second);
+    r.status = Status::info;
+    r.variant = "partial";
+    return r;
+  }
+  r.arg("loaded", loaded.front().first).arg("where", loaded.front().second);
+  r.status = Status::pass;
+  return r;
 }
 
 std::vector<Finding> judge_libraries(const Facts& f, const Thresholds& /*th*/) {
@@ -183,42 +257,18 @@ std::vector<Finding> judge_libraries(const Facts& f, const Thresholds& /*th*/) {
   if (!t.has()) return {skipped(kLibMismatch, "PyTorch: " + t.why())};
   if (t->cpu_only()) return {skipped(kLibMismatch, "PyTorch " + t->version + " is not a CUDA build: no cuDNN or NCCL")};
   std::vector<Finding> out;
-  // cuDNN: the version torch was compiled against vs the one its process loads.
-  if (t->cudnn_compiled && t->cudnn_runtime) {
-    Finding r;
-    r.id = kLibMismatch;
-    r.subject = "cudnn";
-    r.add("cuDNN torch was built with", *t->cudnn_compiled, t.source);
-    r.add("cuDNN loaded by the probe", *t->cudnn_runtime, t.source);
-    r.arg("lib", "cuDNN").arg("built", *t->cudnn_compiled).arg("loaded", *t->cudnn_runtime);
-    r.threshold = "loaded major.minor == built major.minor";
-    std::string why;
-    if (auto proc = loaded_library(f, "cudnn", why)) {
-      r.add("cuDNN loaded by the job", proc->version, proc->source);
-      if (major_minor(proc->version) != major_minor(*t->cudnn_runtime)) r.arg("loaded", proc->version);
-    }
-    r.status = major_minor(*t->cudnn_compiled) == major_minor(r.args["loaded"]) ? Status::pass : Status::warn;
-    out.push_back(r);
+  // cuDNN: torch._C._cudnn.getCompileVersion() vs the copy the job maps (or the probe loaded).
+  if (t->cudnn_compiled) {
+    out.push_back(judge_lib(f, {"cudnn", "cuDNN", *t->cudnn_compiled, t.source, t->cudnn_runtime}));
   } else {
     out.push_back(skipped(kLibMismatch, "cuDNN versions not reported by PyTorch " + t->version, "cudnn"));
   }
-  // NCCL: torch reports only the copy it loads; the job's copy comes from the GPU layer.
-  std::string why;
-  auto proc = loaded_library(f, "nccl", why);
-  if (!t->nccl) {
-    out.push_back(skipped(kLibMismatch, "NCCL version not reported by PyTorch " + t->version, "nccl"));
-  } else if (!proc) {
-    out.push_back(skipped(kLibMismatch, "NCCL copy loaded by the job: " + why, "nccl"));
+  // NCCL: torch.cuda.nccl.version() is the NCCL torch was compiled against (NCCL_MAJOR/MINOR/PATCH
+  // of its headers), so only the job's mapped copy says what runs.
+  if (t->nccl) {
+    out.push_back(judge_lib(f, {"nccl", "NCCL", *t->nccl, t.source, std::nullopt}));
   } else {
-    Finding r;
-    r.id = kLibMismatch;
-    r.subject = "nccl";
-    r.add("NCCL loaded by torch", *t->nccl, t.source);
-    r.add("NCCL loaded by the job", proc->version, proc->source);
-    r.arg("lib", "NCCL").arg("built", *t->nccl).arg("loaded", proc->version);
-    r.threshold = "same NCCL version";
-    r.status = *t->nccl == proc->version ? Status::pass : Status::warn;
-    out.push_back(r);
+    out.push_back(skipped(kLibMismatch, "NCCL version not reported by PyTorch " + t->version, "nccl"));
   }
   return out;
 }
@@ -288,24 +338,29 @@ const bool kRows = register_findings({
      {}},
     {kLibMismatch, Layer::L3, Pillar::compute, Section::framework,
      {"Framework cuDNN/NCCL vs the copies loaded", "框架 cuDNN/NCCL 与实际加载的版本"},
-     {{"pass", {"{lib} {loaded} matches the version PyTorch was built with ({built}).",
-                "{lib} {loaded} 与 PyTorch 构建时的版本（{built}）一致。"}},
+     {{"pass", {"{lib} {loaded} ({where}) matches the version PyTorch was built with ({built}).",
+                "{lib} {loaded}（{where}）与 PyTorch 构建时的版本（{built}）一致。"}},
       {"warn",
-       {"{lib}: PyTorch was built with {built} but {loaded} is loaded; results and kernel choices can differ from "
-        "the tested combination.",
-        "{lib}：PyTorch 构建时使用 {built}，实际加载的是 {loaded}；结果和内核选择可能与经过测试的组合不同。"}}},
+       {"{lib}: PyTorch was built with {built} but {loaded} is loaded ({where}); results, kernel choices and "
+        "collective behaviour can differ from the tested combination.",
+        "{lib}：PyTorch 构建时使用 {built}，实际加载的是 {loaded}（{where}）；结果、内核选择和集合通信行为可能与经过测试的组合不同。"}},
+      {"partial",
+       {"{lib}: only the major version of the loaded copy is known ({loaded}, {where}); it agrees with {built}, "
+        "the version PyTorch was built with, but the minor version could not be compared.",
+        "{lib}：实际加载的副本只知道主版本（{loaded}，{where}），与 PyTorch 构建时的 {built} 一致，但无法比较次版本。"}}},
      {"Remove the other copy from LD_LIBRARY_PATH (or the image) so the wheel's own {lib} is loaded, or install the "
-      "framework build made for {loaded}.",
-      "从 LD_LIBRARY_PATH（或镜像）中移除另一份 {lib}，让 wheel 自带的版本被加载；或安装针对 {loaded} 构建的框架。"},
-     "python -c \"import torch; print(torch._C._cudnn.getCompileVersion(), torch.backends.cudnn.version(), "
-     "torch.cuda.nccl.version())\"",
+      "framework build made for {loaded}; restart the job if its copy was replaced on disk.",
+      "从 LD_LIBRARY_PATH（或镜像）中移除另一份 {lib}，让 wheel 自带的版本被加载；或安装针对 {loaded} 构建的框架；"
+      "若任务使用的副本已在磁盘上被替换，请重启任务。"},
+     "{python} -c \"import torch; print(torch._C._cudnn.getCompileVersion(), torch.backends.cudnn.version(), "
+     "torch.cuda.nccl.version())\"; grep -E 'libcudnn|libnccl' /proc/{pid}/maps",  // shown command, not a read under root
      {},
      {}},
 });
 
 const bool kRules = register_rule({kUnavailable, {"collect.python"}, judge_unavailable}) &&
                     register_rule({kDriverOld, {"collect.python"}, judge_driver}) &&
-                    register_rule({kLibMismatch, {"collect.python"}, judge_libraries});
+                    register_rule({kLibMismatch, {"collect.python", "collect.cuda"}, judge_libraries});
 
 }  // namespace
 }  // namespace plumb

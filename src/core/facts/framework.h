@@ -29,6 +29,18 @@ struct TorchDevice {
 };
 PLUMB_JSON(TorchDevice, name, capability, total_memory_bytes)
 
+// A cuDNN/NCCL copy the probe's interpreter mapped after importing torch (its /proc/self/maps),
+// with the version its own getter (cudnnGetVersion, ncclGetVersion) returned.
+struct TorchMappedLib {
+  std::string lib;      // cudnn | nccl
+  std::string path;
+  std::string version;  // decoded ("9.1.0", "2.21.5"); empty when the getter did not answer
+  std::string error;    // why there is no version
+  bool deleted = false; // the kernel marked the mapping " (deleted)"
+  bool operator==(const TorchMappedLib&) const = default;
+};
+PLUMB_JSON(TorchMappedLib, lib, path, version, error, deleted)
+
 struct TorchFacts {
   std::string version;                        // torch.__version__ ("2.5.1+cu124", "1.13.0a0")
   std::optional<std::string> cuda;            // torch.version.cuda; null: not a CUDA build
@@ -48,13 +60,14 @@ struct TorchFacts {
   std::optional<bool> tf32_matmul;            // torch.backends.cuda.matmul.allow_tf32
   std::optional<bool> tf32_cudnn;             // torch.backends.cudnn.allow_tf32
   std::string float32_matmul_precision;       // torch.get_float32_matmul_precision()
+  std::vector<TorchMappedLib> mapped_libs;    // cuDNN/NCCL the probe's interpreter mapped (CUDA builds)
   // Neither CUDA nor ROCm: the wheel cannot use a GPU whatever the driver.
   [[nodiscard]] bool cpu_only() const { return !cuda && !hip; }
   bool operator==(const TorchFacts&) const = default;
 };
 PLUMB_JSON(TorchFacts, version, cuda, hip, cudnn_compiled, cudnn_runtime, nccl, cuda_available, cuda_warning,
            device_count, devices, arch_list, cudnn_enabled, cudnn_benchmark, cudnn_deterministic,
-           deterministic_algorithms, tf32_matmul, tf32_cudnn, float32_matmul_precision)
+           deterministic_algorithms, tf32_matmul, tf32_cudnn, float32_matmul_precision, mapped_libs)
 
 struct TensorFlowFacts {
   std::string version;

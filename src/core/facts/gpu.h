@@ -119,7 +119,9 @@ struct CudaLibCopy {
   std::string lib;          // cudart | cudnn | nccl | cublas | cuda (the driver API)
   std::string path;         // as found (never root-prefixed)
   std::string real_path;    // symlinks resolved
-  std::string origin;       // ld.so.cache | LD_LIBRARY_PATH | CUDA_HOME | /usr/local/cuda* | site-packages | process maps
+  // ld.so.cache | LD_LIBRARY_PATH | CUDA_HOME | /usr/local/cuda* | site-packages | process maps |
+  // process maps (deleted): mapped by --pid N but gone from disk (replaced while the job runs)
+  std::string origin;
   Fact<std::string> version;  // "13.0", "9.13.0", "2.28.3": from the library's own getter, else its file name
   Fact<int> raw_version;      // the getter's integer (13000, 91300, 22803)
   bool loader_pick = false;   // the copy the dynamic loader would load for this soname
@@ -147,9 +149,11 @@ struct CudaStackFacts {
   Fact<std::string> toolkit_version;  // /usr/local/cuda/version.json (nvcc's toolkit)
   CudaDeviceQuery device_query;
   bool pid_maps_read = false;         // copies[].mapped is meaningful
+  int pid = 0;                        // the --pid whose maps were read (0: none given)
+  std::string pid_maps_why;           // why the maps were not read ("no --pid given", "/proc/N/maps: ...")
   bool operator==(const CudaStackFacts&) const = default;
 };
-PLUMB_JSON(CudaStackFacts, collected, copies, toolkit_version, device_query, pid_maps_read)
+PLUMB_JSON(CudaStackFacts, collected, copies, toolkit_version, device_query, pid_maps_read, pid, pid_maps_why)
 
 struct GpuFacts {
   bool collected = false;

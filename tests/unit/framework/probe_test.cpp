@@ -115,6 +115,45 @@ TEST(ProbeParse, GarbageIsAnErrorNotACrash) {
   EXPECT_EQ(f->jax.missing, "not reported by the probe");
 }
 
+TEST(ProbeParse, MappedLibrariesAreDecodedAndGarbageSkipped) {
+  auto f = parse_probe_output(
+      "PLUMB-PROBE-JSON {\"packages\": {\"torch\": {\"ok\": true, \"version\": \"2.5.1\", \"cuda\": \"12.4\", "
+      "\"mapped_libs\": [{\"lib\": \"nccl\", \"path\": \"/x/libnccl.so.2\", \"raw_version\": 22105}, "
+      "{\"lib\": \"cudnn\", \"path\": \"/x/libcudnn.so.8\", \"raw_version\": 8902, \"deleted\": true}, "
+      "{\"lib\": \"cudnn\", \"path\": \"/y/libcudnn.so.9\", \"error\": \"AttributeError: x\"}, "
+      "{\"lib\": \"cublas\", \"path\": \"/z\"}, 7, {\"lib\": \"nccl\", \"raw_version\": \"2\"}]}}}\n",
+      "p");
+  ASSERT_TRUE(f.ok());
+  const auto& m = f->torch->mapped_libs;
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].version, "2.21.5");
+  EXPECT_EQ(m[1].version, "8.9.2");
+  EXPECT_TRUE(m[1].deleted);
+  EXPECT_EQ(m[2].version, "");
+  EXPECT_EQ(m[2].error, "AttributeError: x");
+  EXPECT_EQ(m[3].error, "no version reported");
+}
+
+TEST(ProbeScript, MappedLibrariesOfARealInterpreter) {
+  // The probe's maps reader in a real python3 that has loaded the toolkit's NCCL with ctypes.
+  const std::string nccl = "/usr/local/cuda/lib64/libnccl.so.2";
+  if (::access("/usr/bin/python3", X_OK) != 0 || ::access(nccl.c_str(), R_OK) != 0) {
+    GTEST_SKIP() << "no python3 or no " << nccl;
+  }
+  std::string script = python_probe_script();
+  auto main_loop = script.find("\nfor name, fn in");
+  ASSERT_NE(main_loop, std::string::npos);
+  std::string prog = "import ctypes\nctypes.CDLL('" + nccl + "')\n" + script.substr(0, main_loop) +
+                     "\n_answer.write(json.dumps(mapped_cuda_libs()) + '\\n')\n_answer.flush()\n";
+  RunOptions o;
+  o.timeout = std::chrono::milliseconds(10000);
+  auto r = run_program({"/usr/bin/python3", "-c", prog}, o);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->exit_code, 0) << r->err;
+  EXPECT_NE(r->out.find("\"lib\": \"nccl\""), std::string::npos) << r->out;
+  EXPECT_NE(r->out.find("\"raw_version\": 2"), std::string::npos) << r->out;  // NCCL 2.x answered
+}
+
 TEST(ProbeRun, FakeGpuInterpreterAnswers) {
   auto f = run_python_probe(target_of(fake("gpu-h100")), std::chrono::milliseconds(5000));
   ASSERT_TRUE(f.torch.has()) << f.torch.why();

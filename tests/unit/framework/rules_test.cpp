@@ -5,6 +5,7 @@
 #include "collect/python_probe.h"
 #include "core/catalog.h"
 #include "core/registry.h"
+#include "rules/framework_common.h"
 
 namespace plumb {
 namespace {
@@ -37,7 +38,13 @@ void with_gpus(Facts& f, const std::string& driver, int cuda) {
   f.gpu.collected = true;
   f.gpu.driver_version = Fact<std::string>::of(driver, "nvmlSystemGetDriverVersion");
   f.gpu.cuda_driver_version = Fact<int>::of(cuda, "nvmlSystemGetCudaDriverVersion");
-  for (int i = 0; i < 8; ++i) f.gpu.devices.push_back({"GPU-" + std::to_string(i), "0000:1" + std::to_string(i) + ":00.0", "NVIDIA H100 80GB HBM3"});
+  for (int i = 0; i < 8; ++i) {
+    GpuDevice d;
+    d.uuid = "GPU-" + std::to_string(i);
+    d.bus_id = "0000:1" + std::to_string(i) + ":00.0";
+    d.name = "NVIDIA H100 80GB HBM3";
+    f.gpu.devices.push_back(d);
+  }
 }
 
 TEST(CudaUnavailable, DebianCpuOnlyTorchWithoutGpuIsInfoAndSaysWhy) {
@@ -135,16 +142,148 @@ TEST(DriverTooOld, SkipsWithoutDriverFactsOrForCpuBuilds) {
   EXPECT_NE(v[0].args.at("reason").find("not a CUDA build"), std::string::npos);
 }
 
-TEST(LibraryMismatch, CudnnBuiltVsLoaded) {
+// The GPU layer's CUDA search after reading /proc/4242/maps: one mapped copy per (lib, version, path).
+void with_maps(Facts& f, std::vector<std::tuple<std::string, std::string, std::string>> mapped) {
+  f.gpu.cuda.collected = true;
+  f.gpu.cuda.pid = 4242;
+  f.gpu.cuda.pid_maps_read = true;
+  for (auto& [lib, version, path] : mapped) {
+    CudaLibCopy c;
+    c.lib = lib;
+    c.path = c.real_path = path;
+    c.origin = "process maps";
+    c.mapped = true;
+    if (version.empty()) {
+      c.version = Fact<std::string>::none("no version in the file name and the library was not loaded", path);
+    } else {
+      c.version = Fact<std::string>::of(version, "pip metadata next to " + path);
+    }
+    f.gpu.cuda.copies.push_back(c);
+  }
+  // An installed but unmapped copy never counts as loaded.
+  CudaLibCopy other;
+  other.lib = "nccl";
+  other.path = other.real_path = "/usr/lib/x86_64-linux-gnu/libnccl.so.2.15.5";
+  other.origin = "ld.so.cache";
+  other.version = Fact<std::string>::of("2.15.5", "file name");
+  f.gpu.cuda.copies.push_back(other);
+}
+
+const std::string kSite = "/opt/venv/lib/python3.11/site-packages/nvidia/";
+
+TEST(LibraryMismatch, WithoutPidCudnnUsesTheProbeAndNcclSkips) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
+  f.gpu.cuda.collected = true;
+  f.gpu.cuda.pid_maps_why = "no --pid given";
   auto v = run_rule("l3.framework.library_mismatch", f);
   EXPECT_EQ(subject(v, "cudnn")->status, Status::pass);
-  // NCCL needs the job's loaded copy from the GPU layer, not merged yet.
+  EXPECT_EQ(subject(v, "cudnn")->args.at("where"), "in the probe's interpreter /usr/bin/python3");
   EXPECT_EQ(subject(v, "nccl")->status, Status::skip);
-  EXPECT_NE(subject(v, "nccl")->args.at("reason").find("library facts not collected"), std::string::npos);
+  EXPECT_NE(subject(v, "nccl")->args.at("reason").find("no --pid given"), std::string::npos);
   f.framework.torch.value->cudnn_runtime = "8.9.7";
   v = run_rule("l3.framework.library_mismatch", f);
   EXPECT_EQ(subject(v, "cudnn")->status, Status::warn);
+  Facts none = with_probe("gpu-8x-h100-torch2.5-cu124.txt");  // collect.cuda did not run at all
+  v = run_rule("l3.framework.library_mismatch", none);
+  EXPECT_NE(subject(v, "nccl")->args.at("reason").find("collect.cuda"), std::string::npos);
+}
+
+TEST(LibraryMismatch, TorchBuiltWithCudnn89ButTheJobMapsCudnn9Warns) {
+  Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
+  f.framework.torch.value->cudnn_compiled = "8.9.2";
+  f.framework.torch.value->cudnn_runtime = "8.9.2";  // the probe's own process agrees: only the job differs
+  with_maps(f, {{"cudnn", "9.1.0.70", kSite + "cudnn/lib/libcudnn.so.9"}, {"nccl", "2.21.5", kSite + "nccl/lib/libnccl.so.2"}});
+  auto v = run_rule("l3.framework.library_mismatch", f);
+  const Finding* c = subject(v, "cudnn");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, Status::warn);
+  EXPECT_EQ(c->args.at("loaded"), "9.1.0.70");
+  EXPECT_EQ(c->args.at("where"), kSite + "cudnn/lib/libcudnn.so.9");
+  std::string msg = finding_message(*c, Lang::en);
+  EXPECT_NE(msg.find("PyTorch was built with 8.9.2 but 9.1.0.70 is loaded"), std::string::npos) << msg;
+  EXPECT_NE(finding_message(*c, Lang::zh).find("实际加载的是 9.1.0.70"), std::string::npos);
+  bool maps_evidence = false;
+  for (const auto& e : c->evidence) {
+    if (e.what == "cuDNN mapped by pid 4242") {
+      maps_evidence = true;
+      EXPECT_EQ(e.source, "/proc/4242/maps; version: pip metadata next to " + kSite + "cudnn/lib/libcudnn.so.9");
+    }
+  }
+  EXPECT_TRUE(maps_evidence);
+  EXPECT_EQ(subject(v, "nccl")->status, Status::pass);
+}
+
+TEST(LibraryMismatch, TorchNccl218ButTheJobMapsNccl221Warns) {
+  Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
+  f.framework.torch.value->nccl = "2.18.1";
+  with_maps(f, {{"cudnn", "9.1.0.70", kSite + "cudnn/lib/libcudnn.so.9"}, {"nccl", "2.21.5", kSite + "nccl/lib/libnccl.so.2"}});
+  auto v = run_rule("l3.framework.library_mismatch", f);
+  EXPECT_EQ(subject(v, "cudnn")->status, Status::pass);
+  const Finding* n = subject(v, "nccl");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->status, Status::warn);
+  EXPECT_EQ(n->args.at("built"), "2.18.1");
+  EXPECT_EQ(n->args.at("loaded"), "2.21.5");
+  EXPECT_EQ(n->args.at("pid"), "4242");
+  // A patch release apart is the same NCCL for this rule (major.minor).
+  f.framework.torch.value->nccl = "2.21.3";
+  v = run_rule("l3.framework.library_mismatch", f);
+  EXPECT_EQ(subject(v, "nccl")->status, Status::pass);
+  EXPECT_NE(finding_message(*subject(v, "nccl"), Lang::en).find("NCCL 2.21.5 (" + kSite + "nccl/lib/libnccl.so.2) matches"),
+            std::string::npos);
+}
+
+TEST(LibraryMismatch, TwoMappedCopiesTheDifferingOneDecides) {
+  Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
+  with_maps(f, {{"nccl", "2.21.5", kSite + "nccl/lib/libnccl.so.2"}, {"nccl", "2.18.3", "/usr/local/nccl/lib/libnccl.so.2.18.3"}});
+  auto v = run_rule("l3.framework.library_mismatch", f);
+  EXPECT_EQ(subject(v, "nccl")->status, Status::warn);
+  EXPECT_EQ(subject(v, "nccl")->args.at("loaded"), "2.18.3");
+}
+
+TEST(LibraryMismatch, MajorOnlyIsInfoUnknownVersionOrNothingMappedSkips) {
+  Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
+  Facts g = f, h = f;
+  with_maps(f, {{"nccl", "2", "/usr/lib/libnccl.so.2"}});
+  auto v = run_rule("l3.framework.library_mismatch", f);
+  EXPECT_EQ(subject(v, "nccl")->status, Status::info);
+  EXPECT_EQ(subject(v, "nccl")->variant, "partial");
+  with_maps(g, {{"nccl", "", "/usr/lib/libnccl.so"}});
+  v = run_rule("l3.framework.library_mismatch", g);
+  EXPECT_EQ(subject(v, "nccl")->status, Status::skip);
+  EXPECT_NE(subject(v, "nccl")->args.at("reason").find("/usr/lib/libnccl.so: no version"), std::string::npos);
+  with_maps(h, {{"cudnn", "9.1.0", kSite + "cudnn/lib/libcudnn.so.9"}});
+  v = run_rule("l3.framework.library_mismatch", h);
+  EXPECT_EQ(subject(v, "nccl")->status, Status::skip);
+  EXPECT_NE(subject(v, "nccl")->args.at("reason").find("pid 4242 maps no libnccl"), std::string::npos);
+}
+
+TEST(LibraryMismatch, WithoutPidTheProbesOwnMapsDecide) {
+  Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
+  f.gpu.cuda.collected = true;
+  f.gpu.cuda.pid_maps_why = "no --pid given";
+  f.framework.torch.value->mapped_libs = {{"nccl", "/usr/local/cuda-12.4/lib64/libnccl.so.2.18.3", "2.18.3", "", false},
+                                          {"cudnn", kSite + "cudnn/lib/libcudnn.so.9", "9.1.0", "", false}};
+  auto v = run_rule("l3.framework.library_mismatch", f);
+  const Finding* n = subject(v, "nccl");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->status, Status::warn);
+  EXPECT_EQ(n->args.at("where"), "/usr/local/cuda-12.4/lib64/libnccl.so.2.18.3 in the probe's interpreter");
+  EXPECT_EQ(subject(v, "cudnn")->status, Status::pass);
+  // With --pid the job's maps win over the probe's.
+  with_maps(f, {{"nccl", "2.21.5", kSite + "nccl/lib/libnccl.so.2"}});
+  v = run_rule("l3.framework.library_mismatch", f);
+  EXPECT_EQ(subject(v, "nccl")->status, Status::pass);
+}
+
+TEST(LibraryMismatch, SameVersionComparesTheCommonComponents) {
+  EXPECT_EQ(same_version("9.1.0", "9.1.0.70", 2), true);
+  EXPECT_EQ(same_version("8.9.2", "9", 2), false);
+  EXPECT_EQ(same_version("9.1.0", "9", 2), true);
+  EXPECT_EQ(same_version("2.18.1", "2.21.5", 2), false);
+  EXPECT_EQ(same_version("2.21.1", "2.21.5", 3), false);
+  EXPECT_EQ(same_version("", "2.21.5", 2), std::nullopt);
+  EXPECT_EQ(same_version("x.1", "2.21.5", 2), std::nullopt);
 }
 
 TEST(CudnnBenchmark, OffIsInfoOnIsPass) {

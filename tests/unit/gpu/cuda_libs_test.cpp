@@ -189,6 +189,67 @@ TEST(CudaSearch, FindsEveryCopyAndTheLoadersPick) {
   EXPECT_EQ(c.device_query.status, "not_run");
 }
 
+TEST(CudaMaps, DeletedMappingsAreFlagged) {
+  auto m = parse_proc_maps(
+      "7f0-7f1 r-xp 00000000 fe:00 12     /opt/nccl/libnccl.so.2.18.3 (deleted)\n"
+      "7f1-7f2 r--p 00001000 fe:00 12     /opt/nccl/libnccl.so.2.18.3 (deleted)\n"
+      "7f2-7f3 rw-p 00000000 00:00 0 \n"
+      "7f3-7f4 r-xp 00000000 fe:00 13     /lib/libc.so.6\n"
+      "7ffd-7ffe rw-p 00000000 00:00 0     [stack]\n");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0], (MappedFile{"/opt/nccl/libnccl.so.2.18.3", true}));
+  EXPECT_EQ(m[1], (MappedFile{"/lib/libc.so.6", false}));
+  EXPECT_TRUE(parse_proc_maps(std::string("\0\0 / /\n", 8)).empty());
+}
+
+TEST(CudaSearch, NoPidOrUnreadableMapsSayWhy) {
+  ScratchRoot r;
+  r.file("/usr/lib/x86_64-linux-gnu/libnccl.so.2.21.5");
+  Context ctx;
+  ctx.root = HostRoot(r.dir());
+  CudaStackFacts c = read_cuda_stack(ctx);
+  EXPECT_FALSE(c.pid_maps_read);
+  EXPECT_EQ(c.pid_maps_why, "no --pid given");
+  ctx.pid = 77;
+  c = read_cuda_stack(ctx);
+  EXPECT_FALSE(c.pid_maps_read);
+  EXPECT_EQ(c.pid, 77);
+  EXPECT_NE(c.pid_maps_why.find("/proc/77/maps"), std::string::npos) << c.pid_maps_why;
+}
+
+TEST(CudaSearch, AReplacedLibraryIsTheDeletedCopyNotTheNewFile) {
+  // The job mapped NCCL 2.18.3; since then the file at that path was replaced by 2.21.5.
+  ScratchRoot r;
+  r.file("/opt/nccl/lib/libnccl.so.2.18.3");
+  r.file("/proc/4242/maps",
+         "7f64b0c00000-7f64bc0e1000 r-xp 00000000 fe:00 337937      /opt/nccl/lib/libnccl.so.2.18.3 (deleted)\n");
+  Context ctx;
+  ctx.root = HostRoot(r.dir());
+  ctx.pid = 4242;
+  CudaStackFacts c = read_cuda_stack(ctx);
+  ASSERT_TRUE(c.pid_maps_read);
+  ASSERT_EQ(c.copies.size(), 1u) << "the new file is not scanned here (no search path names /opt/nccl)";
+  EXPECT_EQ(c.copies[0].origin, "process maps (deleted)");
+  EXPECT_TRUE(c.copies[0].mapped);
+  EXPECT_FALSE(c.copies[0].loader_pick);
+  EXPECT_EQ(*c.copies[0].version, "2.18.3");
+  EXPECT_EQ(c.copies[0].version.source, "file name /opt/nccl/lib/libnccl.so.2.18.3");
+}
+
+TEST(CudaSearch, RelativeRootStillMatchesTheMappedCopies) {
+  // `--root some/dir`: realpath() answers absolute paths, which must still be seen as inside the root.
+  ScratchRoot r;
+  r.file("/usr/local/cuda-12.4/lib64/libnccl.so.2.21.5");
+  r.file("/proc/4242/maps", "7f0-7f1 r-xp 00000000 fe:00 12     /usr/local/cuda-12.4/lib64/libnccl.so.2.21.5\n");
+  Context ctx;
+  ctx.root = HostRoot(fs::relative(r.dir()).string());
+  ctx.pid = 4242;
+  CudaStackFacts c = read_cuda_stack(ctx);
+  ASSERT_EQ(c.copies.size(), 1u);
+  EXPECT_EQ(c.copies[0].real_path, "/usr/local/cuda-12.4/lib64/libnccl.so.2.21.5");
+  EXPECT_TRUE(c.copies[0].mapped);
+}
+
 TEST(CudaSearch, EmptyRootFindsNothing) {
   Context ctx;
   ctx.root = HostRoot(test::fixture("gpu/root-empty"));

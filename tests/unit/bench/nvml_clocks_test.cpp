@@ -1,0 +1,49 @@
+// The benchmark context's GPU clocks through the GPU layer's NVML loader, against the fake NVML
+// (tests/helpers/fake_nvml): current and legacy (unversioned names only) libraries.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "bench/nvml_clocks.h"
+#include "../../test_util.h"
+
+namespace plumb {
+namespace {
+
+std::string fake_lib(bool legacy) {
+  return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml" + (legacy ? "-legacy" : "") + ".so";
+}
+
+std::vector<BenchGpuState> states(const std::string& scenario, bool legacy) {
+  ::setenv("PLUMB_FAKE_NVML_SCENARIO", test::fixture("gpu/scenarios/" + scenario + ".json").c_str(), 1);
+  return read_gpu_states(fake_lib(legacy));
+}
+
+TEST(BenchNvmlClocks, ThrottledGpuShowsItsClockAndReasons) {
+  auto s = states("a100-sxm-4x-hot-throttling", false);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[2].bus_id, "0000:47:00.0");
+  ASSERT_TRUE(s[2].sm_clock_mhz.has());
+  EXPECT_EQ(*s[2].sm_clock_mhz, 1005);
+  EXPECT_EQ(*s[2].mem_clock_mhz, 1593);
+  ASSERT_TRUE(s[2].throttle_reasons.has());
+  EXPECT_EQ(*s[2].throttle_reasons, 72u);
+  EXPECT_EQ(s[2].throttle_reasons.source, "nvmlDeviceGetCurrentClocksEventReasons(gpu 0000:47:00.0)");
+  EXPECT_EQ(*s[0].throttle_reasons, 0u);
+}
+
+TEST(BenchNvmlClocks, LegacyDriverUsesTheOldNames) {
+  // An old driver exports nvmlInit / nvmlDeviceGetCount without _v2 and the ...ThrottleReasons name.
+  auto s = states("v100-2x-legacy-driver", true);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].bus_id, "0000:1a:00.0");
+  EXPECT_EQ(*s[0].sm_clock_mhz, 135);
+  EXPECT_EQ(s[0].throttle_reasons.source, "nvmlDeviceGetCurrentClocksThrottleReasons(gpu 0000:1a:00.0)");
+}
+
+TEST(BenchNvmlClocks, MissingLibraryGivesNoStates) {
+  EXPECT_TRUE(read_gpu_states("/nonexistent/libnvidia-ml.so.1").empty());
+}
+
+}  // namespace
+}  // namespace plumb
