@@ -68,5 +68,45 @@ TEST(WatchNext, EachBehaviourHasSomethingToCheckAndTheCommandNamesIt) {
   EXPECT_EQ(next_checks_command("l2.no.such"), "`plumb check`");
 }
 
+// The funnel: every L2 watch behaviour (rows that can warn or fail) is explained by at least one
+// L3 row, so a failing watch finding always leads somewhere in `plumb check`.
+bool can_flag(const CatalogEntry& e) {
+  return std::any_of(e.messages.begin(), e.messages.end(), [](const auto& kv) { return kv.first != "info" && kv.first != "pass"; });
+}
+
+TEST(WatchFunnel, EveryWatchBehaviourHasAnL3Cause) {
+  std::size_t checked = 0;
+  for (const auto& l2 : watch_l2_ids()) {
+    if (!can_flag(*find_entry(l2))) continue;  // l2.watch.summary only describes the run
+    ++checked;
+    auto causes = l3_causes_of(l2);
+    EXPECT_FALSE(causes.empty()) << l2 << " has no L3 row listing it in `explains`";
+    for (const auto& c : causes) EXPECT_EQ(find_entry(c)->layer, Layer::L3) << c;
+  }
+  EXPECT_GE(checked, 6u);
+}
+
+TEST(WatchFunnel, ExplainsListsNameExistingL2Rows) {
+  for (const auto& [id, e] : catalog()) {
+    for (const auto& l2 : e.explains) {
+      const CatalogEntry* x = find_entry(l2);
+      ASSERT_NE(x, nullptr) << id << " explains unknown id " << l2;
+      EXPECT_EQ(x->layer, Layer::L2) << id << " explains " << l2;
+    }
+  }
+}
+
+TEST(WatchFunnel, ExplainedCausesAreSuggestedNext) {
+  // The funnel's rows reach the command: each cause is named itself or under a suggested prefix.
+  for (const auto& l2 : watch_l2_ids()) {
+    auto next = next_checks(l2);
+    for (const auto& c : l3_causes_of(l2)) {
+      Selection sel;
+      sel.only = next;
+      EXPECT_TRUE(sel.selects(c)) << l2 << ": cause " << c << " is not in " << next_checks_command(l2);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace plumb
