@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "../test_util.h"
 #include "core/json.h"
@@ -171,6 +172,70 @@ TEST(WatchNvmlE2E, IdleGpuNextToAPeggedCoreFailsGpuBusyAndPointsAtTheCpuChecks) 
   for (const auto& id : busy["check_next"]) names_compute |= id.get<std::string>().rfind("l3.compute.", 0) == 0;
   EXPECT_TRUE(names_compute) << busy.dump();
   std::remove(report.c_str());
+}
+
+TEST(WatchNvmlE2E, NvLinkCountersBecomeRatesInTheRecording) {
+  std::string rec = tmp("nvlink.csv");
+  std::remove(rec.c_str());
+  auto r = run_plumb({"watch", "--duration", "1s", "--interval", "100ms", "--root", fixture("watch/procfs-host"),
+                      "--nvml-lib", fake_lib(), "--record", rec, "--format", "json", "--quiet"},
+                     {{"PLUMB_FAKE_NVML_SCENARIO", scenario("nvlink-3gpu")}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto doc = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  const auto& samples = doc["facts"]["watch"]["samples"];
+  ASSERT_GE(samples.size(), 3u);
+  // The counters are cumulative: the first sample has nothing to subtract from, never a zero.
+  EXPECT_TRUE(samples[0]["gpus"][0]["nvlink_rx_bytes_per_s"].is_null()) << samples[0].dump();
+  for (std::size_t i = 1; i < samples.size(); ++i) {
+    const auto& g = samples[i]["gpus"];
+    ASSERT_EQ(g.size(), 3u);
+    ASSERT_TRUE(g[0]["nvlink_rx_bytes_per_s"].is_number()) << g.dump();
+    // GPU 1b receives 4 GiB per read, GPU 43 1 GiB, over the same interval: four times the rate.
+    double rx0 = g[0]["nvlink_rx_bytes_per_s"], rx1 = g[1]["nvlink_rx_bytes_per_s"];
+    double tx0 = g[0]["nvlink_tx_bytes_per_s"];
+    EXPECT_GT(rx0, 0);
+    EXPECT_NEAR(rx0 / rx1, 4.0, 0.5) << g.dump();
+    EXPECT_NEAR(rx0 / tx0, 2.0, 0.01) << g.dump();  // same read, same interval: exact ratio
+    EXPECT_TRUE(g[2]["nvlink_rx_bytes_per_s"].is_null()) << "links down: no counters, no rate";
+  }
+  // The CSV recording carries the same metric and replays it.
+  auto text = read_user_file(rec);
+  ASSERT_TRUE(text);
+  EXPECT_NE(text->find(",gpu_nvlink_rx_bytes_per_s,0000:1b:00.0,"), std::string::npos);
+  EXPECT_NE(text->find(",gpu_nvlink_tx_bytes_per_s,0000:43:00.0,"), std::string::npos);
+  EXPECT_EQ(text->find(",gpu_nvlink_rx_bytes_per_s,0000:52:00.0,"), std::string::npos);
+  auto again = run_plumb({"report", rec, "--format", "json"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  auto replayed = json::parse(again.out, nullptr, false);
+  ASSERT_FALSE(replayed.is_discarded());
+  EXPECT_TRUE(replayed["facts"]["watch"]["samples"][1]["gpus"][0]["nvlink_rx_bytes_per_s"].is_number());
+  std::remove(rec.c_str());
+}
+
+TEST(WatchNvmlE2E, ExporterServesNvLinkThroughput) {
+  ::setenv("PLUMB_FAKE_NVML_SCENARIO", scenario("nvlink-3gpu").c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  Child c({"exporter", "--listen", "127.0.0.1:0", "--interval", "100ms", "--no-check", "--root",
+           fixture("watch/procfs-host"), "--nvml-lib", fake_lib()});
+  ::unsetenv("PLUMB_FAKE_NVML_SCENARIO");  // NOLINT(concurrency-mt-unsafe)
+  ASSERT_TRUE(c.read_until("/metrics", 20s)) << c.output();
+  std::smatch m;
+  std::string out = c.output();
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/metrics"))) << out;
+  int port = std::stoi(m[1]);
+  const std::string want = "plumb_gpu_nvlink_rx_bytes_per_second{gpu=\"0000:1b:00.0\"";
+  std::string body;
+  for (int i = 0; i < 200 && body.find(want) == std::string::npos; ++i) {
+    body = body_of(http_get(port, "/metrics"));
+    if (body.find(want) == std::string::npos) c.read_until("\x01never", 50ms);  // bounded wait, drains output
+  }
+  EXPECT_NE(body.find(want), std::string::npos) << body;
+  EXPECT_NE(body.find("# TYPE plumb_gpu_nvlink_tx_bytes_per_second gauge"), std::string::npos) << body;
+  EXPECT_EQ(body.find("plumb_gpu_nvlink_rx_bytes_per_second{gpu=\"0000:52:00.0\""), std::string::npos) << body;
+  c.signal(SIGTERM);
+  auto rc = c.wait(20s);
+  ASSERT_TRUE(rc.has_value());
+  EXPECT_EQ(*rc, 0) << c.output();
 }
 
 }  // namespace
