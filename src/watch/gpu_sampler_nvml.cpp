@@ -146,17 +146,25 @@ class NvmlSampler final : public GpuSampler {
     long long stamp = f[0].timestamp > 0 ? f[0].timestamp : f[1].timestamp;
     r.t_s = stamp > 0 ? static_cast<double>(stamp) / 1e6 : std::chrono::duration<double>(now.time_since_epoch()).count();
     bool stamped = stamp > 0;
-    if (auto& last = nvlink_[i].last; last && last->second == stamped) {
-      double dt = r.t_s - last->first.t_s;
-      g.nvlink_rx_bytes_per_s = kib_rate(last->first.rx_kib, r.rx_kib, dt);
-      g.nvlink_tx_bytes_per_s = kib_rate(last->first.tx_kib, r.tx_kib, dt);
+    NvLinkState& st = nvlink_[i];
+    if (st.last && st.last->second == stamped) {
+      double dt = r.t_s - st.last->first.t_s;
+      if (stamped && dt == 0) {
+        // NVML answered from its cache (same timestamp): the last rate still holds; keep the older base.
+        g.nvlink_rx_bytes_per_s = st.rx_rate;
+        g.nvlink_tx_bytes_per_s = st.tx_rate;
+        return;
+      }
+      g.nvlink_rx_bytes_per_s = st.rx_rate = kib_rate(st.last->first.rx_kib, r.rx_kib, dt);
+      g.nvlink_tx_bytes_per_s = st.tx_rate = kib_rate(st.last->first.tx_kib, r.tx_kib, dt);
     }
-    nvlink_[i].last = std::make_pair(r, stamped);
+    st.last = std::make_pair(r, stamped);
   }
 
   struct NvLinkState {
     bool unsupported = false;
     std::optional<std::pair<NvLinkReading, bool>> last;  // reading, whether it was NVML-stamped
+    std::optional<double> rx_rate, tx_rate;              // the last rates, for cached answers
   };
 
   std::shared_ptr<const NvmlLibrary> lib_;

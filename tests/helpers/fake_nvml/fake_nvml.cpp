@@ -607,6 +607,16 @@ EXPORT Return nvmlDeviceGetPcieThroughput(Device d, int counter, unsigned int* v
 // The NVLink throughput fields from "nvlink_throughput": {"rx_kib": .., "tx_kib": ..} (totals over
 // all links; a single link's scope gets an equal share of the links listed in "nvlink"). Other
 // field ids answer NOT_SUPPORTED per field, as a driver that does not know them.
+// Wall-clock microseconds as NVML stamps field values, strictly increasing between calls so two
+// reads in the same microsecond still have an interval (tests read back to back).
+static long long next_field_timestamp() {
+  static std::mutex mu;
+  static long long last = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  long long now = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  last = now > last ? now : last + 1;
+  return last;
+}
 EXPORT Return nvmlDeviceGetFieldValues(Device d, int count, FieldValue* values) {
   if (count < 0 || (count > 0 && values == nullptr)) return kErrorInvalidArgument;
   {
@@ -622,8 +632,7 @@ EXPORT Return nvmlDeviceGetFieldValues(Device d, int count, FieldValue* values) 
     const char* key = f.fieldId == kFiNvLinkThroughputDataTx   ? "nvlink_throughput/tx_kib"
                       : f.fieldId == kFiNvLinkThroughputDataRx ? "nvlink_throughput/rx_kib"
                                                                : nullptr;
-    f.timestamp = std::chrono::duration_cast<std::chrono::microseconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count();
+    f.timestamp = next_field_timestamp();
     f.latencyUsec = 0;
     f.valueType = kValueUnsignedLongLong;
     f.value.ullVal = 0;
