@@ -16,14 +16,22 @@ namespace {
 std::optional<unsigned long long> counter(const nvml::FieldValue& v) {
   if (v.nvmlReturn != nvml::kSuccess) return std::nullopt;
   switch (v.valueType) {
-    case nvml::kValueUnsignedInt: return v.value.uiVal;
-    case nvml::kValueUnsignedLong: return v.value.ulVal;
-    case nvml::kValueUnsignedLongLong: return v.value.ullVal;
-    case nvml::kValueSignedLongLong: return v.value.sllVal < 0 ? std::nullopt : std::optional<unsigned long long>(v.value.sllVal);
-    case nvml::kValueSignedInt: return v.value.siVal < 0 ? std::nullopt : std::optional<unsigned long long>(v.value.siVal);
-    case nvml::kValueUnsignedShort: return v.value.usVal;
-    case nvml::kValueDouble: return v.value.dVal < 0 ? std::nullopt : std::optional<unsigned long long>(v.value.dVal);
-    default: return std::nullopt;
+    case nvml::kValueUnsignedInt:
+      return v.value.uiVal;
+    case nvml::kValueUnsignedLong:
+      return v.value.ulVal;
+    case nvml::kValueUnsignedLongLong:
+      return v.value.ullVal;
+    case nvml::kValueSignedLongLong:
+      return v.value.sllVal < 0 ? std::nullopt : std::optional<unsigned long long>(v.value.sllVal);
+    case nvml::kValueSignedInt:
+      return v.value.siVal < 0 ? std::nullopt : std::optional<unsigned long long>(v.value.siVal);
+    case nvml::kValueUnsignedShort:
+      return v.value.usVal;
+    case nvml::kValueDouble:
+      return v.value.dVal < 0 ? std::nullopt : std::optional<unsigned long long>(v.value.dVal);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -34,7 +42,8 @@ struct NvLinkReading {
 };
 
 // Bytes per second between two cumulative KiB readings; nothing across a reset or a wrap.
-std::optional<double> kib_rate(std::optional<unsigned long long> before, std::optional<unsigned long long> now, double dt) {
+std::optional<double> kib_rate(std::optional<unsigned long long> before, std::optional<unsigned long long> now,
+                               double dt) {
   if (!before || !now || *now < *before || dt <= 0) return std::nullopt;
   return static_cast<double>(*now - *before) * 1024.0 / dt;
 }
@@ -43,8 +52,13 @@ class NvmlSampler final : public GpuSampler {
  public:
   NvmlSampler(std::shared_ptr<const NvmlLibrary> lib, std::vector<nvml::Device> devs, std::vector<WatchGpu> ids,
               double pcie_every_s)
-      : lib_(std::move(lib)), a_(lib_->api()), devs_(std::move(devs)), ids_(std::move(ids)), pcie_every_(pcie_every_s),
-        pcie_(ids_.size()), nvlink_(ids_.size()) {}
+      : lib_(std::move(lib)),
+        a_(lib_->api()),
+        devs_(std::move(devs)),
+        ids_(std::move(ids)),
+        pcie_every_(pcie_every_s),
+        pcie_(ids_.size()),
+        nvlink_(ids_.size()) {}
   ~NvmlSampler() override {
     // Balances our nvmlInit; the library itself stays loaded (the loader never unloads it).
     if (a_.shutdown != nullptr) a_.shutdown();
@@ -74,7 +88,8 @@ class NvmlSampler final : public GpuSampler {
       if (a_.power_usage != nullptr && a_.power_usage(d, &v) == nvml::kSuccess) g.power_w = v / 1000.0;  // mW
       if (a_.clock != nullptr && a_.clock(d, nvml::kClockSm, &v) == nvml::kSuccess) g.sm_clock_mhz = v;
       unsigned long long reasons = 0;
-      if (a_.event_reasons != nullptr && a_.event_reasons(d, &reasons) == nvml::kSuccess) g.clock_event_reasons = reasons;
+      if (a_.event_reasons != nullptr && a_.event_reasons(d, &reasons) == nvml::kSuccess)
+        g.clock_event_reasons = reasons;
       if (read_pcie) {
         unsigned int rx = 0, tx = 0;
         pcie_[i] = {};
@@ -121,7 +136,8 @@ class NvmlSampler final : public GpuSampler {
       }
     }
     unsigned int t = 0;
-    if (a_.temperature_v1 != nullptr && a_.temperature_v1(d, nvml::kTemperatureGpu, &t) == nvml::kSuccess) g.temperature_c = t;
+    if (a_.temperature_v1 != nullptr && a_.temperature_v1(d, nvml::kTemperatureGpu, &t) == nvml::kSuccess)
+      g.temperature_c = t;
   }
 
   // Both NVLink counters in one call, summed over all links (scope UINT_MAX). GPUs without NVLink
@@ -144,7 +160,8 @@ class NvmlSampler final : public GpuSampler {
     }
     // NVML stamps each value (µs since 1970); the steady clock stands in when it does not.
     long long stamp = f[0].timestamp > 0 ? f[0].timestamp : f[1].timestamp;
-    r.t_s = stamp > 0 ? static_cast<double>(stamp) / 1e6 : std::chrono::duration<double>(now.time_since_epoch()).count();
+    r.t_s =
+        stamp > 0 ? static_cast<double>(stamp) / 1e6 : std::chrono::duration<double>(now.time_since_epoch()).count();
     bool stamped = stamp > 0;
     NvLinkState& st = nvlink_[i];
     if (st.last && st.last->second == stamped) {

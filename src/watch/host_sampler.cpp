@@ -84,7 +84,8 @@ void HostSampler::sample_psi(WatchSample& s, double dt) {
     auto it = prev_psi_.find(w.resource);
     if (it != prev_psi_.end() && dt > 0) {
       // total is in microseconds; share of wall time stalled, in percent.
-      auto share = [dt](const std::optional<PressureLine>& a, const std::optional<PressureLine>& b) -> std::optional<double> {
+      auto share = [dt](const std::optional<PressureLine>& a,
+                        const std::optional<PressureLine>& b) -> std::optional<double> {
         if (!a || !b) return std::nullopt;
         auto r = counter_rate(a->total_us, b->total_us, dt, 1e-6 * 100.0);
         if (r) r = std::min(100.0, *r);

@@ -122,7 +122,8 @@ class PeggedCoreRoot {
     unsigned long long busy = 1000 + 100 * step_, idle = 5000 + 100 * step_;
     std::string text = "cpu  " + std::to_string(busy) + " 0 0 " + std::to_string(3 * idle) + " 0 0 0 0 0 0\n" +
                        "cpu0 " + std::to_string(busy) + " 0 0 5000 0 0 0 0 0 0\n";
-    for (int c = 1; c < 4; ++c) text += "cpu" + std::to_string(c) + " 1000 0 0 " + std::to_string(idle) + " 0 0 0 0 0 0\n";
+    for (int c = 1; c < 4; ++c)
+      text += "cpu" + std::to_string(c) + " 1000 0 0 " + std::to_string(idle) + " 0 0 0 0 0 0\n";
     text += "intr 0\nctxt 0\nbtime 1700000000\n";
     {
       std::ofstream out(dir_ + "/proc/stat.tmp", std::ios::trunc);

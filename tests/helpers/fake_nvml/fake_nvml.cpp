@@ -613,7 +613,8 @@ static long long next_field_timestamp() {
   static std::mutex mu;
   static long long last = 0;
   std::lock_guard<std::mutex> lock(mu);
-  long long now = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  long long now =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   last = now > last ? now : last + 1;
   return last;
 }

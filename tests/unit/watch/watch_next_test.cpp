@@ -1,11 +1,12 @@
 // The "next checks" of L2 watch findings name real catalogue rows and registered rules only.
+#include "watch/watch_next.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "core/catalog.h"
 #include "core/registry.h"
-#include "watch/watch_next.h"
 
 namespace plumb {
 namespace {
@@ -63,7 +64,8 @@ TEST(WatchNext, EachBehaviourHasSomethingToCheckAndTheCommandNamesIt) {
     if (l2 == "l2.watch.summary") continue;  // a description of the run, not a behaviour
     auto ids = next_checks(l2);
     EXPECT_FALSE(ids.empty()) << l2;
-    EXPECT_NE(next_checks_command(l2).find("plumb check --only " + (ids.empty() ? "" : ids.front())), std::string::npos) << l2;
+    EXPECT_NE(next_checks_command(l2).find("plumb check --only " + (ids.empty() ? "" : ids.front())), std::string::npos)
+        << l2;
   }
   EXPECT_EQ(next_checks_command("l2.no.such"), "`plumb check`");
 }
@@ -71,7 +73,8 @@ TEST(WatchNext, EachBehaviourHasSomethingToCheckAndTheCommandNamesIt) {
 // The funnel: every L2 watch behaviour (rows that can warn or fail) is explained by at least one
 // L3 row, so a failing watch finding always leads somewhere in `plumb check`.
 bool can_flag(const CatalogEntry& e) {
-  return std::any_of(e.messages.begin(), e.messages.end(), [](const auto& kv) { return kv.first != "info" && kv.first != "pass"; });
+  return std::any_of(e.messages.begin(), e.messages.end(),
+                     [](const auto& kv) { return kv.first != "info" && kv.first != "pass"; });
 }
 
 TEST(WatchFunnel, EveryWatchBehaviourHasAnL3Cause) {
