@@ -27,6 +27,13 @@ std::map<std::string, std::uint64_t> parse_meminfo(std::string_view text) {
   return out;
 }
 
+std::optional<std::uint64_t> meminfo_available(const std::map<std::string, std::uint64_t>& kv) {
+  if (auto it = kv.find("MemAvailable"); it != kv.end()) return it->second;
+  auto free = kv.find("MemFree"), buffers = kv.find("Buffers"), cached = kv.find("Cached");
+  if (free == kv.end() || buffers == kv.end() || cached == kv.end()) return std::nullopt;
+  return free->second + buffers->second + cached->second;
+}
+
 std::vector<SwapDevice> parse_swaps(std::string_view text) {
   std::vector<SwapDevice> out;
   for (auto line : split_lines(text)) {
@@ -75,9 +82,8 @@ MemoryFacts read_memory(const HostRoot& root) {
     };
     m.mem_total_bytes = get("MemTotal");
     m.mem_available_bytes = get("MemAvailable");
-    if (!m.mem_available_bytes.has() && kv.count("MemFree") && kv.count("Buffers") && kv.count("Cached")) {
-      // Kernels before 3.14 have no MemAvailable; free + buffers + page cache is the classic estimate.
-      m.mem_available_bytes = U::of(kv["MemFree"] + kv["Buffers"] + kv["Cached"], src + " (MemFree+Buffers+Cached)");
+    if (auto est = meminfo_available(kv); !m.mem_available_bytes.has() && est) {
+      m.mem_available_bytes = U::of(*est, src + " (MemFree+Buffers+Cached)");
     }
     m.swap_total_bytes = get("SwapTotal");
     m.swap_free_bytes = get("SwapFree");

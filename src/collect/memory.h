@@ -15,6 +15,9 @@ namespace plumb {
 
 // /proc/meminfo "Key:   123 kB" -> bytes (kB is KiB); unit-less rows (HugePages_*) stay counts.
 std::map<std::string, std::uint64_t> parse_meminfo(std::string_view text);
+// MemAvailable from parsed meminfo; kernels before 3.14 have none, then MemFree + Buffers + Cached
+// (the classic estimate). nullopt when neither is there.
+std::optional<std::uint64_t> meminfo_available(const std::map<std::string, std::uint64_t>& kv);
 // /proc/swaps rows (sizes in KiB in the file) -> bytes; header and malformed rows are dropped.
 std::vector<SwapDevice> parse_swaps(std::string_view text);
 // "always [madvise] never" -> "madvise"; nullopt when no bracketed choice.

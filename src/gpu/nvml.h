@@ -185,4 +185,52 @@ using DevProcesses = Return (*)(Device, unsigned int*, void*);  // element type 
 using DevTopology = Return (*)(Device, Device, int*);
 }  // namespace fn
 
+// nvmlDeviceGetPcieThroughput counters (nvmlPcieUtilCounter_t); the value is KB/s over ~20 ms.
+enum : int { kPcieUtilTxBytes = 0, kPcieUtilRxBytes = 1 };
+
+// Field values (nvmlDeviceGetFieldValues; nvmlFieldValue_t and the NVML_FI_* ids as in NVML's
+// nvml.h, checked against go-nvml's copy of the 12.x header). The NVLink data throughput fields
+// are cumulative KiB counters; scopeId selects a link, UINT_MAX the sum over all links.
+inline constexpr unsigned int kFiNvLinkThroughputDataTx = 138;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX
+inline constexpr unsigned int kFiNvLinkThroughputDataRx = 139;  // NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX
+inline constexpr unsigned int kScopeAllLinks = 0xFFFFFFFFu;
+// nvmlValueType_t: which member of Value is set.
+enum : int {
+  kValueDouble = 0,
+  kValueUnsignedInt = 1,
+  kValueUnsignedLong = 2,
+  kValueUnsignedLongLong = 3,
+  kValueSignedLongLong = 4,
+  kValueSignedInt = 5,
+  kValueUnsignedShort = 6
+};
+union Value {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+  unsigned short usVal;
+};
+static_assert(sizeof(Value) == 8);
+struct FieldValue {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;    // CPU time of the value, microseconds since 1970
+  long long latencyUsec;
+  int valueType;          // nvmlValueType_t
+  Return nvmlReturn;      // per field: value is undefined unless kSuccess
+  Value value;
+};
+static_assert(sizeof(FieldValue) == 40);
+static_assert(offsetof(FieldValue, timestamp) == 8);
+static_assert(offsetof(FieldValue, valueType) == 24);
+static_assert(offsetof(FieldValue, value) == 32);
+
+namespace fn {
+using DevPcieThroughput = Return (*)(Device, int, unsigned int*);
+using DevFieldValues = Return (*)(Device, int, FieldValue*);
+}  // namespace fn
+
 }  // namespace plumb::nvml

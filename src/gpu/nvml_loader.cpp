@@ -100,6 +100,8 @@ Result<std::shared_ptr<const NvmlLibrary>> load(const std::string& path, NvmlLib
           r, &which);
   a.processes_version = which < 0 ? 0 : 3 - which;
   resolve(h, a.topology, {"nvmlDeviceGetTopologyCommonAncestor"}, r);
+  resolve(h, a.pcie_throughput, {"nvmlDeviceGetPcieThroughput"}, r);
+  resolve(h, a.field_values, {"nvmlDeviceGetFieldValues"}, r);
   if (a.init == nullptr || a.device_count == nullptr || a.handle_by_index == nullptr) {
     return make_error(ErrorKind::unsupported, path + " is not a usable NVML library (nvmlInit, nvmlDeviceGetCount or "
                                                     "nvmlDeviceGetHandleByIndex missing)");

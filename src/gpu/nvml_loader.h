@@ -58,6 +58,8 @@ struct NvmlApi {
   nvml::fn::DevProcesses processes = nullptr;
   int processes_version = 0;                      // 3, 2 or 1: which element struct `processes` takes
   nvml::fn::DevTopology topology = nullptr;
+  nvml::fn::DevPcieThroughput pcie_throughput = nullptr;  // KB/s, ~20 ms per call
+  nvml::fn::DevFieldValues field_values = nullptr;
 };
 
 class NvmlLibrary {

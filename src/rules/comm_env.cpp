@@ -304,7 +304,7 @@ const bool kRows = register_findings({
      {"Unset {var}; use it only as a short A/B test when debugging P2P problems", "取消 {var}；仅在排查 P2P 问题时作短暂 A/B 测试使用"},
      "nvidia-smi topo -m; {env_cmd}",
      {"intra-node all-reduce back at NVLink/P2P bandwidth", "节点内 all-reduce 恢复到 NVLink/P2P 带宽"},
-     {"l2.comm.allreduce_slow"}},
+     {"l2.comm.allreduce_slow", "l2.bench.allreduce"}},
     {"l3.comm.torch_timeouts", Layer::L3, Pillar::comm, Section::distributed,
      {"Worker timeouts and error handling", "Worker 超时与错误处理"},
      {{"pass", {"no timeout-related setting that misbehaves; the collective timeout lives in init_process_group(timeout=) (10 min default for NCCL since torch 2.2)",

@@ -274,7 +274,7 @@ const bool kRows = register_findings({
       "修复 IB 端口（线缆、子网管理器，`ibstat`），或有意设置 NCCL_IB_DISABLE=1 并用 NCCL_SOCKET_IFNAME 指定高速网卡；IB 可用时不要保留 NCCL_IB_DISABLE=1"},
      "ibstat; {env_cmd}",
      {"inter-node all-reduce at RDMA instead of TCP bandwidth", "节点间 all-reduce 从 TCP 带宽恢复到 RDMA 带宽"},
-     {"l2.comm.allreduce_slow"}},
+     {"l2.comm.allreduce_slow", "l2.bench.allreduce"}},
     {"l3.comm.ib_hca", Layer::L3, Pillar::comm, Section::distributed,
      {"NCCL_IB_HCA names existing devices", "NCCL_IB_HCA 指向存在的设备"},
      {{"pass", {"NCCL_IB_HCA={value} matches active devices ({devices})", "NCCL_IB_HCA={value} 匹配到活动设备（{devices}）"}},

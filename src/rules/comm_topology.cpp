@@ -195,7 +195,7 @@ const bool kRows = register_findings({
      {"Run the job on the closer set: {suggest}", "改用更近的 GPU 组合：{suggest}"},
      "nvidia-smi topo -m; plumb topo --group {k}",
      {"the seed's case: restricting a job to 4 physically adjacent GPUs doubled its throughput", "原文案例：把作业限定在 4 张物理相邻的 GPU 上，吞吐翻倍"},
-     {"l2.comm.allreduce_slow"}},
+     {"l2.comm.allreduce_slow", "l2.watch.pcie_imbalance"}},
     {"l3.comm.gpu_nic_affinity", Layer::L3, Pillar::comm, Section::distributed,
      {"GPU to NIC affinity", "GPU 与网卡的亲和性"},
      {{"pass", {"{gpu}: closest NIC {nic} at {level}", "{gpu}：最近的网卡 {nic}，距离 {level}"}},
@@ -205,7 +205,7 @@ const bool kRows = register_findings({
       "在每个装有 GPU 的插槽/PCIe 交换机下配置网卡，或让 NCCL 经近端 GPU 转发（PXN，NCCL 2.12+）"},
      "nvidia-smi topo -m",
      {},
-     {"l2.comm.allreduce_slow"}},
+     {"l2.comm.allreduce_slow", "l2.watch.pcie_imbalance"}},
     {"l3.comm.topo_file", Layer::L3, Pillar::comm, Section::distributed,
      {"NCCL_TOPO_FILE is valid for this machine", "NCCL_TOPO_FILE 与本机相符"},
      {{"pass", {"{path} parses and its GPU/NIC bus ids match this machine", "{path} 可解析，GPU/网卡总线号与本机一致"}},
@@ -218,7 +218,7 @@ const bool kRows = register_findings({
       "在同型机器上重新生成（`plumb topo --nccl-xml FILE`，或良好运行时的 NCCL_TOPO_DUMP_FILE），裸机上可直接取消 NCCL_TOPO_FILE"},
      "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH all_reduce_perf -b 1G -e 1G -g 1 2>&1 | grep -i topo",
      {},
-     {"l2.comm.allreduce_slow"}},
+     {"l2.comm.allreduce_slow", "l2.watch.pcie_imbalance", "l2.bench.allreduce"}},
     {"l3.comm.pcie_link_width", Layer::L3, Pillar::comm, Section::distributed,
      {"PCIe lanes of GPUs and NICs", "GPU 与网卡的 PCIe 通道数"},
      {{"pass", {"{dev} {bus}: x{cur} of x{max}", "{dev} {bus}：x{cur}（最大 x{max}）"}},
@@ -227,7 +227,7 @@ const bool kRows = register_findings({
      {"Reseat the card or move it to a full-width slot; check the riser", "重新插拔或换到全宽插槽；检查转接卡"},
      "lspci -vv -s {bus} | grep -E 'LnkCap|LnkSta'",
      {},
-     {"l2.comm.allreduce_slow"}},
+     {"l2.comm.allreduce_slow", "l2.bench.h2d"}},
 });
 
 const bool kRules = [] {

@@ -224,7 +224,7 @@ const bool kRows = register_findings({
       "调试结束后取消 CUDA_LAUNCH_BLOCKING（或设为 0）。"},
      "tr '\\0' '\\n' < /proc/<pid>/environ | grep CUDA_LAUNCH_BLOCKING",
      {"GPU work overlaps the CPU again (often tens of percent)", "GPU 与 CPU 工作重新并行（常见提升数十个百分点）"},
-     {}},
+     {"l2.watch.gpu_busy_low"}},
     {kReleaseAge, Layer::L3, Pillar::platform, Section::framework,
      {"Release age (stability policy)", "版本发布时长（稳定性策略）"},
      {{"pass", {"{what} was released {date}, {months} months ago (policy: at least {min}).",

@@ -82,7 +82,7 @@ const bool kCatalog = register_findings({
       "适合多任务共享；单个大训练任务请关闭（nvidia-smi -i N -mig 0，然后重置 GPU）。"},
      "nvidia-smi --query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending --format=csv",
      {},
-     {}},
+     {"l2.watch.vram_sawtooth"}},
 });
 
 std::vector<Finding> judge_count(const Facts& f, const Thresholds& th) {

@@ -111,7 +111,7 @@ const bool kCatalog = register_findings({
       "至少在 /etc/sysctl.d/ 中设置 `vm.swappiness=1`"},
      "swapon --show; grep -E 'Swap(Total|Free)' /proc/meminfo",
      {"no page-fault stalls from swap-in during steps", "训练步内不再因换入内存页而停顿"},
-     {"l2.memory.pressure", "l2.data.io_pressure", "l2.data.gpu_starved"}},
+     {"l2.memory.pressure", "l2.data.io_pressure", "l2.data.gpu_starved", "l2.watch.io_bound"}},
 });
 
 const bool kMemlockRule = register_rule({kMemlock, {"collect.process"}, judge_memlock});

@@ -31,7 +31,7 @@ struct GpuScript {
   std::string uuid, bus_id, name;
   std::uint64_t mem_total_bytes = 0;
   std::vector<double> busy_pct, mem_used_bytes, temperature_c, power_w, sm_clock_mhz, pcie_rx_bytes_per_s,
-      pcie_tx_bytes_per_s;
+      pcie_tx_bytes_per_s, nvlink_rx_bytes_per_s, nvlink_tx_bytes_per_s;
   std::vector<std::uint64_t> clock_event_reasons;
 };
 std::unique_ptr<GpuSampler> make_scripted_sampler(std::vector<GpuScript> gpus, std::string source = "script");

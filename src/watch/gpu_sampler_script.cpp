@@ -34,6 +34,8 @@ class ScriptedSampler final : public GpuSampler {
       g.clock_event_reasons = at_tick(s.clock_event_reasons, tick_);
       g.pcie_rx_bytes_per_s = at_tick(s.pcie_rx_bytes_per_s, tick_);
       g.pcie_tx_bytes_per_s = at_tick(s.pcie_tx_bytes_per_s, tick_);
+      g.nvlink_rx_bytes_per_s = at_tick(s.nvlink_rx_bytes_per_s, tick_);
+      g.nvlink_tx_bytes_per_s = at_tick(s.nvlink_tx_bytes_per_s, tick_);
       out.push_back(std::move(g));
     }
     ++tick_;
@@ -93,6 +95,8 @@ Result<std::vector<GpuScript>> parse_gpu_script(const std::string& text, const s
               read_series(g, "sm_clock_mhz", s.sm_clock_mhz, err) &&
               read_series(g, "pcie_rx_bytes_per_s", s.pcie_rx_bytes_per_s, err) &&
               read_series(g, "pcie_tx_bytes_per_s", s.pcie_tx_bytes_per_s, err) &&
+              read_series(g, "nvlink_rx_bytes_per_s", s.nvlink_rx_bytes_per_s, err) &&
+              read_series(g, "nvlink_tx_bytes_per_s", s.nvlink_tx_bytes_per_s, err) &&
               read_series(g, "clock_event_reasons", s.clock_event_reasons, err);
     if (!ok) return make_error(ErrorKind::invalid, origin + ": gpus[" + std::to_string(i) + "]: " + err);
     out.push_back(std::move(s));

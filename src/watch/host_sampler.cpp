@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "collect/memory.h"
+
 namespace plumb::watch {
 
 std::optional<double> counter_rate(std::uint64_t prev, std::uint64_t now, double dt_s, double scale) {
@@ -23,10 +25,12 @@ void HostSampler::sample(WatchSample& s, std::chrono::steady_clock::time_point n
   double dt = prev_time_ ? std::chrono::duration<double>(now - *prev_time_).count() : 0.0;
   sample_cpu(s);
   if (auto m = got(root.read("/proc/meminfo"))) {
-    MemInfo mi = parse_meminfo(*m);
-    s.mem_total_bytes = mi.total_bytes;
-    if (mi.total_bytes && mi.available_bytes && *mi.available_bytes <= *mi.total_bytes) {
-      s.mem_used_bytes = *mi.total_bytes - *mi.available_bytes;
+    auto kv = parse_meminfo(*m);
+    auto total = kv.find("MemTotal");
+    auto available = meminfo_available(kv);
+    if (total != kv.end()) {
+      s.mem_total_bytes = total->second;
+      if (available && *available <= total->second) s.mem_used_bytes = total->second - *available;
     }
   }
   sample_psi(s, dt);
@@ -75,11 +79,13 @@ void HostSampler::sample_psi(WatchSample& s, double dt) {
                         Want{"io", &WatchSample::psi_io_some_pct, &WatchSample::psi_io_full_pct}}) {
     auto text = got(root.read(std::string("/proc/pressure/") + w.resource));
     if (!text) continue;
-    Psi cur = parse_psi(*text);
+    // A file without a valid `some` line gives no share this tick (and no base for the next).
+    Pressure cur = parse_pressure(*text).value_or(Pressure{});
     auto it = prev_psi_.find(w.resource);
     if (it != prev_psi_.end() && dt > 0) {
       // total is in microseconds; share of wall time stalled, in percent.
-      auto share = [dt](const std::optional<PsiLine>& a, const std::optional<PsiLine>& b) -> std::optional<double> {
+      auto share = [dt](const std::optional<PressureLine>& a,
+                        const std::optional<PressureLine>& b) -> std::optional<double> {
         if (!a || !b) return std::nullopt;
         auto r = counter_rate(a->total_us, b->total_us, dt, 1e-6 * 100.0);
         if (r) r = std::min(100.0, *r);

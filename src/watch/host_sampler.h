@@ -11,6 +11,7 @@
 
 #include "core/facts/watch.h"
 #include "core/host_root.h"
+#include "collect/psi.h"
 #include "watch/proc_parse.h"
 
 namespace plumb::watch {
@@ -39,7 +40,7 @@ class HostSampler {
   long clk_tck_;
   std::optional<std::chrono::steady_clock::time_point> prev_time_;
   ProcStat prev_stat_;
-  std::map<std::string, Psi> prev_psi_;
+  std::map<std::string, Pressure> prev_psi_;
   std::optional<std::vector<std::string>> disk_names_;  // whole disks, fixed at the first read
   std::map<std::string, DiskCounters> prev_disks_;
   std::map<std::string, NetCounters> prev_nets_;

@@ -29,6 +29,7 @@ const bool kUi = register_ui({
     {"watch.live.power", {"power", "功耗"}},
     {"watch.live.clock", {"SM clock", "SM 频率"}},
     {"watch.live.pcie", {"PCIe rx/tx", "PCIe 收/发"}},
+    {"watch.live.nvlink", {"NVLink rx/tx", "NVLink 收/发"}},
     {"watch.live.throttle", {"throttle", "降频"}},
     {"watch.live.disk", {"disk", "磁盘"}},
     {"watch.live.net", {"network", "网络"}},
@@ -81,14 +82,20 @@ std::string live_screen(const WatchFacts& h, const WatchSample& s, Lang lang) {
   } else {
     os << pad(tr(lang, "watch.live.gpu"), 14) << pad(tr(lang, "watch.live.busy"), 8) << pad(tr(lang, "watch.live.vram"), 22)
        << pad(tr(lang, "watch.live.temp"), 7) << pad(tr(lang, "watch.live.power"), 8) << pad(tr(lang, "watch.live.clock"), 11)
-       << pad(tr(lang, "watch.live.pcie"), 26) << tr(lang, "watch.live.throttle") << "\n";
+       << pad(tr(lang, "watch.live.pcie"), 26);
+    // The NVLink column only where some GPU reports NVLink traffic (PCIe-only machines stay narrow).
+    bool nvlink = std::any_of(s.gpus.begin(), s.gpus.end(),
+                              [](const WatchGpu& g) { return g.nvlink_rx_bytes_per_s || g.nvlink_tx_bytes_per_s; });
+    if (nvlink) os << pad(tr(lang, "watch.live.nvlink"), 26);
+    os << tr(lang, "watch.live.throttle") << "\n";
     for (const auto& g : s.gpus) {
       os << pad(g.bus_id, 14) << pad(p(g.busy_pct), 8) << pad(b(g.mem_used_bytes) + " / " + b(g.mem_total_bytes), 22)
          << pad(g.temperature_c ? fmt_num(*g.temperature_c, 0) + "C" : na(), 7)
          << pad(g.power_w ? fmt_num(*g.power_w, 0) + "W" : na(), 8)
          << pad(g.sm_clock_mhz ? fmt_num(*g.sm_clock_mhz, 0) + "MHz" : na(), 11)
-         << pad(rate(g.pcie_rx_bytes_per_s) + " / " + rate(g.pcie_tx_bytes_per_s), 26)
-         << (g.clock_event_reasons ? throttle_reason_names(*g.clock_event_reasons & ~kGpuIdle) : na()) << "\n";
+         << pad(rate(g.pcie_rx_bytes_per_s) + " / " + rate(g.pcie_tx_bytes_per_s), 26);
+      if (nvlink) os << pad(rate(g.nvlink_rx_bytes_per_s) + " / " + rate(g.nvlink_tx_bytes_per_s), 26);
+      os << (g.clock_event_reasons ? throttle_reason_names(*g.clock_event_reasons & ~kGpuIdle) : na()) << "\n";
     }
   }
   if (!s.disks.empty()) {

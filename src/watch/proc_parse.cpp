@@ -52,55 +52,6 @@ ProcStat parse_proc_stat(std::string_view text) {
   return out;
 }
 
-MemInfo parse_meminfo(std::string_view text) {
-  MemInfo m;
-  std::optional<std::uint64_t> free, buffers, cached;
-  for (auto line : split_lines(text)) {
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view key = line.substr(0, colon);
-    auto f = split_ws(line.substr(colon + 1));
-    if (f.empty()) continue;
-    auto v = parse_uint(f[0]);
-    if (!v || *v > (UINT64_MAX >> 10)) continue;
-    std::uint64_t bytes = (f.size() > 1 && f[1] == "kB") ? *v * 1024 : *v;
-    if (key == "MemTotal") m.total_bytes = bytes;
-    else if (key == "MemAvailable") m.available_bytes = bytes;
-    else if (key == "MemFree") free = bytes;
-    else if (key == "Buffers") buffers = bytes;
-    else if (key == "Cached") cached = bytes;
-  }
-  if (!m.available_bytes && free && buffers && cached) m.available_bytes = *free + *buffers + *cached;
-  return m;
-}
-
-Psi parse_psi(std::string_view text) {
-  Psi p;
-  for (auto line : split_lines(text)) {
-    auto f = split_ws(line);
-    if (f.size() < 5 || (f[0] != "some" && f[0] != "full")) continue;
-    PsiLine l;
-    bool have_total = false;
-    for (std::size_t i = 1; i < f.size(); ++i) {
-      auto eq = f[i].find('=');
-      if (eq == std::string_view::npos) continue;
-      std::string_view k = f[i].substr(0, eq), v = f[i].substr(eq + 1);
-      if (k == "total") {
-        auto t = parse_uint(v);
-        if (t) { l.total_us = *t; have_total = true; }
-      } else {
-        double d = parse_double(v).value_or(0);
-        if (k == "avg10") l.avg10 = d;
-        else if (k == "avg60") l.avg60 = d;
-        else if (k == "avg300") l.avg300 = d;
-      }
-    }
-    if (!have_total) continue;
-    (f[0] == "some" ? p.some : p.full) = l;
-  }
-  return p;
-}
-
 std::vector<DiskCounters> parse_diskstats(std::string_view text) {
   std::vector<DiskCounters> out;
   for (auto line : split_lines(text)) {

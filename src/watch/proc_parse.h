@@ -1,5 +1,6 @@
-// Pure parsers of the /proc files `plumb watch` samples: stat, meminfo, pressure, diskstats,
-// net/dev, <pid>/stat and <pid>/status. Total on garbage: bad lines are skipped, never thrown on.
+// Pure parsers of the /proc files `plumb watch` samples: stat, diskstats, net/dev, <pid>/stat and
+// <pid>/status; meminfo and pressure use the collectors' parsers (collect/memory.h, psi.h). Total
+// on garbage: bad lines are skipped, never thrown on.
 #pragma once
 
 #include <cstdint>
@@ -24,26 +25,6 @@ struct ProcStat {
   std::vector<std::pair<int, CpuTimes>> cores;  // "cpuN" lines, in file order
 };
 ProcStat parse_proc_stat(std::string_view text);
-
-// /proc/meminfo: MemTotal and MemAvailable in bytes. Kernels before 3.14 have no MemAvailable;
-// it is then estimated as MemFree + Buffers + Cached.
-struct MemInfo {
-  std::optional<std::uint64_t> total_bytes;
-  std::optional<std::uint64_t> available_bytes;
-};
-MemInfo parse_meminfo(std::string_view text);
-
-// /proc/pressure/{cpu,memory,io}: "some|full avg10=.. avg60=.. avg300=.. total=<µs>".
-struct PsiLine {
-  double avg10 = 0, avg60 = 0, avg300 = 0;
-  std::uint64_t total_us = 0;
-  bool operator==(const PsiLine&) const = default;
-};
-struct Psi {
-  std::optional<PsiLine> some;
-  std::optional<PsiLine> full;  // absent in the system cpu file before 5.13
-};
-Psi parse_psi(std::string_view text);
 
 // /proc/diskstats (Documentation/admin-guide/iostats.rst): sectors are always 512 bytes.
 struct DiskCounters {

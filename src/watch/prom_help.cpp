@@ -13,6 +13,8 @@ const bool kRegistered = register_ui({
     {"prom.help.plumb_gpu_sm_clock_hertz", {"Current SM clock in hertz.", "当前 SM 频率（赫兹）。"}},
     {"prom.help.plumb_gpu_pcie_rx_bytes_per_second", {"PCIe bytes received by the GPU per second (NVML, 20 ms window).", "GPU 每秒经 PCIe 接收的字节数（NVML，20 毫秒窗口）。"}},
     {"prom.help.plumb_gpu_pcie_tx_bytes_per_second", {"PCIe bytes sent by the GPU per second (NVML, 20 ms window).", "GPU 每秒经 PCIe 发送的字节数（NVML，20 毫秒窗口）。"}},
+    {"prom.help.plumb_gpu_nvlink_rx_bytes_per_second", {"NVLink data bytes received by the GPU per second, all links (NVML field counters).", "GPU 每秒经 NVLink 接收的数据字节数，所有链路合计（NVML 字段计数器）。"}},
+    {"prom.help.plumb_gpu_nvlink_tx_bytes_per_second", {"NVLink data bytes sent by the GPU per second, all links (NVML field counters).", "GPU 每秒经 NVLink 发送的数据字节数，所有链路合计（NVML 字段计数器）。"}},
     {"prom.help.plumb_gpu_clock_event_reasons", {"NVML clocks event (throttle) reason bitmask.", "NVML 降频原因位掩码。"}},
     {"prom.help.plumb_gpu_throttled", {"1 while the GPU clocks are held down for this reason.", "因该原因降频时为 1。"}},
     {"prom.help.plumb_host_cpu_busy_ratio", {"Host CPU busy share (not idle, not iowait) over the last sample period.", "上个采样周期内主机CPU忙碌占比（不含空闲与 iowait）。"}},

@@ -74,6 +74,8 @@ std::vector<Row> rows_of(const WatchSample& s) {
     opt(r, "gpu_clock_event_reasons", g.bus_id, g.clock_event_reasons);
     opt(r, "gpu_pcie_rx_bytes_per_s", g.bus_id, g.pcie_rx_bytes_per_s);
     opt(r, "gpu_pcie_tx_bytes_per_s", g.bus_id, g.pcie_tx_bytes_per_s);
+    opt(r, "gpu_nvlink_rx_bytes_per_s", g.bus_id, g.nvlink_rx_bytes_per_s);
+    opt(r, "gpu_nvlink_tx_bytes_per_s", g.bus_id, g.nvlink_tx_bytes_per_s);
   }
   return r;
 }
@@ -132,6 +134,8 @@ bool apply_row(WatchSample& s, const std::string& metric, const std::string& sub
   else if (metric == "gpu_clock_event_reasons") gpu().clock_event_reasons = u64(v);
   else if (metric == "gpu_pcie_rx_bytes_per_s") gpu().pcie_rx_bytes_per_s = v;
   else if (metric == "gpu_pcie_tx_bytes_per_s") gpu().pcie_tx_bytes_per_s = v;
+  else if (metric == "gpu_nvlink_rx_bytes_per_s") gpu().nvlink_rx_bytes_per_s = v;
+  else if (metric == "gpu_nvlink_tx_bytes_per_s") gpu().nvlink_tx_bytes_per_s = v;
   else return false;
   return true;
 }

@@ -27,6 +27,8 @@ void add_sample_metrics(prom::Exposition& out, const WatchFacts& w, const WatchS
     put(out, "plumb_gpu_sm_clock_hertz", l, g.sm_clock_mhz, 1e6);
     put(out, "plumb_gpu_pcie_rx_bytes_per_second", l, g.pcie_rx_bytes_per_s);
     put(out, "plumb_gpu_pcie_tx_bytes_per_second", l, g.pcie_tx_bytes_per_s);
+    put(out, "plumb_gpu_nvlink_rx_bytes_per_second", l, g.nvlink_rx_bytes_per_s);
+    put(out, "plumb_gpu_nvlink_tx_bytes_per_second", l, g.nvlink_tx_bytes_per_s);
     if (g.clock_event_reasons) {
       out.gauge("plumb_gpu_clock_event_reasons", "prom.help.plumb_gpu_clock_event_reasons", l,
                 static_cast<double>(*g.clock_event_reasons));

@@ -84,6 +84,20 @@ class Child {
     }
     return true;
   }
+  // Reads until `needle` occurs at least n times in the output (true) or the deadline passes.
+  bool read_until_count(const std::string& needle, std::size_t n, std::chrono::milliseconds deadline) {
+    auto count = [&] {
+      std::size_t k = 0;
+      for (auto p = output_.find(needle); p != std::string::npos; p = output_.find(needle, p + needle.size())) ++k;
+      return k;
+    };
+    auto end = std::chrono::steady_clock::now() + deadline;
+    while (count() < n) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
+      if (left <= 0 || !pump(static_cast<int>(left))) return count() >= n;
+    }
+    return true;
+  }
   void signal(int sig) const { ::kill(pid_, sig); }
   // Waits for exit (draining output); the exit status, or nullopt at the deadline.
   std::optional<int> wait(std::chrono::milliseconds deadline) {

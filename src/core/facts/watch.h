@@ -27,10 +27,15 @@ struct WatchGpu {
   std::optional<std::uint64_t> clock_event_reasons;  // NVML clocks event (throttle) reason bits
   std::optional<double> pcie_rx_bytes_per_s;
   std::optional<double> pcie_tx_bytes_per_s;
+  // NVLink data throughput summed over the GPU's links, from the cumulative NVML field counters
+  // (NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX/TX) between two ticks; absent without NVLink.
+  std::optional<double> nvlink_rx_bytes_per_s;
+  std::optional<double> nvlink_tx_bytes_per_s;
   bool operator==(const WatchGpu&) const = default;
 };
 PLUMB_JSON(WatchGpu, uuid, bus_id, name, busy_pct, mem_busy_pct, mem_used_bytes, mem_total_bytes, temperature_c,
-           power_w, sm_clock_mhz, clock_event_reasons, pcie_rx_bytes_per_s, pcie_tx_bytes_per_s)
+           power_w, sm_clock_mhz, clock_event_reasons, pcie_rx_bytes_per_s, pcie_tx_bytes_per_s,
+           nvlink_rx_bytes_per_s, nvlink_tx_bytes_per_s)
 
 struct WatchDisk {
   std::string name;  // "nvme0n1"

@@ -643,3 +643,67 @@ EXPORT Return nvmlDeviceGetTopologyCommonAncestor(Device a, Device b, int* level
   }
   return kErrorNotSupported;
 }
+
+// ---- throughput: PCIe (KB/s) and NVLink field counters (cumulative KiB) ----
+EXPORT Return nvmlDeviceGetPcieThroughput(Device d, int counter, unsigned int* v) {
+  if (counter == kPcieUtilTxBytes) return get_num(d, "nvmlDeviceGetPcieThroughput", "pcie_throughput/tx_kb_s", v);
+  if (counter == kPcieUtilRxBytes) return get_num(d, "nvmlDeviceGetPcieThroughput", "pcie_throughput/rx_kb_s", v);
+  return kErrorInvalidArgument;
+}
+// The NVLink throughput fields from "nvlink_throughput": {"rx_kib": .., "tx_kib": ..} (totals over
+// all links; a single link's scope gets an equal share of the links listed in "nvlink"). Other
+// field ids answer NOT_SUPPORTED per field, as a driver that does not know them.
+// Wall-clock microseconds as NVML stamps field values, strictly increasing between calls so two
+// reads in the same microsecond still have an interval (tests read back to back).
+static long long next_field_timestamp() {
+  static std::mutex mu;
+  static long long last = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  long long now =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  last = now > last ? now : last + 1;
+  return last;
+}
+EXPORT Return nvmlDeviceGetFieldValues(Device d, int count, FieldValue* values) {
+  if (count < 0 || (count > 0 && values == nullptr)) return kErrorInvalidArgument;
+  {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mu);
+    FakeDevice* fd = device_of(d);
+    if (fd == nullptr) return kErrorInvalidArgument;
+    Return rc = enter(s, &fd->spec, "nvmlDeviceGetFieldValues");
+    if (rc != kSuccess) return rc;
+  }
+  for (int i = 0; i < count; ++i) {
+    FieldValue& f = values[i];
+    const char* key = f.fieldId == kFiNvLinkThroughputDataTx   ? "nvlink_throughput/tx_kib"
+                      : f.fieldId == kFiNvLinkThroughputDataRx ? "nvlink_throughput/rx_kib"
+                                                               : nullptr;
+    f.timestamp = next_field_timestamp();
+    f.latencyUsec = 0;
+    f.valueType = kValueUnsignedLongLong;
+    f.value.ullVal = 0;
+    if (key == nullptr) {
+      f.nvmlReturn = kErrorNotSupported;
+      continue;
+    }
+    unsigned long long total = 0;
+    f.nvmlReturn = get_num(d, "nvmlDeviceGetFieldValues", key, &total);
+    if (f.nvmlReturn != kSuccess || f.scopeId == kScopeAllLinks) {
+      f.value.ullVal = total;
+      continue;
+    }
+    State& s = state();
+    json links;
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      if (get(s, d, "nvmlDeviceGetFieldValues", "nvlink", links, false) != kSuccess || !links.is_array() ||
+          f.scopeId >= links.size()) {
+        f.nvmlReturn = kErrorInvalidArgument;
+        continue;
+      }
+    }
+    f.value.ullVal = total / links.size();
+  }
+  return kSuccess;
+}

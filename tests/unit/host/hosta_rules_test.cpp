@@ -1,6 +1,7 @@
 // Host helper A's rules: a passing and a failing case each, skips with reasons, catalogue rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/catalog.h"
@@ -320,7 +321,8 @@ TEST(HostaCatalogue, RowsHaveBothLanguagesAndKnownFunnelLinks) {
     for (const auto& [variant, text] : e->messages) EXPECT_FALSE(text.en.empty() || text.zh.empty()) << id << " " << variant;
     for (const auto& l2 : e->explains) EXPECT_NE(find_entry(l2), nullptr) << id << " explains " << l2;
   }
-  EXPECT_EQ(find_entry("l3.storage.io_scheduler")->explains, std::vector<std::string>{"l2.data.gpu_starved"});
+  const auto& sched = find_entry("l3.storage.io_scheduler")->explains;  // other areas' L2 ids join the list
+  EXPECT_NE(std::find(sched.begin(), sched.end(), "l2.data.gpu_starved"), sched.end());
   auto causes = l3_causes_of("l2.memory.oom_killed_workers");
   EXPECT_GE(causes.size(), 4u);
 }
