@@ -1,5 +1,6 @@
 // Framework-layer rules about speed and reproducibility settings: cudnn.benchmark, determinism
-// without CUBLAS_WORKSPACE_CONFIG, CUDA_LAUNCH_BLOCKING left on, and the release-age policy.
+// without CUBLAS_WORKSPACE_CONFIG, CUDA_LAUNCH_BLOCKING left on, the CUDA caching allocator turned
+// off, and the release-age policy.
 #include <regex>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ constexpr const char* kBenchmark = "l3.framework.cudnn_benchmark";
 constexpr const char* kWorkspace = "l3.framework.cublas_workspace";
 constexpr const char* kBlocking = "l3.framework.launch_blocking";
 constexpr const char* kReleaseAge = "l3.framework.release_age";
+constexpr const char* kNoCaching = "l3.framework.no_memory_caching";
 
 const char* py_bool(bool b) { return b ? "True" : "False"; }
 
@@ -108,6 +110,27 @@ std::vector<Finding> judge_blocking(const Facts& f, const Thresholds& /*th*/) {
     r.status = Status::pass;
     r.add("CUDA_LAUNCH_BLOCKING", v ? v->value : "(unset)", v ? v->source : std::string());
   }
+  return {r};
+}
+
+// PYTORCH_NO_CUDA_MEMORY_CACHING: PyTorch's CUDA allocator only asks whether the variable exists
+// (CUDACachingAllocator.cpp forceUncachedAllocator: getenv(...) != nullptr), so "0" or an empty
+// value turns the cache off as surely as "1".
+std::vector<Finding> judge_no_caching(const Facts& f, const Thresholds& /*th*/) {
+  if (!job_env_known(f)) return {skipped(kNoCaching, job_env_why(f))};
+  Finding r;
+  r.id = kNoCaching;
+  auto v = job_env(f, "PYTORCH_NO_CUDA_MEMORY_CACHING");
+  r.threshold = "PYTORCH_NO_CUDA_MEMORY_CACHING not set at all";
+  if (!v) {
+    r.status = Status::pass;
+    r.add("PYTORCH_NO_CUDA_MEMORY_CACHING", "(unset)", f.framework.env.source);
+    return {r};
+  }
+  r.status = Status::warn;
+  r.add("PYTORCH_NO_CUDA_MEMORY_CACHING", v->value.empty() ? "(set, empty)" : v->value, v->source);
+  if (v->value.empty() || v->value == "0" || v->value == "false" || v->value == "False") r.variant = "zero";
+  r.arg("value", v->value);
   return {r};
 }
 
@@ -225,6 +248,28 @@ const bool kRows = register_findings({
      "tr '\\0' '\\n' < /proc/<pid>/environ | grep CUDA_LAUNCH_BLOCKING",
      {"GPU work overlaps the CPU again (often tens of percent)", "GPU 与 CPU 工作重新并行（常见提升数十个百分点）"},
      {"l2.watch.gpu_busy_low"}},
+    {kNoCaching, Layer::L3, Pillar::memory, Section::framework,
+     {"PyTorch CUDA caching allocator turned off", "PyTorch CUDA 缓存分配器被关闭"},
+     {{"pass", {"PYTORCH_NO_CUDA_MEMORY_CACHING is not set: PyTorch caches and reuses GPU memory.",
+                "未设置 PYTORCH_NO_CUDA_MEMORY_CACHING：PyTorch 会缓存并复用显存。"}},
+      {"warn",
+       {"PYTORCH_NO_CUDA_MEMORY_CACHING={value}: every tensor allocation goes straight to cudaMalloc and every free "
+        "to cudaFree, which synchronises the device: slow steps, GPU idle gaps and a VRAM sawtooth. It is meant for "
+        "cuda-memcheck sessions only.",
+        "PYTORCH_NO_CUDA_MEMORY_CACHING={value}：每次张量分配都直接调用 cudaMalloc，每次释放都调用会同步设备的 "
+        "cudaFree：训练步变慢、GPU 出现空闲间隙、显存呈锯齿状。该变量只应在 cuda-memcheck 调试时使用。"}},
+      {"zero",
+       {"PYTORCH_NO_CUDA_MEMORY_CACHING is set (to \"{value}\"): PyTorch only checks that the variable exists, so "
+        "even 0 or an empty value turns the caching allocator off: every allocation hits cudaMalloc/cudaFree.",
+        "设置了 PYTORCH_NO_CUDA_MEMORY_CACHING（值为 \"{value}\"）：PyTorch 只检查该变量是否存在，即使设为 0 或空值"
+        "也会关闭缓存分配器：每次分配都会调用 cudaMalloc/cudaFree。"}}},
+     {"Remove the variable from the job's environment (unset PYTORCH_NO_CUDA_MEMORY_CACHING; setting it to 0 is not "
+      "enough).",
+      "从任务环境中删除该变量（unset PYTORCH_NO_CUDA_MEMORY_CACHING；设为 0 并不够）。"},
+     "tr '\\0' '\\n' < /proc/<pid>/environ | grep PYTORCH_NO_CUDA_MEMORY_CACHING",
+     {"allocation cost back to microseconds; no device synchronisation per free",
+      "分配开销回到微秒级；释放时不再同步设备"},
+     {"l2.watch.vram_sawtooth", "l2.watch.gpu_busy_low", "l2.trace.sync_stalls", "l2.trace.gpu_idle"}},
     {kReleaseAge, Layer::L3, Pillar::platform, Section::framework,
      {"Release age (stability policy)", "版本发布时长（稳定性策略）"},
      {{"pass", {"{what} was released {date}, {months} months ago (policy: at least {min}).",
@@ -243,7 +288,8 @@ const bool kRows = register_findings({
 const bool kRules = register_rule({kBenchmark, {"collect.python"}, judge_benchmark}) &&
                     register_rule({kWorkspace, {"collect.python"}, judge_workspace}) &&
                     register_rule({kBlocking, {"collect.python"}, judge_blocking}) &&
-                    register_rule({kReleaseAge, {"collect.python"}, judge_release_age});
+                    register_rule({kReleaseAge, {"collect.python"}, judge_release_age}) &&
+                    register_rule({kNoCaching, {"collect.python"}, judge_no_caching});
 
 }  // namespace
 }  // namespace plumb

@@ -292,6 +292,19 @@ Return do_handle(unsigned int i, Device* d) {
   return kSuccess;
 }
 
+// PciInfo from a bus id "00000000:53:00.0": the numeric fields and both string forms.
+bool fill_pci(const std::string& b, PciInfo* p) {
+  unsigned int dom = 0, bn = 0, dev = 0, fnc = 0;
+  if (std::sscanf(b.c_str(), "%x:%x:%x.%x", &dom, &bn, &dev, &fnc) != 4) return false;
+  std::memset(p, 0, sizeof *p);
+  p->domain = dom;
+  p->bus = bn;
+  p->device = dev;
+  std::snprintf(p->busId, sizeof p->busId, "%08X:%02X:%02X.0", dom, bn, dev);
+  std::snprintf(p->busIdLegacy, sizeof p->busIdLegacy, "%04X:%02X:%02X.0", dom & 0xffff, bn, dev);
+  return true;
+}
+
 Return do_pci(Device d, PciInfo* p) {
   if (p == nullptr) return kErrorInvalidArgument;
   State& s = state();
@@ -299,16 +312,8 @@ Return do_pci(Device d, PciInfo* p) {
   json bus;
   Return rc = get(s, d, "nvmlDeviceGetPciInfo", "bus_id", bus);
   if (rc != kSuccess) return rc;
-  std::memset(p, 0, sizeof *p);
   // The scenario gives NVML's own form "00000000:53:00.0"; derive the numeric fields from it.
-  std::string b = bus.get<std::string>();
-  unsigned int dom = 0, bn = 0, dev = 0, fnc = 0;
-  if (std::sscanf(b.c_str(), "%x:%x:%x.%x", &dom, &bn, &dev, &fnc) != 4) return kErrorUnknown;
-  p->domain = dom;
-  p->bus = bn;
-  p->device = dev;
-  std::snprintf(p->busId, sizeof p->busId, "%08X:%02X:%02X.0", dom, bn, dev);
-  std::snprintf(p->busIdLegacy, sizeof p->busIdLegacy, "%04X:%02X:%02X.0", dom & 0xffff, bn, dev);
+  if (!fill_pci(bus.get<std::string>(), p)) return kErrorUnknown;
   json id;
   if (get(s, d, "nvmlDeviceGetPciInfo", "pci_device_id", id) == kSuccess) {
     p->pciDeviceId = static_cast<unsigned int>(id.is_string() ? std::stoul(id.get<std::string>(), nullptr, 0)
@@ -601,15 +606,7 @@ EXPORT Return nvmlDeviceGetNvLinkRemotePciInfo_v2(Device d, unsigned int link, P
   json v;
   Return rc = nvlink_remote(d, link, "nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvlink_remote_bus", v);
   if (rc != kSuccess) return rc;
-  if (!v.is_string()) return kErrorUnknown;
-  unsigned int dom = 0, bn = 0, dev = 0, fnc = 0;
-  if (std::sscanf(v.get<std::string>().c_str(), "%x:%x:%x.%x", &dom, &bn, &dev, &fnc) != 4) return kErrorUnknown;
-  std::memset(p, 0, sizeof *p);
-  p->domain = dom;
-  p->bus = bn;
-  p->device = dev;
-  std::snprintf(p->busId, sizeof p->busId, "%08X:%02X:%02X.0", dom, bn, dev);
-  std::snprintf(p->busIdLegacy, sizeof p->busIdLegacy, "%04X:%02X:%02X.0", dom & 0xffff, bn, dev);
+  if (!v.is_string() || !fill_pci(v.get<std::string>(), p)) return kErrorUnknown;
   return kSuccess;
 }
 #ifndef FAKE_NVML_LEGACY

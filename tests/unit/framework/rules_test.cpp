@@ -334,6 +334,25 @@ TEST(LaunchBlocking, LeftOnWarnsFromEitherSource) {
   EXPECT_EQ(run_rule("l3.framework.launch_blocking", none)[0].status, Status::skip);
 }
 
+TEST(NoMemoryCaching, AnyValueTurnsTheCacheOff) {
+  Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
+  EXPECT_EQ(run_rule("l3.framework.no_memory_caching", f)[0].status, Status::pass);
+  f.framework.env.value->emplace("PYTORCH_NO_CUDA_MEMORY_CACHING", "1");
+  auto v = run_rule("l3.framework.no_memory_caching", f);
+  EXPECT_EQ(v[0].status, Status::warn);
+  EXPECT_EQ(v[0].variant, "");
+  // PyTorch only asks whether the variable exists: "0" still disables the cache, and says so.
+  f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"PYTORCH_NO_CUDA_MEMORY_CACHING", "0"}},
+                                                                          "/proc/42/environ");
+  v = run_rule("l3.framework.no_memory_caching", f);
+  EXPECT_EQ(v[0].status, Status::warn);
+  EXPECT_EQ(v[0].variant, "zero");
+  EXPECT_NE(finding_message(v[0], Lang::en).find("even 0"), std::string::npos);
+  EXPECT_EQ(v[0].evidence[0].source, "/proc/42/environ");
+  Facts none;
+  EXPECT_EQ(run_rule("l3.framework.no_memory_caching", none)[0].status, Status::skip);
+}
+
 TEST(ReleaseAge, OffByDefaultThenYoungReleasesAreInfo) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");  // torch 2.5 (2024-10-17), CUDA 12.4 (2024-03)
   with_gpus(f, "550.90.12", 12040);
