@@ -128,15 +128,19 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts) {
   std::vector<const CollectorInfo*> todo;
   for (const auto& c : collectors()) {
     if (!c.in_check) continue;
-    bool needed = false;
-    if (!sel.only.empty()) {
-      for (const auto& r : rules()) {
-        if (sel.selects(r.id) && std::find(r.needs.begin(), r.needs.end(), c.id) != r.needs.end()) needed = true;
-      }
+    bool needed = false;    // a selected rule needs it
+    bool dependents = false;  // some rule needs it at all
+    for (const auto& r : rules()) {
+      if (std::find(r.needs.begin(), r.needs.end(), c.id) == r.needs.end()) continue;
+      dependents = true;
+      if (sel.selects(r.id)) needed = true;
     }
     bool skipped_explicitly = false;
     for (const auto& s : sel.skip) skipped_explicitly |= matches(s, c.id);
-    if ((sel.selects(c.id) || needed) && !skipped_explicitly) todo.push_back(&c);
+    // Without --only every collector runs (a complete snapshot), except one whose every dependent
+    // rule was skipped: `--skip l3.framework` does not start the Python probe.
+    bool wanted = sel.only.empty() ? (needed || !dependents) : (sel.selects(c.id) || needed);
+    if (wanted && !skipped_explicitly) todo.push_back(&c);
   }
   // All start at once; results are applied in table order so Facts do not depend on timing.
   std::vector<Started> running;

@@ -2,6 +2,8 @@
 // Markdown (en, zh) and asserted finding by finding from the JSON; snapshots, --out, --only/--skip, --list.
 // PLUMB_UPDATE_GOLDEN=1 rewrites tests/e2e/golden/<case>.<lang>.md (review the diff).
 #include <gtest/gtest.h>
+
+#include <set>
 #include <unistd.h>
 
 #include <filesystem>
@@ -213,6 +215,21 @@ TEST(CheckHostDockerV1, ThreadRuleUsesTheCgroupQuotaWhenKnown) {
       EXPECT_EQ(f.at("args").at("cpus"), "16");  // affinity mask until the cgroup collector is present
     }
   }
+}
+
+// A collector whose every dependent rule is skipped does not run; the others still do.
+TEST(CheckSelection, SkippingAllRulesOfACollectorSkipsTheCollector) {
+  auto ids = [](const json& j) {
+    std::set<std::string> out;
+    for (const auto& c : j.at("facts").at("meta").at("collectors")) out.insert(c.at("id").get<std::string>());
+    return out;
+  };
+  json all = parse_json(run_plumb(check_args("healthy", {"--format", "json"})));
+  json some = parse_json(run_plumb(check_args("healthy", {"--format", "json", "--skip", "l3.framework"})));
+  EXPECT_TRUE(ids(all).count("collect.python"));
+  EXPECT_FALSE(ids(some).count("collect.python"));
+  EXPECT_TRUE(ids(some).count("collect.os"));  // no rule needs it, it feeds the environment block
+  for (const auto& f : some.at("findings")) EXPECT_NE(f.at("id").get<std::string>().rfind("l3.framework", 0), 0u);
 }
 
 struct TempDir {
