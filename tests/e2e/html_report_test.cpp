@@ -129,7 +129,7 @@ TEST(HtmlReport, ChromiumRendersTheSameDocument) {
   RunOptions o;
   o.timeout = std::chrono::seconds(90);
   o.extra_env = {{"HOME", dir.string()}};
-  auto r = run_program({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+  auto r = run_program({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions",
                         "--user-data-dir=" + (dir / "profile").string(), "--dump-dom", "file://" + out.string()},
                        o);
   fs::remove_all(dir);
