@@ -4,7 +4,8 @@
     bench/trace_bench.py --plumb build/release/plumb [--seed TRACE] [--size-mb 1024] [--runs 3]
 
 Builds a large Kineto trace by repeating the events of a real one (each copy shifted in time by
-the seed's span, so ProfilerSteps stay distinct), then measures in the same run, with
+the seed's span and in correlation ids by the seed's largest, so ProfilerSteps stay distinct and
+kernels match the runtime call that launched them), then measures in the same run, with
 /usr/bin/time -v (wall seconds, max RSS):
   1. plumb trace BIG -f json                     (one core: plumb reads on one thread)
   2. python3 -c 'import json; json.load(open(BIG))'
@@ -43,6 +44,8 @@ def build(seed, out, size_mb):
     header = {k: v for k, v in doc.items() if k != "traceEvents"}
     target = size_mb * 1_000_000
     step_re = re.compile(r"^ProfilerStep#(\d+)$")
+    corr_span = 1 + max([e["args"]["correlation"] for e in events
+                         if isinstance(e.get("args"), dict) and isinstance(e["args"].get("correlation"), int)] or [0])
     nsteps = 1 + max([int(step_re.match(e["name"]).group(1)) for e in events
                       if isinstance(e.get("name"), str) and step_re.match(e["name"])] or [0])
     with open(out, "w") as f:
@@ -56,6 +59,10 @@ def build(seed, out, size_mb):
                 c = dict(e)
                 if "ts" in c:
                     c["ts"] = c["ts"] + copy * span
+                args = c.get("args")
+                if copy > 0 and isinstance(args, dict) and isinstance(args.get("correlation"), int):
+                    # each copy its own correlation ids, as one long real trace has
+                    c["args"] = dict(args, correlation=args["correlation"] + copy * corr_span)
                 m = step_re.match(c.get("name", "")) if isinstance(c.get("name"), str) else None
                 if m:
                     c["name"] = "ProfilerStep#%d" % (int(m.group(1)) + copy * nsteps)

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analyze/trace/intervals.h"
+#include "analyze/trace/nearly_sorted.h"
 #include "analyze/trace/records.h"
 
 namespace plumb::trace {
@@ -23,7 +24,7 @@ constexpr double kLaunchBoundIdleShare = 0.15;
 constexpr std::int64_t kLaunchBoundMinKernels = 10;
 constexpr std::size_t kTopOps = 10;
 
-std::vector<Interval> merged(const std::vector<Span>& spans) {
+std::vector<Interval> merged(const PodVector<Span>& spans) {
   std::vector<Interval> v;
   v.reserve(spans.size());
   for (const auto& s : spans) v.push_back({s.ts, s.end});
@@ -32,7 +33,7 @@ std::vector<Interval> merged(const std::vector<Span>& spans) {
 }
 
 template <class Pred>
-std::vector<Interval> merged_gpu(const std::vector<GpuRec>& gpu, Pred keep) {
+std::vector<Interval> merged_gpu(const PodVector<GpuRec>& gpu, Pred keep) {
   std::vector<Interval> v;
   for (const auto& g : gpu) {
     if (keep(g)) v.push_back({g.ts, g.end});
@@ -57,22 +58,17 @@ std::string gpu_missing_reason(const TraceRank& r) {
          "torch.profiler.ProfilerActivity.CUDA to activities)";
 }
 
-// Direct-children time of each CPU record (same thread, nested), for self time.
-std::vector<double> child_time(std::vector<CpuRec>& cpu) {
-  auto order = [](const CpuRec& a, const CpuRec& b) {
-    if (a.thread != b.thread) return a.thread < b.thread;
+// Direct-children time of each CPU record of one thread (nested records), for self time.
+std::vector<double> child_time(PodVector<CpuRec>& cpu) {
+  // Kineto writes each thread's ops almost in time order: sorting is near linear then.
+  sort_nearly_sorted(cpu.data(), cpu.size(), [](const CpuRec& a, const CpuRec& b) {
     if (a.ts != b.ts) return a.ts < b.ts;
     return a.end > b.end;
-  };
-  // Kineto writes each thread's ops mostly in order: a stable merge sort is near linear then.
-  if (!std::is_sorted(cpu.begin(), cpu.end(), order)) std::stable_sort(cpu.begin(), cpu.end(), order);
+  });
   std::vector<double> child(cpu.size(), 0.0);
   std::vector<std::size_t> stack;
   for (std::size_t i = 0; i < cpu.size(); ++i) {
-    while (!stack.empty() &&
-           (cpu[stack.back()].thread != cpu[i].thread || cpu[stack.back()].end <= cpu[i].ts)) {
-      stack.pop_back();
-    }
+    while (!stack.empty() && cpu[stack.back()].end <= cpu[i].ts) stack.pop_back();
     if (!stack.empty()) {
       std::size_t parent = stack.back();
       child[parent] += std::max(0.0, std::min(cpu[i].end, cpu[parent].end) - cpu[i].ts);
@@ -206,7 +202,7 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
     long i = step_of(l.ts);
     if (i >= 0) ++out.steps[static_cast<std::size_t>(i)].kernel_launches;
   }
-  std::sort(rec.corr.begin(), rec.corr.end(), [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; });
+  sort_nearly_sorted(rec.corr.data(), rec.corr.size(), [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; });
   std::vector<std::int64_t> matched(out.steps.size(), 0);
   for (const auto& g : rec.gpu) {
     if (g.cat != Cat::kernel || g.correlation < 0) continue;
@@ -348,17 +344,19 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
   if (rec.memory.empty()) sum.unavailable["memory"] = "no [memory] events (profile with profile_memory=True)";
 
   // Top operators by self time, inside the complete steps.
-  auto child = child_time(rec.cpu);
   std::unordered_map<std::uint32_t, TraceOp> ops;
-  for (std::size_t i = 0; i < rec.cpu.size(); ++i) {
-    const auto& c = rec.cpu[i];
-    if (!c.op) continue;
-    long s = step_of(c.ts);
-    if (s < 0 || !complete[static_cast<std::size_t>(s)]) continue;
-    auto& op = ops[c.name];
-    ++op.calls;
-    op.total_us += c.end - c.ts;
-    op.self_us += std::max(0.0, c.end - c.ts - child[i]);
+  for (auto& thread : rec.cpu) {
+    auto child = child_time(thread);
+    for (std::size_t i = 0; i < thread.size(); ++i) {
+      const auto& c = thread[i];
+      if (!c.op) continue;
+      long s = step_of(c.ts);
+      if (s < 0 || !complete[static_cast<std::size_t>(s)]) continue;
+      auto& op = ops[c.name];
+      ++op.calls;
+      op.total_us += c.end - c.ts;
+      op.self_us += std::max(0.0, c.end - c.ts - child[i]);
+    }
   }
   for (auto& [id, op] : ops) {
     op.name = rec.names[id];

@@ -38,13 +38,21 @@ std::int64_t RecordBuilder::id_key(const TraceId& id) {
   return k;
 }
 
-std::uint32_t RecordBuilder::thread_of(const RawEvent& e) {
+PodVector<CpuRec>& RecordBuilder::cpu_of(const RawEvent& e) {
   std::uint64_t key = static_cast<std::uint64_t>(id_key(e.pid)) * 1000003u ^ static_cast<std::uint64_t>(id_key(e.tid));
+  if (key == last_thread_key_ && last_thread_ != nullptr) return *last_thread_;
   auto it = threads_.find(key);
-  if (it != threads_.end()) return it->second;
-  auto id = static_cast<std::uint32_t>(threads_.size());
-  threads_.emplace(key, id);
-  return id;
+  std::size_t id = 0;
+  if (it != threads_.end()) {
+    id = it->second;
+  } else {
+    id = out_.cpu.size();
+    threads_.emplace(key, static_cast<std::uint32_t>(id));
+    out_.cpu.emplace_back();
+  }
+  last_thread_key_ = key;
+  last_thread_ = &out_.cpu[id];
+  return *last_thread_;
 }
 
 void RecordBuilder::on_header(std::string_view key, std::string_view value) {
@@ -127,7 +135,7 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       }
       // Annotations (steps, data loader, optimizer) nest operators but are not operators themselves.
       bool op = !annotation && (e.cat == Cat::cpu_op || e.cat == Cat::none);
-      out_.cpu.push_back({ts, end, intern(name), thread_of(e), op});
+      cpu_of(e).push_back({ts, end, intern(name), op});
       break;
     }
     case Cat::runtime: {
@@ -136,7 +144,7 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       if (launch) out_.launches.push_back({ts, end});
       if (e.correlation >= 0) out_.corr.push_back({e.correlation, ts, e.dur, launch});
       if (is_sync_call(name)) out_.syncs.push_back({ts, end, intern(name)});
-      out_.cpu.push_back({ts, end, intern(name), thread_of(e), false});
+      cpu_of(e).push_back({ts, end, intern(name), false});
       break;
     }
     case Cat::kernel:

@@ -24,7 +24,7 @@ class RecordBuilder : public EventConsumer {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::uint32_t intern(std::string_view name);
-  std::uint32_t thread_of(const RawEvent& e);
+  PodVector<CpuRec>& cpu_of(const RawEvent& e);  // the thread's CPU records
   std::int64_t id_key(const TraceId& id);
   Error bad(const RawEvent& e, const std::string& what) const;
 
@@ -35,6 +35,8 @@ class RecordBuilder : public EventConsumer {
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> names_;
   std::unordered_map<std::string, std::int64_t, Hash, std::equal_to<>> id_strings_;
   std::unordered_map<std::uint64_t, std::uint32_t> threads_;
+  std::uint64_t last_thread_key_ = 0;
+  PodVector<CpuRec>* last_thread_ = nullptr;  // into out_.cpu; reset whenever out_.cpu grows
   std::unordered_map<std::string, bool, Hash, std::equal_to<>> hta_steps_;
 };
 

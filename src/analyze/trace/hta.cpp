@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "analyze/trace/intervals.h"
+#include "analyze/trace/nearly_sorted.h"
 #include "analyze/trace/records.h"
 
 namespace plumb::trace {
@@ -24,12 +25,12 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
   auto rts = [&](double t) { return round_ts ? std::ceil(t) : t; };
   const bool filter = rec.hta_step_names.size() >= 2;
   const double last_start = rts(rec.hta_last_step_ts);
-  std::vector<CorrRec> corr_sorted;
-  const std::vector<CorrRec>* corr = &rec.corr;
+  PodVector<CorrRec> corr_sorted;
+  const PodVector<CorrRec>* corr = &rec.corr;
   auto by_corr = [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; };
   if (!std::is_sorted(rec.corr.begin(), rec.corr.end(), by_corr)) {
     corr_sorted = rec.corr;
-    std::sort(corr_sorted.begin(), corr_sorted.end(), by_corr);
+    sort_nearly_sorted(corr_sorted.data(), corr_sorted.size(), by_corr);
     corr = &corr_sorted;
   }
   auto launched_before_last = [&](std::int64_t c) {

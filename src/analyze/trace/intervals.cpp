@@ -7,11 +7,13 @@
 
 #include <algorithm>
 
+#include "analyze/trace/nearly_sorted.h"
+
 namespace plumb::trace {
 
 void merge_in_place(std::vector<Interval>& v) {
   if (v.empty()) return;
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+  sort_nearly_sorted(v.data(), v.size(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
   std::size_t out = 0;
   for (std::size_t i = 1; i < v.size(); ++i) {
     if (v[i].begin > v[out].end) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyze/trace/classify.h"
+#include "analyze/trace/pod_vector.h"
 #include "core/facts/trace.h"
 
 namespace plumb::trace {
@@ -24,11 +25,10 @@ struct StepSpan {
   std::string name;
 };
 
-struct CpuRec {  // for self time: one CPU op or runtime call
+struct CpuRec {  // for self time: one CPU op or runtime call (kept per thread)
   double ts = 0, end = 0;
-  std::uint32_t name = 0;    // interned
-  std::uint32_t thread = 0;  // interned (pid, tid)
-  bool op = false;           // ranked as an operator (cpu_op); runtime calls only nest
+  std::uint32_t name = 0;  // interned
+  bool op = false;         // ranked as an operator (cpu_op); runtime calls only nest
 };
 
 struct GpuRec {  // kernel, memcpy, memset (and cuda_sync rows with a stream, for HTA)
@@ -63,12 +63,12 @@ struct MemoryAccum {
 // Everything the reader collected from one file.
 struct TraceRecords {
   std::vector<StepSpan> steps;
-  std::vector<Span> dataloader, optimizer, cpu_copy;
-  std::vector<CpuRec> cpu;
-  std::vector<GpuRec> gpu;
-  std::vector<CorrRec> corr;
-  std::vector<Span> launches;  // launch runtime calls (for the launch count per step)
-  std::vector<SyncRec> syncs;
+  PodVector<Span> dataloader, optimizer, cpu_copy;
+  std::vector<PodVector<CpuRec>> cpu;  // by thread: index = interned (pid, tid)
+  PodVector<GpuRec> gpu;
+  PodVector<CorrRec> corr;
+  PodVector<Span> launches;  // launch runtime calls (for the launch count per step)
+  PodVector<SyncRec> syncs;
   std::vector<std::string> names;  // interned names by id
   std::map<std::pair<std::int64_t, std::int64_t>, MemoryAccum> memory;  // (device type, id)
   std::vector<std::string> hta_step_names;  // distinct ProfilerStep names (any category)
