@@ -58,24 +58,33 @@ std::string gpu_missing_reason(const TraceRank& r) {
          "torch.profiler.ProfilerActivity.CUDA to activities)";
 }
 
-// Direct-children time of each CPU record of one thread (nested records), for self time.
-std::vector<double> child_time(PodVector<CpuRec>& cpu) {
-  // Kineto writes each thread's ops almost in time order: sorting is near linear then.
-  sort_nearly_sorted(cpu.data(), cpu.size(), [](const CpuRec& a, const CpuRec& b) {
-    if (a.ts != b.ts) return a.ts < b.ts;
-    return a.end > b.end;
-  });
-  std::vector<double> child(cpu.size(), 0.0);
-  std::vector<std::size_t> stack;
-  for (std::size_t i = 0; i < cpu.size(); ++i) {
-    while (!stack.empty() && cpu[stack.back()].end <= cpu[i].ts) stack.pop_back();
-    if (!stack.empty()) {
-      std::size_t parent = stack.back();
-      child[parent] += std::max(0.0, std::min(cpu[i].end, cpu[parent].end) - cpu[i].ts);
+// Records of one thread in nesting order: by start, the longer (enclosing) one first.
+bool nests_before(const CpuRec& a, const CpuRec& b) {
+  if (a.ts != b.ts) return a.ts < b.ts;
+  return a.end > b.end;
+}
+
+// Walks one thread's CPU ops and runtime calls (each sorted, merged on the fly, ops first on
+// ties) with a stack of the enclosing records; `done(record, direct children time)` is called
+// once per record when it closes.
+template <class Done>
+void walk_nesting(const PodVector<CpuRec>& ops, const PodVector<CpuRec>& calls, Done done) {
+  struct Open {
+    const CpuRec* rec;
+    double child;
+  };
+  std::vector<Open> stack;
+  std::size_t i = 0, j = 0;
+  while (i < ops.size() || j < calls.size()) {
+    const CpuRec* c = j == calls.size() || (i < ops.size() && !nests_before(calls[j], ops[i])) ? &ops[i++] : &calls[j++];
+    while (!stack.empty() && stack.back().rec->end <= c->ts) {
+      done(*stack.back().rec, stack.back().child);
+      stack.pop_back();
     }
-    stack.push_back(i);
+    if (!stack.empty()) stack.back().child += std::max(0.0, std::min(c->end, stack.back().rec->end) - c->ts);
+    stack.push_back({c, 0.0});
   }
-  return child;
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) done(*it->rec, it->child);
 }
 
 }  // namespace
@@ -345,18 +354,20 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
 
   // Top operators by self time, inside the complete steps.
   std::unordered_map<std::uint32_t, TraceOp> ops;
-  for (auto& thread : rec.cpu) {
-    auto child = child_time(thread);
-    for (std::size_t i = 0; i < thread.size(); ++i) {
-      const auto& c = thread[i];
-      if (!c.op) continue;
+  for (std::size_t t = 0; t < rec.cpu.size(); ++t) {
+    // Kineto writes each thread's ops almost in time order: sorting is near linear then.
+    auto order = [](const CpuRec& a, const CpuRec& b) { return nests_before(a, b); };
+    sort_nearly_sorted(rec.cpu[t].data(), rec.cpu[t].size(), order);
+    sort_nearly_sorted(rec.runtime[t].data(), rec.runtime[t].size(), order);
+    walk_nesting(rec.cpu[t], rec.runtime[t], [&](const CpuRec& c, double child) {
+      if (!c.op) return;
       long s = step_of(c.ts);
-      if (s < 0 || !complete[static_cast<std::size_t>(s)]) continue;
+      if (s < 0 || !complete[static_cast<std::size_t>(s)]) return;
       auto& op = ops[c.name];
       ++op.calls;
       op.total_us += c.end - c.ts;
-      op.self_us += std::max(0.0, c.end - c.ts - child[i]);
-    }
+      op.self_us += std::max(0.0, c.end - c.ts - child);
+    });
   }
   for (auto& [id, op] : ops) {
     op.name = rec.names[id];

@@ -38,21 +38,22 @@ std::int64_t RecordBuilder::id_key(const TraceId& id) {
   return k;
 }
 
-PodVector<CpuRec>& RecordBuilder::cpu_of(const RawEvent& e) {
+RecordBuilder::Thread RecordBuilder::thread_of(const RawEvent& e) {
   std::uint64_t key = static_cast<std::uint64_t>(id_key(e.pid)) * 1000003u ^ static_cast<std::uint64_t>(id_key(e.tid));
-  if (key == last_thread_key_ && last_thread_ != nullptr) return *last_thread_;
-  auto it = threads_.find(key);
-  std::size_t id = 0;
-  if (it != threads_.end()) {
-    id = it->second;
-  } else {
-    id = out_.cpu.size();
-    threads_.emplace(key, static_cast<std::uint32_t>(id));
-    out_.cpu.emplace_back();
+  if (key != last_thread_key_ || last_thread_ < 0) {
+    auto it = threads_.find(key);
+    if (it != threads_.end()) {
+      last_thread_ = it->second;
+    } else {
+      last_thread_ = static_cast<std::int64_t>(out_.cpu.size());
+      threads_.emplace(key, static_cast<std::uint32_t>(last_thread_));
+      out_.cpu.emplace_back();
+      out_.runtime.emplace_back();
+    }
+    last_thread_key_ = key;
   }
-  last_thread_key_ = key;
-  last_thread_ = &out_.cpu[id];
-  return *last_thread_;
+  auto i = static_cast<std::size_t>(last_thread_);
+  return {out_.cpu[i], out_.runtime[i]};
 }
 
 void RecordBuilder::on_header(std::string_view key, std::string_view value) {
@@ -135,16 +136,17 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       }
       // Annotations (steps, data loader, optimizer) nest operators but are not operators themselves.
       bool op = !annotation && (e.cat == Cat::cpu_op || e.cat == Cat::none);
-      cpu_of(e).push_back({ts, end, intern(name), op});
+      thread_of(e).cpu.push_back({ts, end, intern(name), op});
       break;
     }
     case Cat::runtime: {
       if (!out_.hip_runtime && name.substr(0, 3) == "hip") out_.hip_runtime = true;
       bool launch = is_launch_call(name);
       if (launch) out_.launches.push_back({ts, end});
-      if (e.correlation >= 0) out_.corr.push_back({e.correlation, ts, e.dur, launch});
+      // Correlation rows are only ever looked up from GPU rows: host-side queries have none.
+      if (e.correlation >= 0 && (launch || !is_host_query_call(name))) out_.corr.push_back({e.correlation, ts, e.dur, launch});
       if (is_sync_call(name)) out_.syncs.push_back({ts, end, intern(name)});
-      cpu_of(e).push_back({ts, end, intern(name), false});
+      thread_of(e).runtime.push_back({ts, end, intern(name), false});
       break;
     }
     case Cat::kernel:

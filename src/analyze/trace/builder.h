@@ -24,7 +24,11 @@ class RecordBuilder : public EventConsumer {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::uint32_t intern(std::string_view name);
-  PodVector<CpuRec>& cpu_of(const RawEvent& e);  // the thread's CPU records
+  struct Thread {  // the event's thread's record arrays
+    PodVector<CpuRec>& cpu;
+    PodVector<CpuRec>& runtime;
+  };
+  Thread thread_of(const RawEvent& e);
   std::int64_t id_key(const TraceId& id);
   Error bad(const RawEvent& e, const std::string& what) const;
 
@@ -36,7 +40,7 @@ class RecordBuilder : public EventConsumer {
   std::unordered_map<std::string, std::int64_t, Hash, std::equal_to<>> id_strings_;
   std::unordered_map<std::uint64_t, std::uint32_t> threads_;
   std::uint64_t last_thread_key_ = 0;
-  PodVector<CpuRec>* last_thread_ = nullptr;  // into out_.cpu; reset whenever out_.cpu grows
+  std::int64_t last_thread_ = -1;  // index of the thread of last_thread_key_
   std::unordered_map<std::string, bool, Hash, std::equal_to<>> hta_steps_;
 };
 

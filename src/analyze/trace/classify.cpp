@@ -119,6 +119,22 @@ bool is_launch_call(std::string_view n) {
   return false;
 }
 
+bool is_host_query_call(std::string_view n) {
+  static constexpr std::array<std::string_view, 28> kQuery{
+      "cudaEventQuery", "cudaStreamQuery", "cudaPeekAtLastError", "cudaGetLastError", "cudaGetDevice",
+      "cudaGetDeviceCount", "cudaStreamIsCapturing", "cudaStreamGetCaptureInfo", "cudaDeviceGetAttribute",
+      "cudaPointerGetAttributes", "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaFuncGetAttributes",
+      "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+      "cuEventQuery", "cuStreamQuery", "cuCtxGetCurrent", "cuDeviceGetAttribute", "cuDriverGetVersion",
+      "hipEventQuery", "hipStreamQuery", "hipPeekAtLastError", "hipGetLastError", "hipGetDevice",
+      "hipGetDeviceCount", "hipStreamIsCapturing", "hipDeviceGetAttribute"};
+  if (n.size() < 12 || (n[0] != 'c' && n[0] != 'h')) return false;
+  for (auto s : kQuery) {
+    if (n == s) return true;
+  }
+  return false;
+}
+
 bool is_profiler_step(std::string_view n) { return starts(n, "ProfilerStep#"); }
 bool is_dataloader(std::string_view n) { return starts(n, "enumerate(DataLoader)#"); }
 bool is_optimizer(std::string_view n) { return starts(n, "Optimizer.step#") || starts(n, "Optimizer.zero_grad#"); }

@@ -43,6 +43,9 @@ CopyKind copy_kind(std::string_view name);
 bool is_sync_call(std::string_view name);
 // Runtime calls that launch a kernel (or a graph of kernels).
 bool is_launch_call(std::string_view name);
+// Host-side queries that never enqueue GPU work (cudaEventQuery, NCCL's polling call, is three
+// quarters of the runtime rows of an NCCL trace): no GPU row can carry their correlation id.
+bool is_host_query_call(std::string_view name);
 
 // Annotations the step breakdown keys on.
 bool is_profiler_step(std::string_view name);  // ProfilerStep#N

@@ -64,7 +64,9 @@ struct MemoryAccum {
 struct TraceRecords {
   std::vector<StepSpan> steps;
   PodVector<Span> dataloader, optimizer, cpu_copy;
-  std::vector<PodVector<CpuRec>> cpu;  // by thread: index = interned (pid, tid)
+  // By thread (index = interned (pid, tid)): CPU ops and annotations, and runtime calls apart, as
+  // Kineto writes them in two sections, each almost in time order.
+  std::vector<PodVector<CpuRec>> cpu, runtime;
   PodVector<GpuRec> gpu;
   PodVector<CorrRec> corr;
   PodVector<Span> launches;  // launch runtime calls (for the launch count per step)

@@ -56,6 +56,10 @@ TEST(TraceClassify, RuntimeCallsAndAnnotations) {
   EXPECT_TRUE(is_launch_call("cudaLaunchKernel"));
   EXPECT_TRUE(is_launch_call("cuLaunchKernel"));
   EXPECT_FALSE(is_launch_call("cudaEventRecord"));
+  EXPECT_TRUE(is_host_query_call("cudaEventQuery"));
+  EXPECT_TRUE(is_host_query_call("hipStreamQuery"));
+  EXPECT_FALSE(is_host_query_call("cudaMemcpyAsync"));  // enqueues a copy: GPU rows carry its id
+  EXPECT_FALSE(is_host_query_call("cudaStreamWaitEvent"));
   EXPECT_EQ(step_number("ProfilerStep#551"), 551);
   EXPECT_EQ(step_number("ProfilerStep#x"), -1);
   EXPECT_TRUE(is_dataloader("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"));
