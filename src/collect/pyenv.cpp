@@ -1,0 +1,154 @@
+// pyenv shim resolution (rules: pyenv's README, "Choosing the Python version").
+#include "collect/pyenv.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+namespace plumb {
+
+namespace {
+
+bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> dirs;
+  std::string cur;
+  for (char c : path) {
+    if (c == ':') {
+      dirs.push_back(cur.empty() ? "." : cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  dirs.push_back(cur.empty() ? "." : cur);
+  return dirs;
+}
+
+std::string strip_slash(std::string s) {
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+std::string parent_of(const std::string& dir) {
+  auto p = dir.find_last_of('/');
+  if (p == std::string::npos) return ".";
+  return p == 0 ? "/" : dir.substr(0, p);
+}
+
+std::optional<std::vector<std::string>> read_version_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text;
+  char buf[4096];
+  // A version file is a few bytes; read at most 64 KiB of whatever is there.
+  while (text.size() < (std::size_t{64} << 10) && in.read(buf, sizeof buf).gcount() > 0) text.append(buf, in.gcount());
+  return parse_pyenv_version_file(text);
+}
+
+}  // namespace
+
+std::vector<std::string> parse_pyenv_version_file(std::string_view text) {
+  std::vector<std::string> names;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t eol = text.find('\n', i);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(i, eol - i);
+    i = eol + 1;
+    std::size_t p = 0;
+    while (p < line.size()) {
+      while (p < line.size() && (line[p] == ' ' || line[p] == '\t' || line[p] == '\r')) ++p;
+      std::size_t q = p;
+      while (q < line.size() && line[q] != ' ' && line[q] != '\t' && line[q] != '\r') ++q;
+      if (q == p) break;
+      std::string_view w = line.substr(p, q - p);
+      p = q;
+      if (w[0] == '#') break;  // the rest of the line is a comment
+      if (w == "." || w == ".." || w.find('/') != std::string_view::npos) continue;
+      names.emplace_back(w);
+    }
+  }
+  return names;
+}
+
+std::optional<PyenvResolution> resolve_pyenv_shim(const std::string& name, const std::map<std::string, std::string>& env,
+                                                  const std::string& cwd) {
+  if (name.empty() || name.find('/') != std::string::npos) return std::nullopt;
+  auto path_it = env.find("PATH");
+  if (path_it == env.end()) return std::nullopt;
+  auto dirs = split_path(path_it->second);
+  std::size_t shim_at = dirs.size();
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    if (executable(dirs[i] + "/" + name)) {
+      shim_at = i;
+      break;
+    }
+  }
+  if (shim_at == dirs.size()) return std::nullopt;
+  const std::string shims = strip_slash(dirs[shim_at]);
+  if (shims.size() < 6 || shims.compare(shims.size() - 6, 6, "/shims") != 0) return std::nullopt;
+  std::string root = parent_of(shims);
+  if (auto r = env.find("PYENV_ROOT"); r != env.end() && !r->second.empty()) {
+    if (strip_slash(r->second) + "/shims" != shims) return std::nullopt;  // another tool's shims
+    root = strip_slash(r->second);
+  }
+  if (!executable(root + "/libexec/pyenv") && !executable(root + "/bin/pyenv")) return std::nullopt;
+
+  PyenvResolution res;
+  std::vector<std::string> versions;
+  if (auto v = env.find("PYENV_VERSION"); v != env.end() && !v->second.empty()) {
+    std::string cur;
+    for (char c : v->second + ":") {
+      if (c == ':') {
+        if (!cur.empty()) versions.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    res.chosen_by = "$PYENV_VERSION";
+  } else {
+    for (std::string dir = cwd.empty() ? "/" : strip_slash(cwd);; dir = parent_of(dir)) {
+      if (auto names = read_version_file(dir + (dir == "/" ? "" : "/") + ".python-version")) {
+        versions = *names;
+        res.chosen_by = dir + (dir == "/" ? "" : "/") + ".python-version";
+        break;
+      }
+      if (dir == "/" || dir == ".") break;
+    }
+    if (res.chosen_by.empty()) {
+      if (auto names = read_version_file(root + "/version")) {
+        versions = *names;
+        res.chosen_by = root + "/version";
+      }
+    }
+    if (versions.empty()) {
+      versions = {"system"};
+      if (res.chosen_by.empty()) res.chosen_by = "default";
+    }
+  }
+  for (const auto& v : versions) {
+    if (v == "system") {
+      for (std::size_t i = 0; i < dirs.size(); ++i) {
+        if (i == shim_at || strip_slash(dirs[i]) == shims) continue;
+        if (executable(dirs[i] + "/" + name)) {
+          res.interpreter = dirs[i] + "/" + name;
+          res.version = v;
+          return res;
+        }
+      }
+      continue;
+    }
+    std::string cand = root + "/versions/" + v + "/bin/" + name;
+    if (executable(cand)) {
+      res.interpreter = cand;
+      res.version = v;
+      return res;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace plumb
