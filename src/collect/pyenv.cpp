@@ -141,7 +141,8 @@ std::optional<PyenvResolution> resolve_pyenv_shim(const std::string& name, const
       }
       continue;
     }
-    std::string cand = root + "/versions/" + v + "/bin/" + name;
+    std::string cand = root;
+    cand.append("/versions/").append(v).append("/bin/").append(name);
     if (executable(cand)) {
       res.interpreter = cand;
       res.version = v;

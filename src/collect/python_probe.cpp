@@ -265,7 +265,7 @@ ProbeTarget choose_interpreter(const Context& ctx) {
     // A pyenv shim costs an extra bash and pyenv start (70-110 ms): run what it would run.
     std::map<std::string, std::string> env;
     for (const char* k : {"PATH", "PYENV_ROOT", "PYENV_VERSION"}) {
-      if (const char* v = std::getenv(k)) env[k] = v;
+      if (const char* v = std::getenv(k)) env[k] = v;  // NOLINT(concurrency-mt-unsafe): nothing sets the environment
     }
     std::string cwd;
     if (char* c = ::getcwd(nullptr, 0)) {
