@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include "core/text.h"
+
 namespace plumb {
 
 namespace {
@@ -13,16 +15,7 @@ bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) =
 
 std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> dirs;
-  std::string cur;
-  for (char c : path) {
-    if (c == ':') {
-      dirs.push_back(cur.empty() ? "." : cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  dirs.push_back(cur.empty() ? "." : cur);
+  for (auto d : split(path, ':')) dirs.emplace_back(d.empty() ? std::string_view(".") : d);  // "" means "."
   return dirs;
 }
 
@@ -51,20 +44,8 @@ std::optional<std::vector<std::string>> read_version_file(const std::string& pat
 
 std::vector<std::string> parse_pyenv_version_file(std::string_view text) {
   std::vector<std::string> names;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t eol = text.find('\n', i);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(i, eol - i);
-    i = eol + 1;
-    std::size_t p = 0;
-    while (p < line.size()) {
-      while (p < line.size() && (line[p] == ' ' || line[p] == '\t' || line[p] == '\r')) ++p;
-      std::size_t q = p;
-      while (q < line.size() && line[q] != ' ' && line[q] != '\t' && line[q] != '\r') ++q;
-      if (q == p) break;
-      std::string_view w = line.substr(p, q - p);
-      p = q;
+  for (auto line : split_lines(text)) {
+    for (auto w : split_ws(line)) {
       if (w[0] == '#') break;  // the rest of the line is a comment
       if (w == "." || w == ".." || w.find('/') != std::string_view::npos) continue;
       names.emplace_back(w);
@@ -99,14 +80,8 @@ std::optional<PyenvResolution> resolve_pyenv_shim(const std::string& name, const
   PyenvResolution res;
   std::vector<std::string> versions;
   if (auto v = env.find("PYENV_VERSION"); v != env.end() && !v->second.empty()) {
-    std::string cur;
-    for (char c : v->second + ":") {
-      if (c == ':') {
-        if (!cur.empty()) versions.push_back(cur);
-        cur.clear();
-      } else {
-        cur += c;
-      }
+    for (auto w : split(v->second, ':')) {
+      if (!w.empty()) versions.emplace_back(w);
     }
     res.chosen_by = "$PYENV_VERSION";
   } else {
