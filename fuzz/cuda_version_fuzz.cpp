@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "collect/gpu_nvml.h"
-#include "gpu/cuda_compat.h"
-#include "gpu/cuda_version.h"
+#include "core/knowledge/cuda_compat.h"
+#include "core/knowledge/cuda_version.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view s(reinterpret_cast<const char*>(data), size);

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "watch/http.h"
+#include "serve/http.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   plumb::http::Limits l;

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "watch/proc_parse.h"
+#include "collect/proc_parse.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   (void)plumb::watch::parse_net_dev(std::string_view(reinterpret_cast<const char*>(data), size));

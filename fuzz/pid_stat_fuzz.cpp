@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "watch/proc_parse.h"
+#include "collect/proc_parse.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view s(reinterpret_cast<const char*>(data), size);

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "watch/gpu_sampler.h"
-#include "watch/recording.h"
+#include "collect/gpu_sampler.h"
+#include "analyze/watch_recording.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string s(reinterpret_cast<const char*>(data), size);

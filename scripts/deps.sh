@@ -4,8 +4,8 @@
 set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config git
-  libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libsimdjson-dev libpugixml-dev
-  libcpp-httplib-dev zlib1g-dev libsqlite3-dev libjpeg62-turbo-dev libturbojpeg0-dev
+  libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libsimdjson-dev libpugixml-dev
+  zlib1g-dev libsqlite3-dev libjpeg62-turbo-dev libturbojpeg0-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-tidy clang-format libclang-rt-14-dev
   python3 python3-torch python3-numpy libhdf5-103-1

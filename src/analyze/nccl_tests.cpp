@@ -7,7 +7,7 @@
 #include <set>
 
 #include "analyze/topology.h"
-#include "analyze/topology_links.h"
+#include "core/knowledge/links.h"
 #include "core/json.h"
 #include "core/host_root.h"
 #include "core/text.h"

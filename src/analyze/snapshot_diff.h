@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/facts.h"
+#include "core/knowledge/env_vars.h"
 
 namespace plumb {
 
@@ -30,7 +31,5 @@ struct SnapshotDiff {
 // "8x NVIDIA H100" on two machines is identical although the UUIDs differ.
 SnapshotDiff diff_facts(const Facts& a, const Facts& b);
 
-// Whether an environment variable is relevant to reproducibility or speed (NCCL_*, CUDA_*, ...).
-bool relevant_env_var(const std::string& name);
 
 }  // namespace plumb

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "bench/bench.h"
-#include "gpu/cuda_api.h"
+#include "vendor/cuda_api.h"
 #include "bench/gpu_plan.h"
 #include "bench/stats.h"
 #include "core/text.h"

@@ -1,7 +1,7 @@
 // GEMM type selection, TFLOPS arithmetic, the all-reduce size sweep and NCCL version decoding.
 #include "bench/gpu_plan.h"
 
-#include "gpu/cuda_api.h"
+#include "vendor/cuda_api.h"
 #include "core/text.h"
 
 namespace plumb {

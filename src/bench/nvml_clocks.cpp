@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "collect/gpu_nvml.h"
-#include "gpu/nvml_loader.h"
+#include "vendor/nvml_loader.h"
 
 namespace plumb {
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <sstream>
 
-#include "bench/render.h"
+#include "report/bench_render.h"
 #include "cli/check_options.h"
 #include "cli/history_options.h"
 #include "cli/subcommand.h"

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "bench/bench.h"
-#include "bench/render.h"
+#include "report/bench_render.h"
 #include "bench/step_script.h"
 #include "cli/check_options.h"
 #include "cli/history_options.h"

@@ -10,7 +10,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "report/catalog_doc.h"
-#include "watch/recording.h"
+#include "analyze/watch_recording.h"
 
 namespace plumb {
 

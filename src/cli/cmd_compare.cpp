@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "bench/compare.h"
-#include "bench/render.h"
+#include "report/bench_render.h"
 #include "bench/stats.h"
 #include "cli/check_options.h"
 #include "cli/history_options.h"

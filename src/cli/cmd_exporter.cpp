@@ -10,12 +10,12 @@
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
 #include "core/registry.h"
-#include "watch/duration.h"
-#include "watch/http.h"
-#include "watch/report_metrics.h"
-#include "watch/sample_metrics.h"
-#include "watch/session.h"
-#include "watch/stop_signal.h"
+#include "core/duration.h"
+#include "serve/http.h"
+#include "report/prom_report_metrics.h"
+#include "report/prom_sample_metrics.h"
+#include "apps/watch_session.h"
+#include "apps/stop_signal.h"
 
 namespace plumb {
 

@@ -5,7 +5,7 @@
 
 #include "analyze/nccl_tests.h"
 #include "analyze/topology.h"
-#include "analyze/topology_links.h"
+#include "core/knowledge/links.h"
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
 #include "collect/network.h"

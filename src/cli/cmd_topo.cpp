@@ -5,7 +5,7 @@
 #include <set>
 
 #include "analyze/topology.h"
-#include "analyze/topology_xml.h"
+#include "collect/nccl_topo_xml.h"
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
 #include "core/atomic_file.h"

@@ -10,11 +10,11 @@
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
 #include "core/registry.h"
-#include "watch/duration.h"
-#include "watch/live_view.h"
-#include "watch/recording.h"
-#include "watch/session.h"
-#include "watch/stop_signal.h"
+#include "core/duration.h"
+#include "report/live_view.h"
+#include "analyze/watch_recording.h"
+#include "apps/watch_session.h"
+#include "apps/stop_signal.h"
 
 namespace plumb {
 

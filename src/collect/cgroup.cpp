@@ -8,7 +8,6 @@
 
 #include "core/registry.h"
 #include "core/text.h"
-#include "report/report.h"
 
 namespace plumb {
 
@@ -493,23 +492,6 @@ const bool kCollector = register_collector({"collect.cgroup", {"cgroup v1/v2: me
                                               return [cg](Facts& f) { f.host.cgroup = cg; };
                                             }});
 
-const bool kEnv = register_env_lines(40, [](const Facts& f) {
-  const auto& cg = f.host.cgroup;
-  if (!cg.collected) return std::vector<EnvLine>{};
-  std::vector<EnvLine> l;
-  std::string v = cg.version.has() ? "v" + std::to_string(*cg.version) : "n/a (" + cg.version.why() + ")";
-  if (cg.path.has()) v += " " + *cg.path;
-  l.push_back({"env.cgroup", v});
-  std::string mem = cg.memory_limit_bytes.has() ? human_bytes(*cg.memory_limit_bytes)
-                    : cg.memory_limit_raw.has() ? "\u221e (" + *cg.memory_limit_raw + ")"  // no limit: "max" or v1's huge number
-                                                : "n/a (" + cg.memory_limit_bytes.why() + ")";
-  l.push_back({"env.cgroup_memory", mem});
-  l.push_back({"env.cgroup_cpus", cg.effective_cpus.has() ? fmt_num(*cg.effective_cpus, 2) : "n/a (" + cg.effective_cpus.why() + ")"});
-  return l;
-});
-const bool kUi = register_ui({{"env.cgroup", {"cgroup", "cgroup"}},
-                              {"env.cgroup_memory", {"cgroup memory limit", "cgroup 内存上限"}},
-                              {"env.cgroup_cpus", {"CPUs granted by the cgroup", "cgroup 实际可用 CPU 数"}}});
 }  // namespace
 
 }  // namespace plumb

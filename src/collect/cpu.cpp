@@ -8,7 +8,6 @@
 
 #include "core/registry.h"
 #include "core/text.h"
-#include "report/report.h"
 
 namespace plumb {
 
@@ -236,17 +235,6 @@ CpuFacts read_cpu(const HostRoot& root) {
 
 namespace {
 
-std::string na(const std::string& why) { return "n/a (" + why + ")"; }
-
-// "performance ×32, powersave ×32": governor counts in a language-neutral form.
-std::string governor_summary(const std::vector<CpuGovernor>& govs) {
-  std::map<std::string, int> count;
-  for (const auto& g : govs) ++count[g.governor];
-  std::string s;
-  for (const auto& [g, n] : count) s += (s.empty() ? "" : ", ") + g + " ×" + std::to_string(n);
-  return s;
-}
-
 const bool kCollector = register_collector({"collect.cpu",
                                             {"CPU model, cores, sockets, NUMA nodes, frequency governors",
                                              "CPU 型号、核数、路数、NUMA 节点、调频策略"},
@@ -260,34 +248,7 @@ const bool kCollector = register_collector({"collect.cpu",
                                               };
                                             }});
 
-const bool kEnv = register_env_lines(20, [](const Facts& f) {
-  std::vector<EnvLine> l;
-  const auto& c = f.host.cpu;
-  if (!c.collected) return l;
-  l.push_back({"env.cpu_model", c.model.has() ? *c.model : na(c.model.why())});
-  auto num = [](const Fact<int>& v) { return v.has() ? std::to_string(*v) : std::string("?"); };
-  l.push_back({"env.cpu_topology", num(c.sockets) + " / " + num(c.physical_cores) + " / " + num(c.logical_cpus)});
-  if (c.numa_nodes.has()) {
-    std::string s = std::to_string(c.numa_nodes->size());
-    std::string detail;
-    for (const auto& n : *c.numa_nodes) {
-      detail += (detail.empty() ? "" : "; ") + std::string("node") + std::to_string(n.id) + ": " +
-                (n.cpulist.empty() ? "-" : n.cpulist);
-    }
-    l.push_back({"env.numa_nodes", s + " (" + detail + ")"});
-  } else {
-    l.push_back({"env.numa_nodes", na(c.numa_nodes.why())});
-  }
-  l.push_back({"env.cpu_governor", c.governors.has() ? governor_summary(*c.governors) : na(c.governors.why())});
-  return l;
-});
 
-const bool kUi = register_ui({
-    {"env.cpu_model", {"CPU", "CPU 型号"}},
-    {"env.cpu_topology", {"CPU sockets / cores / logical CPUs", "CPU 路数 / 物理核 / 逻辑核"}},
-    {"env.numa_nodes", {"NUMA nodes", "NUMA 节点"}},
-    {"env.cpu_governor", {"CPU frequency governor", "CPU 调频策略"}},
-});
 
 }  // namespace
 

@@ -10,9 +10,9 @@
 #include "core/registry.h"
 #include "core/subprocess.h"
 #include "core/text.h"
-#include "gpu/cuda_loader.h"
-#include "gpu/cuda_version.h"
-#include "gpu/ld_cache.h"
+#include "vendor/cuda_loader.h"
+#include "core/knowledge/cuda_version.h"
+#include "vendor/ld_cache.h"
 
 namespace plumb {
 

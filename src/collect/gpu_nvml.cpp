@@ -11,7 +11,7 @@
 
 #include "core/registry.h"
 #include "core/text.h"
-#include "gpu/nvml_loader.h"
+#include "vendor/nvml_loader.h"
 
 namespace plumb {
 

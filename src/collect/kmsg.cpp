@@ -14,7 +14,6 @@
 
 #include "core/registry.h"
 #include "core/text.h"
-#include "report/report.h"
 
 namespace plumb {
 
@@ -549,23 +548,6 @@ const bool kCollector = register_collector({"collect.kmsg",
                                               return [k](Facts& f) { f.host.kmsg = k; };
                                             }});
 
-const bool kEnv = register_env_lines(60, [](const Facts& f) {
-  const auto& k = f.host.kmsg;
-  std::vector<EnvLine> l;
-  if (!k.collected) return l;
-  if (!k.records.has()) {
-    l.push_back({"env.kmsg", "n/a (" + k.records.why() + ")"});
-    return l;
-  }
-  std::uint64_t xids = 0;
-  for (const auto& x : k.xids) xids += x.count;
-  // Language-neutral counters: the findings carry the sentences.
-  l.push_back({"env.kmsg", k.records.source + ": records=" + std::to_string(*k.records) +
-                               " oom_kills=" + std::to_string(k.oom_kill_total) + " xid=" + std::to_string(xids) +
-                               (k.truncated ? " (truncated)" : "")});
-  return l;
-});
-const bool kUi = register_ui({{"env.kmsg", {"Kernel log", "内核日志"}}});
 }  // namespace
 
 }  // namespace plumb

@@ -3,7 +3,6 @@
 
 #include "core/registry.h"
 #include "core/text.h"
-#include "report/report.h"
 
 namespace plumb {
 
@@ -116,8 +115,6 @@ MemoryFacts read_memory(const HostRoot& root) {
 
 namespace {
 
-std::string na(const std::string& why) { return "n/a (" + why + ")"; }
-
 const bool kCollector = register_collector({"collect.memory",
                                             {"Memory: meminfo, swap devices, transparent hugepages",
                                              "内存：meminfo、交换分区、透明大页"},
@@ -133,36 +130,7 @@ const bool kCollector = register_collector({"collect.memory",
                                               };
                                             }});
 
-const bool kEnv = register_env_lines(30, [](const Facts& f) {
-  std::vector<EnvLine> l;
-  const auto& m = f.host.memory;
-  if (!m.collected) return l;
-  auto bytes = [](const Fact<std::uint64_t>& v) { return v.has() ? human_bytes(*v) : na(v.why()); };
-  l.push_back({"env.memory", bytes(m.mem_total_bytes) + " / " + bytes(m.mem_available_bytes)});
-  std::string swap = bytes(m.swap_total_bytes);
-  if (m.swap_total_bytes.has() && m.swap_free_bytes.has() && *m.swap_total_bytes >= *m.swap_free_bytes) {
-    swap += " / " + human_bytes(*m.swap_total_bytes - *m.swap_free_bytes);
-  }
-  if (m.swappiness.has()) swap += " (vm.swappiness=" + std::to_string(*m.swappiness) + ")";
-  l.push_back({"env.swap", swap});
-  std::string thp = m.thp_enabled.has() ? *m.thp_enabled : na(m.thp_enabled.why());
-  if (m.thp_defrag.has()) thp += " / " + *m.thp_defrag;
-  l.push_back({"env.thp", thp});
-  if (m.hugepages_total.has() && *m.hugepages_total > 0) {
-    std::string hp = std::to_string(*m.hugepages_total);
-    if (m.hugepage_size_bytes.has()) hp += " × " + human_bytes(*m.hugepage_size_bytes);
-    if (m.hugepages_free.has()) hp += " (" + std::to_string(*m.hugepages_free) + " free)";
-    l.push_back({"env.hugepages", hp});
-  }
-  return l;
-});
 
-const bool kUi = register_ui({
-    {"env.memory", {"Memory (total / available)", "内存（总量 / 可用）"}},
-    {"env.swap", {"Swap (total / used)", "交换分区（总量 / 已用）"}},
-    {"env.thp", {"Transparent hugepages (enabled / defrag)", "透明大页（enabled / defrag）"}},
-    {"env.hugepages", {"Huge pages (static)", "静态大页"}},
-});
 
 }  // namespace
 

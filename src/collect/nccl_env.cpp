@@ -3,7 +3,7 @@
 #include "collect/process.h"
 #include "collect/nccl_env.h"
 
-#include "analyze/topology_xml.h"
+#include "collect/nccl_topo_xml.h"
 #include "core/knowledge/nccl_vars.h"
 #include "core/registry.h"
 #include "core/host_root.h"

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyze/topology.h"
+#include "collect/topology.h"
 #include "core/facts/comm.h"
 #include "core/host_root.h"
 

@@ -2,7 +2,6 @@
 #include "collect/os.h"
 
 #include "core/registry.h"
-#include "report/report.h"
 
 namespace plumb {
 
@@ -64,14 +63,6 @@ const bool kCollector = register_collector({"collect.os", {"OS release and kerne
                                               OsFacts os = read_os(ctx.root);
                                               return [os](Facts& f) { f.host.os = os; };
                                             }});
-const bool kEnv = register_env_lines(10, [](const Facts& f) {
-  std::vector<EnvLine> l;
-  const auto& os = f.host.os;
-  l.push_back({"env.os", os.pretty_name.has() ? *os.pretty_name : "n/a (" + os.pretty_name.why() + ")"});
-  l.push_back({"env.kernel", os.kernel.has() ? *os.kernel : "n/a (" + os.kernel.why() + ")"});
-  return l;
-});
-const bool kUi = register_ui({{"env.os", {"OS", "操作系统"}}, {"env.kernel", {"Kernel", "内核"}}});
 }  // namespace
 
 }  // namespace plumb

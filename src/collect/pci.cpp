@@ -6,7 +6,7 @@
 #include <cctype>
 #include <set>
 
-#include "analyze/topology.h"
+#include "collect/topology.h"
 #include "collect/network.h"
 #include "core/registry.h"
 #include "core/text.h"

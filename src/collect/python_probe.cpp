@@ -11,8 +11,7 @@
 #include "core/registry.h"
 #include "core/subprocess.h"
 #include "core/text.h"
-#include "gpu/cuda_version.h"
-#include "report/report.h"
+#include "core/knowledge/cuda_version.h"
 
 namespace plumb {
 
@@ -334,23 +333,6 @@ namespace {
 constexpr std::chrono::milliseconds kProbeFloor{20000};
 constexpr std::chrono::milliseconds kProbeCeiling{60000};
 
-std::string torch_line(const Fact<TorchFacts>& t) {
-  if (!t.has()) return "n/a (" + t.why() + ")";
-  std::string s = t->version + " (";
-  if (t->cuda) {
-    s += "CUDA " + *t->cuda;
-  } else if (t->hip) {
-    s += "ROCm/HIP " + *t->hip;
-  } else {
-    s += "torch.version.cuda=None";
-  }
-  if (t->cudnn_runtime) s += ", cuDNN " + *t->cudnn_runtime;
-  if (t->nccl) s += ", NCCL " + *t->nccl;
-  if (t->cuda_available) s += std::string(", cuda.is_available()=") + (*t->cuda_available ? "True" : "False");
-  if (t->device_count && *t->device_count > 0) s += ", " + std::to_string(*t->device_count) + " GPU";
-  return s + ")";
-}
-
 const bool kCollector = register_collector(
     {"collect.python",
      {"Python framework probe (PyTorch, TensorFlow, JAX, ONNX Runtime, numpy, h5py)",
@@ -363,33 +345,7 @@ const bool kCollector = register_collector(
      },
      kProbeCeiling + std::chrono::milliseconds(5000)});
 
-const bool kEnv = register_env_lines(40, [](const Facts& f) {
-  std::vector<EnvLine> l;
-  const auto& fw = f.framework;
-  if (!fw.collected) return l;
-  l.push_back({"env.python", fw.python.has() ? fw.python->version + " (" + fw.python->executable + ")"
-                                             : "n/a (" + fw.python.why() + ")"});
-  if (!fw.python.has()) return l;
-  l.push_back({"env.pytorch", torch_line(fw.torch)});
-  if (fw.tensorflow.has()) l.push_back({"env.tensorflow", fw.tensorflow->version});
-  if (fw.jax.has()) l.push_back({"env.jax", fw.jax->version + " (" + fw.jax->backend + ")"});
-  if (fw.onnxruntime.has()) {
-    std::string p;
-    for (const auto& x : fw.onnxruntime->providers) p += (p.empty() ? "" : ", ") + x;
-    l.push_back({"env.onnxruntime", fw.onnxruntime->version + " (" + p + ")"});
-  }
-  if (fw.numpy.has()) l.push_back({"env.numpy", fw.numpy->version});
-  if (fw.h5py.has()) l.push_back({"env.h5py", fw.h5py->version + " (HDF5 " + fw.h5py->hdf5_version + ")"});
-  return l;
-});
 
-const bool kUi = register_ui({{"env.python", {"Python", "Python"}},
-                              {"env.pytorch", {"PyTorch", "PyTorch"}},
-                              {"env.tensorflow", {"TensorFlow", "TensorFlow"}},
-                              {"env.jax", {"JAX", "JAX"}},
-                              {"env.onnxruntime", {"ONNX Runtime", "ONNX Runtime"}},
-                              {"env.numpy", {"numpy", "numpy"}},
-                              {"env.h5py", {"h5py", "h5py"}}});
 
 }  // namespace
 }  // namespace plumb

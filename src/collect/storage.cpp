@@ -9,7 +9,6 @@
 
 #include "core/registry.h"
 #include "core/text.h"
-#include "report/report.h"
 
 namespace plumb {
 
@@ -383,49 +382,6 @@ const bool kCollector = register_collector({"collect.storage",
                                               return [st](Facts& f) { f.host.storage = st; };
                                             }});
 
-const bool kEnv = register_env_lines(50, [](const Facts& f) {
-  const auto& st = f.host.storage;
-  std::vector<EnvLine> l;
-  if (!st.collected) return l;
-  if (st.block_devices.has()) {
-    std::string v;
-    for (const auto& d : *st.block_devices) {
-      if (d.kind == "loop" || d.kind == "ram" || d.kind == "zram" || d.kind == "optical") continue;
-      if (!v.empty()) v += "; ";
-      v += d.name;
-      if (d.rotational.has()) v += *d.rotational ? " HDD" : " SSD";
-      if (d.scheduler.has()) v += " [" + *d.scheduler + "]";
-      if (d.read_ahead_kb.has()) v += " ra=" + std::to_string(*d.read_ahead_kb) + "k";
-    }
-    l.push_back({"env.block_devices", v.empty() ? "-" : v});
-  } else {
-    l.push_back({"env.block_devices", "n/a (" + st.block_devices.why() + ")"});
-  }
-  std::string shm;
-  if (st.shm.size_bytes.has()) {
-    shm = human_bytes(*st.shm.size_bytes);
-  } else if (st.shm.size_percent_of_ram.has()) {
-    shm = fmt_num(*st.shm.size_percent_of_ram, 1) + "% RAM";
-    if (f.host.memory.mem_total_bytes.has()) {
-      shm += " = " + human_bytes(static_cast<std::uint64_t>(static_cast<double>(*f.host.memory.mem_total_bytes) *
-                                                            *st.shm.size_percent_of_ram / 100.0));
-    }
-  } else {
-    shm = "n/a (" + st.shm.size_bytes.why() + ")";
-  }
-  l.push_back({"env.shm", shm});
-  for (const auto& d : st.data_paths) {
-    std::string v = d.path + ": ";
-    v += d.fs_type.has() ? *d.fs_type : "n/a (" + d.fs_type.why() + ")";
-    if (d.source.has()) v += " " + *d.source;
-    if (d.device.has()) v += " (" + *d.device + ")";
-    l.push_back({"env.data_path", v});
-  }
-  return l;
-});
-const bool kUi = register_ui({{"env.block_devices", {"Block devices", "块设备"}},
-                              {"env.shm", {"/dev/shm", "/dev/shm"}},
-                              {"env.data_path", {"Data path", "数据路径"}}});
 }  // namespace
 
 }  // namespace plumb

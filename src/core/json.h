@@ -1,5 +1,5 @@
-// JSON conversions shared by all Facts areas: std::optional, Fact<T>, and the struct macro.
-// Areas use PLUMB_JSON(Type, fields...) which tolerates missing keys when reading back.
+// The full JSON library with the conversions shared by all Facts areas: std::optional and Fact<T>.
+// Include it where JSON is built or read; Facts headers need only core/json_fwd.h.
 #pragma once
 
 #include <optional>
@@ -7,10 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fact.h"
-
-namespace plumb {
-using json = nlohmann::json;
-}
+#include "core/json_fwd.h"
 
 namespace nlohmann {
 
@@ -46,6 +43,3 @@ struct adl_serializer<plumb::Fact<T>> {
 };
 
 }  // namespace nlohmann
-
-// Struct <-> JSON object with snake_case keys equal to the member names; missing keys keep defaults.
-#define PLUMB_JSON(Type, ...) NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Type, __VA_ARGS__)

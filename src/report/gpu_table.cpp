@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "collect/gpu_nvml.h"
-#include "gpu/cuda_version.h"
-#include "gpu/nvml.h"
+#include "core/knowledge/cuda_version.h"
+#include "vendor/nvml.h"
 #include "report/report.h"
 #include "report/table.h"
 

@@ -4,8 +4,8 @@
 #include <ctime>
 
 #include "core/catalog.h"
-#include "watch/report_metrics.h"
-#include "watch/sample_metrics.h"
+#include "report/prom_report_metrics.h"
+#include "report/prom_sample_metrics.h"
 
 namespace plumb {
 

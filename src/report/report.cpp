@@ -23,8 +23,6 @@ std::multimap<int, ReportBlock>& block_table() {
 }
 }  // namespace
 
-const char* plumb_version() { return PLUMB_VERSION; }
-
 bool register_renderer(RendererInfo r) {
   renderer_table().push_back(std::move(r));
   return true;

@@ -11,11 +11,11 @@
 #include "core/facts.h"
 #include "core/finding.h"
 #include "core/i18n.h"
+#include "core/version.h"
 
 namespace plumb {
 
 inline constexpr int kSchemaVersion = 1;
-const char* plumb_version();
 
 struct Report {
   Facts facts;

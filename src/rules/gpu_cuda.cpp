@@ -4,8 +4,8 @@
 #include <set>
 
 #include "core/catalog.h"
-#include "gpu/cuda_compat.h"
-#include "gpu/cuda_version.h"
+#include "core/knowledge/cuda_compat.h"
+#include "core/knowledge/cuda_version.h"
 #include "rules/gpu_common.h"
 
 namespace plumb {

@@ -5,7 +5,7 @@
 #include "collect/gpu_nvml.h"
 #include "core/catalog.h"
 #include "core/thresholds.h"
-#include "gpu/nvml.h"
+#include "vendor/nvml.h"
 #include "rules/gpu_common.h"
 
 namespace plumb {

@@ -6,7 +6,6 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
-#include "report/report.h"
 
 namespace plumb {
 
@@ -144,36 +143,7 @@ const bool kCatalog = register_findings({{
 
 const bool kRule = register_rule({kId, {"collect.process", "collect.cpu", "collect.cgroup"}, judge_threads});
 
-// The Environment block shows the variables that steer the GPU stack, never secrets or the rest.
-bool relevant_env(const std::string& k) {
-  for (const char* p : {"CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "NVIDIA_", "CUBLAS_", "CUDNN_"}) {
-    if (starts_with(k, p)) return true;
-  }
-  if (std::find(thread_vars().begin(), thread_vars().end(), k) != thread_vars().end()) return true;
-  return k == "LD_LIBRARY_PATH" || k == "LD_PRELOAD" || k == "MASTER_ADDR" || k == "MASTER_PORT" ||
-         k == "WORLD_SIZE" || k == "LOCAL_WORLD_SIZE";
-}
 
-const bool kEnv = register_env_lines(40, [](const Facts& f) {
-  std::vector<EnvLine> l;
-  const auto& p = f.host.process;
-  if (!p.collected) return l;
-  std::string s;
-  if (p.environ.has()) {
-    for (const auto& [k, v] : *p.environ) {
-      if (!relevant_env(k)) continue;
-      std::string shown = v.size() > 120 ? v.substr(0, 117) + "..." : v;
-      s += (s.empty() ? "" : ", ") + k + "=" + shown;
-    }
-    if (s.empty()) s = "-";
-  } else {
-    s = "n/a (" + p.environ.why() + ")";
-  }
-  l.push_back({"env.process_env", s});
-  return l;
-});
-
-const bool kUi = register_ui({{"env.process_env", {"CUDA/NCCL/PyTorch/thread variables", "CUDA/NCCL/PyTorch/线程相关环境变量"}}});
 
 }  // namespace
 }  // namespace plumb

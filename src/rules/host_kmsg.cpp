@@ -1,7 +1,6 @@
-// Kernel-log rules: OOM-killer events (memory pillar) and NVIDIA Xid errors (compute pillar),
-// Xid severity and meaning from the Xid table (core/knowledge/xid_table).
+// Kernel-log rules: OOM-killer events (memory pillar). The Xid lines of the same log are judged
+// by the GPU rule l3.gpu.xid (rules/gpu_xid.cpp).
 #include "core/catalog.h"
-#include "core/knowledge/xid_table.h"
 #include "core/registry.h"
 #include "core/text.h"
 #include "core/thresholds.h"
@@ -47,48 +46,6 @@ std::vector<Finding> judge_oom_kills(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-std::vector<Finding> judge_xid(const Facts& f, const Thresholds&) {
-  const std::string id = "l3.kernel.xid_errors";
-  const auto& k = f.host.kmsg;
-  if (!k.collected) return {skipped(id, "kernel log not collected")};
-  if (!k.records.has()) return {skipped(id, k.records.why())};
-  std::vector<Finding> out;
-  for (const auto& g : k.xids) {
-    Finding x;
-    x.id = id;
-    x.subject = "gpu " + g.pci;
-    x.threshold = "no Xid";
-    x.arg("pci", g.pci).arg("code", std::to_string(g.code)).arg("count", std::to_string(g.count));
-    x.arg("first_time", g.first_time.empty() ? "?" : g.first_time).arg("last_time", g.last_time.empty() ? "?" : g.last_time);
-    x.add("Xid " + std::to_string(g.code) + " x" + std::to_string(g.count), g.first_line,
-          k.records.source + (g.first_time.empty() ? "" : " " + g.first_time));
-    if (!g.process.empty()) x.add("name", g.process, k.records.source);
-    const XidInfo* info = find_xid(g.code);
-    if (info == nullptr) {
-      x.status = Status::warn;
-      x.variant = "unknown";
-      x.arg("action", tr(Lang::en, "xid.unknown_action")).arg("action_zh", tr(Lang::zh, "xid.unknown_action"));
-    } else {
-      x.status = info->severity;
-      if (xid_severity_from_line(g.code)) x.status = g.fatal_word ? Status::fail : Status::warn;
-      x.arg("name", info->name);
-      x.arg("meaning", info->meaning.en).arg("meaning_zh", info->meaning.zh);
-      x.arg("cause", info->cause.en).arg("cause_zh", info->cause.zh);
-      x.arg("action", info->action.en).arg("action_zh", info->action.zh);
-    }
-    out.push_back(std::move(x));
-  }
-  if (out.empty()) {
-    Finding x;
-    x.id = id;
-    x.status = Status::pass;
-    x.threshold = "no Xid";
-    x.arg("records", std::to_string(*k.records));
-    out.push_back(std::move(x));
-  }
-  return out;
-}
-
 const bool kThresholds = register_thresholds({
     {"kernel.oom_kills_max", 0, "count",
      {"OOM-killer events the kernel log may show", "内核日志中允许出现的 OOM Killer 事件数"}},
@@ -118,28 +75,9 @@ const bool kRows = register_findings({
      "dmesg -T | grep -iE 'killed process|oom-kill:'",
      {"no more killed workers and restarts", "不再出现 worker 被杀与重启"},
      {"l2.memory.oom_killed_workers"}},
-    {"l3.kernel.xid_errors", Layer::L3, Pillar::compute, Section::gpu,
-     {"NVIDIA Xid errors in the kernel log", "内核日志中的 NVIDIA Xid 错误"},
-     {{"pass", {"no NVIDIA Xid error in the kernel log ({records} lines read).", "内核日志中没有 NVIDIA Xid 错误（读取 {records} 行）。"}},
-      {"fail",
-       {"Xid {code} ({name}) on GPU {pci}, {count} time(s) from {first_time} to {last_time}: {meaning}. Likely cause: {cause}.",
-        "GPU {pci} 出现 Xid {code}（{name}）{count} 次（{first_time} 至 {last_time}）：{meaning_zh}。可能原因：{cause_zh}。"}},
-      {"unknown",
-       {"Xid {code} on GPU {pci}, {count} time(s) from {first_time} to {last_time}: not in plumb's Xid table; look it up "
-        "in NVIDIA's Xid catalog.",
-        "GPU {pci} 出现 Xid {code} {count} 次（{first_time} 至 {last_time}）：不在 plumb 的 Xid 表中，请查阅 NVIDIA Xid 目录。"}}},
-     {"{action}", "{action_zh}"},
-     "dmesg -T | grep 'NVRM: Xid (PCI:{pci}'",
-     {},
-     {}},
 });
 
-const bool kUi = register_ui({{"xid.unknown_action",
-                               {"look the code up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors) and follow its action",
-                                "在 NVIDIA Xid 目录（docs.nvidia.com/deploy/xid-errors）中查找该代码并按其建议处理"}}});
-
-const bool kRules = register_rule({"l3.kernel.oom_kills", {"collect.kmsg"}, judge_oom_kills}) &&
-                    register_rule({"l3.kernel.xid_errors", {"collect.kmsg"}, judge_xid});
+const bool kRules = register_rule({"l3.kernel.oom_kills", {"collect.kmsg"}, judge_oom_kills});
 
 }  // namespace
 }  // namespace plumb

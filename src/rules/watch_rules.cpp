@@ -7,9 +7,9 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
-#include "watch/analysis.h"
-#include "watch/throttle.h"
-#include "watch/watch_next.h"
+#include "analyze/series.h"
+#include "core/knowledge/throttle.h"
+#include "rules/watch_next.h"
 
 namespace plumb {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "../test_util.h"
-#include "analyze/topology_xml.h"
+#include "collect/nccl_topo_xml.h"
 
 namespace plumb {
 namespace {

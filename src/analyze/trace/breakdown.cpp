@@ -1,10 +1,5 @@
 // The per-step breakdown of one rank: where each ProfilerStep's time went, and totals over the
 // complete steps (each share = total time / total step time, never a mean of per-step ratios).
-// The reader is the hot path: keep it optimised in Debug and sanitizer builds too, so tests of
-// real traces stay fast (simdjson On-Demand is header code that is ~30x slower at -O0).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
-#pragma GCC optimize("O2")
-#endif
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>

@@ -1,9 +1,4 @@
 // Classifies each event once and keeps only what the step breakdown needs.
-// The reader is the hot path: keep it optimised in Debug and sanitizer builds too, so tests of
-// real traces stay fast (simdjson On-Demand is header code that is ~30x slower at -O0).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
-#pragma GCC optimize("O2")
-#endif
 #include "analyze/trace/builder.h"
 
 #include <cmath>

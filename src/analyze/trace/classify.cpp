@@ -1,8 +1,4 @@
 // Category, kernel-type and runtime-call tables (sources: kineto ActivityType.h, HTA types.py @f4d0062c).
-// Hot path of the trace reader: optimised in Debug and sanitizer builds too (see stream.cpp).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
-#pragma GCC optimize("O2")
-#endif
 #include "analyze/trace/classify.h"
 
 #include <array>

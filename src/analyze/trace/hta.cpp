@@ -1,9 +1,5 @@
 // HTA's temporal breakdown and communication/computation overlap, with HTA's definitions and
 // quirks (hta-reference.md §7, HolisticTraceAnalysis @f4d0062c), so the numbers can be checked.
-// Hot path of the trace reader: optimised in Debug and sanitizer builds too (see stream.cpp).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
-#pragma GCC optimize("O2")
-#endif
 #include <algorithm>
 #include <cmath>
 

@@ -1,8 +1,4 @@
 // Interval union and clipping for the per-step breakdown.
-// Hot path of the trace reader: optimised in Debug and sanitizer builds too (see stream.cpp).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
-#pragma GCC optimize("O2")
-#endif
 #include "analyze/trace/intervals.h"
 
 #include <algorithm>

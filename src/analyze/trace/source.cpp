@@ -1,8 +1,4 @@
 // Plain and gzip byte sources for the streaming trace reader.
-// Hot path of the trace reader: optimised in Debug and sanitizer builds too (see stream.cpp).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
-#pragma GCC optimize("O2")
-#endif
 #include "analyze/trace/source.h"
 
 #include <fcntl.h>

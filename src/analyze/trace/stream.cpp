@@ -1,11 +1,6 @@
 // Streaming splitter: a resumable scanner over the top level of a trace that tracks only string
 // state and nesting depth, cuts the traceEvents array at event boundaries and hands batches of
 // complete events to the sink. Every buffer is reused, so it stays hot in cache.
-// The reader is the hot path: keep it optimised in Debug and sanitizer builds too, so tests of
-// real traces stay fast (simdjson On-Demand is header code that is ~30x slower at -O0).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__)
-#pragma GCC optimize("O2")
-#endif
 #include "analyze/trace/stream.h"
 
 #include <cstring>

@@ -9,7 +9,8 @@
 #include "core/facts/host_memory.h"
 #include "core/facts/host_process.h"
 #include "core/facts/host_storage.h"
-#include "core/json.h"
+#include "core/fact.h"
+#include "core/json_fwd.h"
 
 namespace plumb {
 

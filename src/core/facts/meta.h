@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
+#include "core/fact.h"
+#include "core/json_fwd.h"
 
 namespace plumb {
 

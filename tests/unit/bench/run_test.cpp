@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "bench/bench.h"
-#include "gpu/cuda_api.h"
+#include "vendor/cuda_api.h"
 #include "bench/turbojpeg.h"
 #include "../../test_util.h"
 

@@ -3,7 +3,7 @@
 
 #include "analyze/nccl_tests.h"
 #include "analyze/topology.h"
-#include "analyze/topology_links.h"
+#include "core/knowledge/links.h"
 #include "../../test_util.h"
 
 namespace plumb {

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "analyze/topology.h"
-#include "analyze/topology_xml.h"
+#include "collect/nccl_topo_xml.h"
 #include "collect/nccl_env.h"
 #include "collect/network.h"
 #include "collect/pci.h"

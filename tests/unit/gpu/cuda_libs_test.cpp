@@ -11,7 +11,7 @@
 
 #include "collect/gpu_cuda.h"
 #include "core/host_root.h"
-#include "gpu/cuda_loader.h"
+#include "vendor/cuda_loader.h"
 #include "../../test_util.h"
 
 namespace plumb {

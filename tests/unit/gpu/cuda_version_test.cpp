@@ -1,8 +1,8 @@
 // Version decoding of the CUDA stack and the driver compatibility table.
 #include <gtest/gtest.h>
 
-#include "gpu/cuda_compat.h"
-#include "gpu/cuda_version.h"
+#include "core/knowledge/cuda_compat.h"
+#include "core/knowledge/cuda_version.h"
 
 namespace plumb {
 namespace {

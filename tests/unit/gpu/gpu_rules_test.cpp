@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/registry.h"
-#include "gpu/xid.h"
+#include "core/knowledge/xid.h"
 
 namespace plumb {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "gpu/ld_cache.h"
+#include "vendor/ld_cache.h"
 #include "../../test_util.h"
 
 namespace plumb {

@@ -4,8 +4,8 @@
 #include <cstdlib>
 
 #include "collect/gpu_nvml.h"
-#include "gpu/nvml.h"
-#include "gpu/nvml_loader.h"
+#include "vendor/nvml.h"
+#include "vendor/nvml_loader.h"
 #include "../../test_util.h"
 
 namespace plumb {

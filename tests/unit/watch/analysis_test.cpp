@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "watch/analysis.h"
+#include "analyze/series.h"
 
 namespace plumb::watch {
 namespace {

@@ -1,8 +1,8 @@
 // Duration options and the exporter's HTTP request parsing and listen addresses.
 #include <gtest/gtest.h>
 
-#include "watch/duration.h"
-#include "watch/http.h"
+#include "core/duration.h"
+#include "serve/http.h"
 
 namespace plumb {
 namespace {

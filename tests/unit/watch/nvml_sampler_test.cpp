@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "../../test_util.h"
-#include "watch/gpu_sampler.h"
+#include "collect/gpu_sampler.h"
 
 namespace plumb::watch {
 namespace {

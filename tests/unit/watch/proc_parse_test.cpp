@@ -4,7 +4,7 @@
 #include "../../test_util.h"
 #include "collect/memory.h"
 #include "collect/psi.h"
-#include "watch/proc_parse.h"
+#include "collect/proc_parse.h"
 
 namespace plumb::watch {
 namespace {

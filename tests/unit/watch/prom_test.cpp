@@ -3,8 +3,8 @@
 
 #include "core/registry.h"
 #include "report/report.h"
-#include "watch/prom_text.h"
-#include "watch/sample_metrics.h"
+#include "report/prom_text.h"
+#include "report/prom_sample_metrics.h"
 
 namespace plumb {
 namespace {

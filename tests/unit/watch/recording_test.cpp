@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "../../test_util.h"
-#include "watch/gpu_sampler.h"
-#include "watch/recording.h"
+#include "collect/gpu_sampler.h"
+#include "analyze/watch_recording.h"
 
 namespace plumb::watch {
 namespace {

@@ -1,5 +1,5 @@
 // The "next checks" of L2 watch findings name real catalogue rows and registered rules only.
-#include "watch/watch_next.h"
+#include "rules/watch_next.h"
 
 #include <gtest/gtest.h>
 

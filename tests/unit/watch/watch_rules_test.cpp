@@ -3,7 +3,7 @@
 
 #include "core/catalog.h"
 #include "core/registry.h"
-#include "watch/gpu_sampler.h"
+#include "collect/gpu_sampler.h"
 
 namespace plumb {
 namespace {

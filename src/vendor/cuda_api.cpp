@@ -1,0 +1,238 @@
+// dlopen loaders of libcuda, libcudart, cuBLAS, cuDNN and NCCL: one per library, binding the tables
+// of gpu/cuda_api.h; the process-wide defaults of the benchmarks; error names.
+#include "vendor/cuda_api.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <initializer_list>
+#include <mutex>
+#include <vector>
+
+namespace plumb::cuda {
+
+namespace {
+
+Result<void*> open_file(const std::string& path) {
+  ::dlerror();
+  void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (h == nullptr) {
+    const char* e = ::dlerror();
+    std::string why = e != nullptr ? e : "unknown dlopen error";
+    return make_error(why.find("No such file") != std::string::npos ? ErrorKind::absent : ErrorKind::io,
+                      "cannot load " + path + ": " + why);
+  }
+  return h;
+}
+
+// Binds the first of `names` the library exports; a miss is recorded under the first name.
+template <class F>
+void bind(void* h, F& out, std::string& missing, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    out = reinterpret_cast<F>(::dlsym(h, n));  // NOLINT: dlsym returns void*
+    if (out != nullptr) return;
+  }
+  missing += (missing.empty() ? "" : ", ") + std::string(*names.begin());
+}
+
+void bind_table(void* h, Driver& d) {
+  std::string& m = d.missing;
+  bind(h, d.Init, m, {"cuInit"});
+  bind(h, d.DriverGetVersion, m, {"cuDriverGetVersion"});
+  bind(h, d.DeviceGetCount, m, {"cuDeviceGetCount"});
+  bind(h, d.DeviceGet, m, {"cuDeviceGet"});
+  bind(h, d.DeviceGetName, m, {"cuDeviceGetName"});
+  bind(h, d.DeviceGetAttribute, m, {"cuDeviceGetAttribute"});
+  bind(h, d.DeviceGetPCIBusId, m, {"cuDeviceGetPCIBusId"});
+  bind(h, d.DevicePrimaryCtxRetain, m, {"cuDevicePrimaryCtxRetain"});
+  bind(h, d.DevicePrimaryCtxRelease, m, {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
+  bind(h, d.CtxSetCurrent, m, {"cuCtxSetCurrent"});
+  bind(h, d.MemAlloc, m, {"cuMemAlloc_v2"});
+  bind(h, d.MemFree, m, {"cuMemFree_v2"});
+  bind(h, d.MemcpyHtoD, m, {"cuMemcpyHtoD_v2"});
+  bind(h, d.MemcpyDtoH, m, {"cuMemcpyDtoH_v2"});
+}
+
+void bind_table(void* h, Runtime& rt) {
+  std::string& m = rt.missing;
+  bind(h, rt.GetDeviceCount, m, {"cudaGetDeviceCount"});
+  bind(h, rt.DriverGetVersion, m, {"cudaDriverGetVersion"});
+  bind(h, rt.RuntimeGetVersion, m, {"cudaRuntimeGetVersion"});
+  bind(h, rt.SetDevice, m, {"cudaSetDevice"});
+  bind(h, rt.Malloc, m, {"cudaMalloc"});
+  bind(h, rt.Free, m, {"cudaFree"});
+  bind(h, rt.MallocHost, m, {"cudaMallocHost"});
+  bind(h, rt.FreeHost, m, {"cudaFreeHost"});
+  bind(h, rt.Memset, m, {"cudaMemset"});
+  bind(h, rt.MemcpyAsync, m, {"cudaMemcpyAsync"});
+  bind(h, rt.DeviceSynchronize, m, {"cudaDeviceSynchronize"});
+  bind(h, rt.StreamCreate, m, {"cudaStreamCreate"});
+  bind(h, rt.StreamSynchronize, m, {"cudaStreamSynchronize"});
+  bind(h, rt.StreamDestroy, m, {"cudaStreamDestroy"});
+  bind(h, rt.EventCreate, m, {"cudaEventCreate"});
+  bind(h, rt.EventRecord, m, {"cudaEventRecord"});
+  bind(h, rt.EventSynchronize, m, {"cudaEventSynchronize"});
+  bind(h, rt.EventElapsedTime, m, {"cudaEventElapsedTime"});
+  bind(h, rt.EventDestroy, m, {"cudaEventDestroy"});
+  bind(h, rt.DeviceGetPCIBusId, m, {"cudaDeviceGetPCIBusId"});
+  bind(h, rt.DeviceCanAccessPeer, m, {"cudaDeviceCanAccessPeer"});
+  bind(h, rt.DeviceEnablePeerAccess, m, {"cudaDeviceEnablePeerAccess"});
+  bind(h, rt.MemcpyPeerAsync, m, {"cudaMemcpyPeerAsync"});
+  bind(h, rt.GetErrorString, m, {"cudaGetErrorString"});
+}
+
+void bind_table(void* h, Blas& b) {
+  std::string& m = b.missing;
+  bind(h, b.Create, m, {"cublasCreate_v2"});
+  bind(h, b.Destroy, m, {"cublasDestroy_v2"});
+  bind(h, b.SetStream, m, {"cublasSetStream_v2"});
+  bind(h, b.GemmEx, m, {"cublasGemmEx"});
+  bind(h, b.GetVersion, m, {"cublasGetVersion_v2"});
+  bind(h, b.GetProperty, m, {"cublasGetProperty"});
+}
+
+void bind_table(void* h, Cudnn& c) { bind(h, c.GetVersion, c.missing, {"cudnnGetVersion"}); }
+
+void bind_table(void* h, Nccl& n) {
+  std::string& m = n.missing;
+  bind(h, n.GetVersion, m, {"ncclGetVersion"});
+  bind(h, n.CommInitAll, m, {"ncclCommInitAll"});
+  bind(h, n.CommDestroy, m, {"ncclCommDestroy"});
+  bind(h, n.AllReduce, m, {"ncclAllReduce"});
+  bind(h, n.GroupStart, m, {"ncclGroupStart"});
+  bind(h, n.GroupEnd, m, {"ncclGroupEnd"});
+  bind(h, n.GetErrorString, m, {"ncclGetErrorString"});
+}
+
+template <class T>
+Result<T> open_table(const std::string& path) {
+  auto h = open_file(path);
+  if (!h) return h.error();
+  T t;
+  t.library = path;
+  bind_table(*h, t);
+  return t;
+}
+
+// The benchmarks' copy: the override variable, else the first soname that loads, all entry points
+// present. Loaded once per process.
+template <class T>
+Result<T> open_default(const char* what, const char* env, std::initializer_list<const char*> sonames) {
+  std::vector<std::string> tries;
+  const char* override_lib = std::getenv(env);  // NOLINT(concurrency-mt-unsafe): read once under call_once
+  if (override_lib != nullptr && *override_lib != '\0') {
+    tries.emplace_back(override_lib);
+  } else {
+    tries.assign(sonames.begin(), sonames.end());
+  }
+  std::string first_error;
+  for (const auto& s : tries) {
+    auto t = open_table<T>(s);
+    if (!t) {
+      if (first_error.empty()) first_error = t.error().message;
+      continue;
+    }
+    if (!t->missing.empty()) return make_error(ErrorKind::unsupported, s + " lacks " + t->missing);
+    return t;
+  }
+  std::string list;
+  for (const auto& s : tries) list += (list.empty() ? "" : ", ") + s;
+  return make_error(ErrorKind::absent, std::string(what) + " not found: " + list + " not loadable (" + first_error + ")");
+}
+
+template <class T>
+Result<const T*> cached(const Result<T>& r) {
+  if (!r) return r.error();
+  return &*r;
+}
+
+}  // namespace
+
+Result<Driver> open_driver(const std::string& path) { return open_table<Driver>(path); }
+Result<Runtime> open_runtime(const std::string& path) { return open_table<Runtime>(path); }
+Result<Blas> open_blas(const std::string& path) { return open_table<Blas>(path); }
+Result<Cudnn> open_cudnn(const std::string& path) { return open_table<Cudnn>(path); }
+Result<Nccl> open_nccl(const std::string& path) { return open_table<Nccl>(path); }
+
+Result<const Runtime*> runtime() {
+  // cuBLAS's and NCCL's own dependencies load the runtime anyway; the unversioned name is a
+  // developer symlink tried first so an installed toolkit wins over a stray wheel copy.
+  static const Result<Runtime> r = open_default<Runtime>(
+      "CUDA runtime", "PLUMB_CUDART_LIB", {"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"});
+  return cached(r);
+}
+
+Result<const Blas*> blas() {
+  static const Result<Blas> r = open_default<Blas>(
+      "cuBLAS", "PLUMB_CUBLAS_LIB", {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"});
+  return cached(r);
+}
+
+Result<const Nccl*> nccl() {
+  static const Result<Nccl> r = open_default<Nccl>("NCCL", "PLUMB_NCCL_LIB", {"libnccl.so", "libnccl.so.2"});
+  return cached(r);
+}
+
+std::string cuda_error_name(Error e) {
+  switch (e) {
+    case 0: return "cudaSuccess (0)";
+    case 2: return "cudaErrorMemoryAllocation (2)";
+    case 3: return "cudaErrorInitializationError (3)";
+    case 35: return "cudaErrorInsufficientDriver (35)";
+    case 100: return "cudaErrorNoDevice (100)";
+    case 101: return "cudaErrorInvalidDevice (101)";
+    case 803: return "cudaErrorSystemDriverMismatch (803)";
+    case 804: return "cudaErrorCompatNotSupportedOnDevice (804)";
+    default: return "cudaError " + std::to_string(e);
+  }
+}
+
+std::string cuda_result_name(int rc) {
+  switch (rc) {
+    case 0: return "CUDA_SUCCESS";
+    case 1: return "CUDA_ERROR_INVALID_VALUE";
+    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
+    case 34: return "CUDA_ERROR_STUB_LIBRARY";
+    case 35: return "cudaErrorInsufficientDriver";
+    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
+    case 100: return "CUDA_ERROR_NO_DEVICE";
+    case 101: return "CUDA_ERROR_INVALID_DEVICE";
+    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
+    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
+    case 999: return "CUDA_ERROR_UNKNOWN";
+    default: return "CUDA error " + std::to_string(rc);
+  }
+}
+
+std::string Runtime::describe(Error e) const {
+  std::string s = cuda_error_name(e);
+  if (GetErrorString != nullptr) {
+    const char* m = GetErrorString(e);
+    if (m != nullptr) s += ": " + std::string(m);
+  }
+  return s;
+}
+
+Result<int> usable_devices() {
+  auto rt = runtime();
+  if (!rt) return rt.error();
+  int drv = 0;
+  (*rt)->DriverGetVersion(&drv);
+  int n = 0;
+  Error e = (*rt)->GetDeviceCount(&n);
+  if (e != 0 || n <= 0) {
+    // cudaDriverGetVersion reports 0 when no driver is installed: say that plainly.
+    if (drv == 0) {
+      auto cu = open_driver("libcuda.so.1");
+      std::string why = !cu ? "libcuda.so.1 not loadable: no NVIDIA driver" : "the driver reports no CUDA version";
+      return make_error(ErrorKind::absent, (*rt)->library + " present but " + why + " (" + (*rt)->describe(e) + ")");
+    }
+    if (e == 0) return make_error(ErrorKind::absent, "no CUDA device (cudaGetDeviceCount returned 0)");
+    return make_error(ErrorKind::absent, "no usable CUDA device: " + (*rt)->describe(e));
+  }
+  return n;
+}
+
+}  // namespace plumb::cuda
