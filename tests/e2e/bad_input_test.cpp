@@ -20,7 +20,7 @@ using test::run_plumb;
 struct TempDir {
   fs::path dir;
   explicit TempDir(const std::string& name)
-      : dir(fs::path(::testing::TempDir()) / ("hostb_bad_" + name + "_" + std::to_string(::getpid()))) {
+      : dir(fs::path(::testing::TempDir()) / ("plumb_bad_input_" + name + "_" + std::to_string(::getpid()))) {
     fs::remove_all(dir);
     fs::create_directories(dir);
   }
@@ -68,7 +68,7 @@ TEST(BadInput, NonexistentRoot) {
 }
 
 TEST(BadInput, RootIsAFile) {
-  expect_one_line_error(run_plumb({"check", "--root", test::fixture("hostb/procfs-swaps.txt")}), "not a directory");
+  expect_one_line_error(run_plumb({"check", "--root", test::fixture("procfs/procfs-swaps.txt")}), "not a directory");
 }
 
 TEST(BadInput, NonexistentPid) {

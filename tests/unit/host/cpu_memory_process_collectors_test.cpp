@@ -1,4 +1,4 @@
-// hostb's collectors on the fixture host trees, on an empty root, and on sysfs values holding garbage.
+// The CPU, memory, PSI, process and sysctl collectors on the fixture host trees, on an empty root, and on sysfs values holding garbage.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 // A throw-away root with the given files.
 struct TempRoot {
   fs::path dir;
-  explicit TempRoot(const std::string& name) : dir(fs::path(::testing::TempDir()) / ("hostb_" + name)) {
+  explicit TempRoot(const std::string& name) : dir(fs::path(::testing::TempDir()) / ("plumb_cpu_mem_" + name)) {
     fs::remove_all(dir);
     fs::create_directories(dir);
   }
@@ -33,7 +33,7 @@ struct TempRoot {
   [[nodiscard]] HostRoot root() const { return HostRoot(dir.string()); }
 };
 
-TEST(HostbReadCpu, HealthyTwoSocketHost) {
+TEST(ReadCpu, HealthyTwoSocketHost) {
   CpuFacts c = read_cpu(HostRoot(test::host_fixture("healthy")));
   ASSERT_TRUE(c.logical_cpus.has());
   EXPECT_EQ(*c.logical_cpus, 32);
@@ -52,14 +52,14 @@ TEST(HostbReadCpu, HealthyTwoSocketHost) {
   EXPECT_EQ(c.scaling_driver.value.value_or(""), "intel_pstate");
 }
 
-TEST(HostbReadCpu, VmWithoutCpufreqSaysWhy) {
+TEST(ReadCpu, VmWithoutCpufreqSaysWhy) {
   CpuFacts c = read_cpu(HostRoot(test::host_fixture("docker-v1")));
   EXPECT_EQ(c.logical_cpus.value.value_or(0), 16);
   EXPECT_FALSE(c.governors.has());
   EXPECT_NE(c.governors.why().find("cpufreq"), std::string::npos);
 }
 
-TEST(HostbReadCpu, EmptyRootGivesReasonsNotZeros) {
+TEST(ReadCpu, EmptyRootGivesReasonsNotZeros) {
   TempRoot t("empty_cpu");
   CpuFacts c = read_cpu(t.root());
   EXPECT_TRUE(c.collected);
@@ -70,7 +70,7 @@ TEST(HostbReadCpu, EmptyRootGivesReasonsNotZeros) {
   EXPECT_FALSE(c.governors.has());
 }
 
-TEST(HostbReadCpu, GarbageSysfsValues) {
+TEST(ReadCpu, GarbageSysfsValues) {
   TempRoot t("garbage_cpu");
   t.put("proc/cpuinfo", "processor : 0\nmodel name : Test CPU\n\nprocessor : 1\n");
   t.put("sys/devices/system/cpu/online", "zero-one\n");
@@ -88,7 +88,7 @@ TEST(HostbReadCpu, GarbageSysfsValues) {
   EXPECT_EQ((*c.numa_nodes)[0].cpus, 0);
 }
 
-TEST(HostbReadCpu, TopologyFromSysfsWhenCpuinfoHasNone) {
+TEST(ReadCpu, TopologyFromSysfsWhenCpuinfoHasNone) {
   TempRoot t("arm_topology");
   t.put("proc/cpuinfo", "processor\t: 0\nBogoMIPS\t: 50.00\n\nprocessor\t: 1\nBogoMIPS\t: 50.00\n");
   t.put("sys/devices/system/cpu/online", "0-1\n");
@@ -103,7 +103,7 @@ TEST(HostbReadCpu, TopologyFromSysfsWhenCpuinfoHasNone) {
   EXPECT_EQ(c.physical_cores.source, "/sys/devices/system/cpu/cpu*/topology");
 }
 
-TEST(HostbReadMemory, SwapAndThpOnMisconfiguredHost) {
+TEST(ReadMemory, SwapAndThpOnMisconfiguredHost) {
   MemoryFacts m = read_memory(HostRoot(test::host_fixture("nvme-misconfigured")));
   EXPECT_EQ(m.mem_total_bytes.value.value_or(0), 263979008ull * 1024);
   EXPECT_EQ(m.swap_total_bytes.value.value_or(0), 8388604ull * 1024);
@@ -114,9 +114,9 @@ TEST(HostbReadMemory, SwapAndThpOnMisconfiguredHost) {
   EXPECT_EQ(m.thp_defrag.value.value_or(""), "always");
 }
 
-TEST(HostbReadMemory, OldKernelFallsBackForAvailable) {
+TEST(ReadMemory, OldKernelFallsBackForAvailable) {
   TempRoot t("old_meminfo");
-  t.put("proc/meminfo", test::read_fixture("hostb/procfs-meminfo-no-memavailable.txt"));
+  t.put("proc/meminfo", test::read_fixture("procfs/procfs-meminfo-no-memavailable.txt"));
   MemoryFacts m = read_memory(t.root());
   ASSERT_TRUE(m.mem_available_bytes.has());
   EXPECT_NE(m.mem_available_bytes.source.find("MemFree+Buffers+Cached"), std::string::npos);
@@ -124,7 +124,7 @@ TEST(HostbReadMemory, OldKernelFallsBackForAvailable) {
   EXPECT_FALSE(m.thp_enabled.has());
 }
 
-TEST(HostbReadMemory, GarbageMeminfoLeavesValuesMissing) {
+TEST(ReadMemory, GarbageMeminfoLeavesValuesMissing) {
   TempRoot t("garbage_meminfo");
   t.put("proc/meminfo", "MemTotal: lots kB\n\xff\xfe\n");
   t.put("sys/kernel/mm/transparent_hugepage/enabled", "always madvise never\n");
@@ -134,7 +134,7 @@ TEST(HostbReadMemory, GarbageMeminfoLeavesValuesMissing) {
   EXPECT_FALSE(m.thp_enabled.has());
 }
 
-TEST(HostbReadPressure, PresentAndAbsent) {
+TEST(ReadPressure, PresentAndAbsent) {
   PressureFacts p = read_pressure(HostRoot(test::host_fixture("oom-xid")));
   ASSERT_TRUE(p.memory.has());
   EXPECT_DOUBLE_EQ(p.memory->some->avg60, 26.85);
@@ -146,7 +146,7 @@ TEST(HostbReadPressure, PresentAndAbsent) {
   EXPECT_EQ(read_pressure(t.root()).io.why(), "unreadable PSI format");
 }
 
-TEST(HostbReadProcess, EnvironLimitsStatus) {
+TEST(ReadProcess, EnvironLimitsStatus) {
   Context ctx;
   ctx.root = HostRoot(test::host_fixture("docker-v1"));
   ProcessFacts p = read_process(ctx);
@@ -161,7 +161,7 @@ TEST(HostbReadProcess, EnvironLimitsStatus) {
   EXPECT_EQ(p.vm_rss_bytes.value.value_or(0), 12582912ull * 1024);
 }
 
-TEST(HostbReadProcess, OtherPidAndMissingFiles) {
+TEST(ReadProcess, OtherPidAndMissingFiles) {
   TempRoot t("pid_root");
   t.put("proc/77/status", "Name:\tkthreadd\nThreads:\t1\n");  // kernel thread: no VmRSS, no environ
   Context ctx;
@@ -176,7 +176,7 @@ TEST(HostbReadProcess, OtherPidAndMissingFiles) {
   EXPECT_FALSE(p.cpus_allowed.has());
 }
 
-TEST(HostbReadSysctl, IntegerAndGarbage) {
+TEST(ReadSysctl, IntegerAndGarbage) {
   TempRoot t("sysctl");
   t.put("proc/sys/vm/swappiness", "60\n");
   t.put("proc/sys/kernel/numa_balancing", "on\n");

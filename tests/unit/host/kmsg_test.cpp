@@ -22,7 +22,7 @@ const XidEvents* xid(const KernelLogFacts& k, const std::string& pci, int code) 
   return nullptr;
 }
 
-TEST(HostaKmsgLine, EveryPrefixFormat) {
+TEST(KmsgLine, EveryPrefixFormat) {
   auto raw = parse_kernel_log_line("6,3964,206764307,-;nvidia-nvswitch2: open (major=510)");
   EXPECT_EQ(raw.message, "nvidia-nvswitch2: open (major=510)");
   EXPECT_EQ(raw.time, "[  206.764307]");
@@ -62,7 +62,7 @@ TEST(HostaKmsgLine, EveryPrefixFormat) {
   EXPECT_EQ(parse_kernel_log_line("plain message").message, "plain message");
 }
 
-TEST(HostaKmsgXid, FieldsOfTheDriverFormat) {
+TEST(KmsgXid, FieldsOfTheDriverFormat) {
   auto x = parse_xid("NVRM: Xid (PCI:0000:3B:00): 79, pid=1234, name=python3, GPU has fallen off the bus.");
   ASSERT_TRUE(x);
   EXPECT_EQ(x->pci, "0000:3b:00");
@@ -86,7 +86,7 @@ TEST(HostaKmsgXid, FieldsOfTheDriverFormat) {
   EXPECT_FALSE(parse_xid("NVRM: GPU at PCI:0000:9b:00: GPU-509665ad"));
 }
 
-TEST(HostaKmsgOom, KillLineVariants) {
+TEST(KmsgOom, KillLineVariants) {
   auto g = parse_oom_kill("Out of memory: Killed process 1440763 (perl) total-vm:87033376kB, anon-rss:60356340kB");
   ASSERT_TRUE(g);
   EXPECT_EQ(g->scope, "global");
@@ -110,7 +110,7 @@ TEST(HostaKmsgOom, KillLineVariants) {
   EXPECT_FALSE(parse_oom_kill("Out of memory: Killed process (x)"));
 }
 
-TEST(HostaKmsgCorpus, ColabMemcgOom) {
+TEST(KmsgCorpus, ColabMemcgOom) {
   auto k = parse_file("colab-memcg-oom-killed-onmt_train.log");
   EXPECT_EQ(*k.records, 1u);
   ASSERT_EQ(k.oom_kill_total, 1u);
@@ -120,7 +120,7 @@ TEST(HostaKmsgCorpus, ColabMemcgOom) {
   EXPECT_TRUE(k.xids.empty());
 }
 
-TEST(HostaKmsgCorpus, Xid13StormIsCountedPerGpuAndCode) {
+TEST(KmsgCorpus, Xid13StormIsCountedPerGpuAndCode) {
   auto k = parse_file("gpud-dmesg-decode-iso-xid13-storm-122k.log");
   EXPECT_EQ(*k.records, 636u);
   ASSERT_EQ(k.xids.size(), 2u);
@@ -130,7 +130,7 @@ TEST(HostaKmsgCorpus, Xid13StormIsCountedPerGpuAndCode) {
   EXPECT_EQ(k.oom_kill_total, 0u);
 }
 
-TEST(HostaKmsgCorpus, EccChainXid48_63_94) {
+TEST(KmsgCorpus, EccChainXid48_63_94) {
   auto k = parse_file("gpud-dmesg-iso-xid48-dbe-xid63-rowremap-xid94.log");
   EXPECT_EQ(*k.records, 41u);
   EXPECT_EQ(xid(k, "0000:19:00", 48)->count, 1u);
@@ -139,7 +139,7 @@ TEST(HostaKmsgCorpus, EccChainXid48_63_94) {
   EXPECT_EQ(xid(k, "0000:19:00", 94)->process, "python3.10");
 }
 
-TEST(HostaKmsgCorpus, CtimeXid119) {
+TEST(KmsgCorpus, CtimeXid119) {
   auto k = parse_file("gpud-dmesg-ctime-xid119-gsp-rpc-timeout.log");
   ASSERT_EQ(k.xids.size(), 1u);
   EXPECT_EQ(k.xids[0].code, 119);
@@ -148,7 +148,7 @@ TEST(HostaKmsgCorpus, CtimeXid119) {
   EXPECT_EQ(k.xids[0].process, "nvidia-smi");
 }
 
-TEST(HostaKmsgCorpus, OomVariantsFile) {
+TEST(KmsgCorpus, OomVariantsFile) {
   auto k = parse_file("gpud-dmesg-iso-xid13-xid43-oom-variants.log");
   EXPECT_EQ(xid(k, "0000:38:00", 13)->count, 16u);
   EXPECT_EQ(xid(k, "0000:38:00", 43)->count, 1u);
@@ -164,7 +164,7 @@ TEST(HostaKmsgCorpus, OomVariantsFile) {
   EXPECT_TRUE(starts_with(k.oom_kills[3].memcg, "/lxc.payload.ny2g2r5hh3-lxc/kubepods.slice"));
 }
 
-TEST(HostaKmsgCorpus, RawRecordsAndPstoreWithoutEvents) {
+TEST(KmsgCorpus, RawRecordsAndPstoreWithoutEvents) {
   for (const char* f : {"gpud-dev-kmsg-raw-nvswitch-k8s.log", "gpud-dev-kmsg-raw-nvidia-peermem-errors.log",
                         "gpud-pstore-dmesg-prio-prefix-kernel-panic.txt", "gpud-dmesg-iso-libnccl-segfault.log"}) {
     auto k = parse_file(f);
@@ -175,7 +175,7 @@ TEST(HostaKmsgCorpus, RawRecordsAndPstoreWithoutEvents) {
   EXPECT_EQ(*parse_file("gpud-dev-kmsg-raw-nvswitch-k8s.log").records, 47u);
 }
 
-TEST(HostaKmsgCorpus, MixedFormatsFile) {
+TEST(KmsgCorpus, MixedFormatsFile) {
   auto k = parse_file("mixed-formats.log");
   EXPECT_EQ(xid(k, "0000:3b:00", 79)->first_time, "[14032.118876]");
   EXPECT_EQ(xid(k, "0000:01:00", 32)->count, 1u);
@@ -194,7 +194,7 @@ TEST(HostaKmsgCorpus, MixedFormatsFile) {
   EXPECT_EQ(k.oom_kills[2].process, "perl");
 }
 
-TEST(HostaKmsgCorpus, OomXidFixtureLog) {
+TEST(KmsgCorpus, OomXidFixtureLog) {
   auto k = parse_file("oom-xid-dmesg.log");
   ASSERT_EQ(k.oom_kill_total, 2u);
   EXPECT_EQ(k.oom_kills[0].scope, "cgroup");
@@ -206,7 +206,7 @@ TEST(HostaKmsgCorpus, OomXidFixtureLog) {
   EXPECT_EQ(xid(k, "0000:3b:00", 79)->count, 1u);  // the "fallen off the bus" notice is not a second Xid
 }
 
-TEST(HostaKmsgXid, FallenOffTheBusNoticeWithoutAnXidLine) {
+TEST(KmsgXid, FallenOffTheBusNoticeWithoutAnXidLine) {
   // Notice wording from NVIDIA/NVSentinel#155 and the driver's one-line form.
   auto k = parse_kernel_log("[  5.1] NVRM: The NVIDIA GPU 0000:b3:00.0\n"
                             "[  5.1] NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
@@ -223,7 +223,7 @@ TEST(HostaKmsgXid, FallenOffTheBusNoticeWithoutAnXidLine) {
   EXPECT_TRUE(parse_kernel_log("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.144.03\n").xids.empty());
 }
 
-TEST(HostaKmsgCorpus, TruncatedAndBinaryInputDoesNotCrash) {
+TEST(KmsgCorpus, TruncatedAndBinaryInputDoesNotCrash) {
   auto k = parse_file("truncated-raw.log");
   EXPECT_GT(*k.records, 10u);
   EXPECT_TRUE(k.xids.empty());
@@ -234,7 +234,7 @@ TEST(HostaKmsgCorpus, TruncatedAndBinaryInputDoesNotCrash) {
   EXPECT_EQ(parse_kernel_log("NVRM: Xid (PCI:0000:01:00): 99999999999999, x\n").xids.size(), 0u);
 }
 
-TEST(HostaKmsgRead, RegularFileTailAndFifoNeverBlocks) {
+TEST(KmsgRead, RegularFileTailAndFifoNeverBlocks) {
   ScratchRoot r("kmsg_read");
   std::string text;
   for (int i = 0; i < 100; ++i) text += "line " + std::to_string(i) + "\n";
@@ -264,7 +264,7 @@ TEST(HostaKmsgRead, RegularFileTailAndFifoNeverBlocks) {
   EXPECT_NE(missing.error().describe().find("/dev/kmsg"), std::string::npos);
 }
 
-TEST(HostaKmsgRead, KmsgFileOptionAndFixtureRoot) {
+TEST(KmsgRead, KmsgFileOptionAndFixtureRoot) {
   Context c;
   c.root = HostRoot(test::host_fixture("healthy"));
   auto k = read_kernel_log(c);

@@ -10,7 +10,7 @@ namespace {
 
 using test::ScratchRoot;
 
-TEST(HostaScheduler, ActiveOneInBrackets) {
+TEST(StorageScheduler, ActiveOneInBrackets) {
   // Real file from prometheus/procfs: "mq-deadline kyber [bfq] none".
   auto s = parse_scheduler(test::read_fixture("storage/procfs-sys-block-sda-queue-scheduler.txt"));
   ASSERT_TRUE(s.ok());
@@ -24,7 +24,7 @@ TEST(HostaScheduler, ActiveOneInBrackets) {
   EXPECT_EQ(bare->active, "none");
 }
 
-TEST(HostaScheduler, RejectsJunk) {
+TEST(StorageScheduler, RejectsJunk) {
   EXPECT_FALSE(parse_scheduler("").ok());
   EXPECT_FALSE(parse_scheduler("mq-deadline kyber bfq").ok());  // no active one
   EXPECT_FALSE(parse_scheduler("[none] [bfq]").ok());
@@ -32,7 +32,7 @@ TEST(HostaScheduler, RejectsJunk) {
   EXPECT_FALSE(parse_scheduler(std::string("\xff\x00[x]", 5)).ok());
 }
 
-TEST(HostaMountinfo, ParsesTheProc5ExampleAndEscapes) {
+TEST(StorageMountinfo, ParsesTheProc5ExampleAndEscapes) {
   auto m = parse_mountinfo("36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n"
                            "40 35 0:50 / /mnt/my\\040data rw shared:3 shared:4 - nfs4 srv:/export\\040x rw,vers=4.2\n"
                            "garbage line\n"
@@ -48,7 +48,7 @@ TEST(HostaMountinfo, ParsesTheProc5ExampleAndEscapes) {
   EXPECT_EQ(m[1].source, "srv:/export x");
 }
 
-TEST(HostaMounts, ParsesFstabStyleLines) {
+TEST(StorageMounts, ParsesFstabStyleLines) {
   auto m = parse_mounts(test::read_fixture("hosts/docker-v1/proc/mounts"));
   ASSERT_GT(m.size(), 10u);
   EXPECT_EQ(m[0].mount_point, "/");
@@ -56,14 +56,14 @@ TEST(HostaMounts, ParsesFstabStyleLines) {
   EXPECT_TRUE(parse_mounts("one two\n\n").empty());
 }
 
-TEST(HostaMounts, UnescapeIsTotal) {
+TEST(StorageMounts, UnescapeIsTotal) {
   EXPECT_EQ(unescape_mount_field("a\\040b"), "a b");
   EXPECT_EQ(unescape_mount_field("a\\04"), "a\\04");
   EXPECT_EQ(unescape_mount_field("\\"), "\\");
   EXPECT_EQ(unescape_mount_field("a\\999"), "a\\999");
 }
 
-TEST(HostaFindMount, LongestPrefixOnComponentBoundaries) {
+TEST(StorageFindMount, LongestPrefixOnComponentBoundaries) {
   std::vector<MountEntry> ms(4);
   ms[0].mount_point = "/";
   ms[1].mount_point = "/data";
@@ -77,13 +77,13 @@ TEST(HostaFindMount, LongestPrefixOnComponentBoundaries) {
   EXPECT_EQ(find_mount_for({}, "/x"), nullptr);
 }
 
-TEST(HostaFindMount, NormalizesPaths) {
+TEST(StorageFindMount, NormalizesPaths) {
   EXPECT_EQ(normalize_path("/data//x/./y/../z/"), "/data/x/z");
   EXPECT_EQ(normalize_path("/.."), "/");
   EXPECT_EQ(normalize_path(""), "/");
 }
 
-TEST(HostaShm, SizeOptionDefaultAndPercent) {
+TEST(StorageShm, SizeOptionDefaultAndPercent) {
   auto docker = shm_from_mounts(parse_mounts("shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0\n"), "/proc/mounts");
   ASSERT_TRUE(docker.size_bytes.has());
   EXPECT_EQ(*docker.size_bytes, 64ull << 20);
@@ -108,7 +108,7 @@ TEST(HostaShm, SizeOptionDefaultAndPercent) {
   EXPECT_NE(none.fs_type.why().find("not a mount point"), std::string::npos);
 }
 
-TEST(HostaBlockKind, NamesAndNetworkFileSystems) {
+TEST(StorageBlockKind, NamesAndNetworkFileSystems) {
   EXPECT_EQ(block_kind("nvme0n1"), "nvme");
   EXPECT_EQ(block_kind("sdb"), "sd");
   EXPECT_EQ(block_kind("vda"), "virtio");
@@ -136,7 +136,7 @@ const BlockDevice* find_dev(const StorageFacts& st, const std::string& name) {
   return nullptr;
 }
 
-TEST(HostaReadStorage, NvmeMisconfiguredTree) {
+TEST(ReadStorage, NvmeMisconfiguredTree) {
   auto st = read_storage(ctx_for(test::host_fixture("nvme-misconfigured"), {"/data/imagenet", "/scratch/x", "/home/u"}));
   ASSERT_TRUE(st.block_devices.has());
   const auto* n1 = find_dev(st, "nvme1n1");
@@ -156,7 +156,7 @@ TEST(HostaReadStorage, NvmeMisconfiguredTree) {
   EXPECT_TRUE(st.shm.size_is_default);
 }
 
-TEST(HostaReadStorage, DockerAndNetworkDataPaths) {
+TEST(ReadStorage, DockerAndNetworkDataPaths) {
   auto docker = read_storage(ctx_for(test::host_fixture("docker-v1"), {"/data/imagenet", "/workspace"}));
   EXPECT_EQ(*docker.data_paths[0].device, "nvme0n1");
   EXPECT_EQ(*docker.data_paths[1].fs_type, "overlay");
@@ -167,7 +167,7 @@ TEST(HostaReadStorage, DockerAndNetworkDataPaths) {
   EXPECT_FALSE(nfs.data_paths[0].device.has());
 }
 
-TEST(HostaReadStorage, GarbageSysfsValuesBecomeReasons) {
+TEST(ReadStorage, GarbageSysfsValuesBecomeReasons) {
   ScratchRoot r("st_garbage");
   r.write("sys/block/nvme0n1/queue/scheduler", "%%garbage%%\n");
   r.write("sys/block/nvme0n1/queue/rotational", "yes\n");
@@ -186,7 +186,7 @@ TEST(HostaReadStorage, GarbageSysfsValuesBecomeReasons) {
   EXPECT_FALSE(st.shm.fs_type.has());
 }
 
-TEST(HostaReadStorage, MissingSysBlock) {
+TEST(ReadStorage, MissingSysBlock) {
   ScratchRoot r("st_empty");
   auto st = read_storage(ctx_for(r.path()));
   EXPECT_TRUE(st.collected);

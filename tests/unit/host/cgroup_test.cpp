@@ -10,7 +10,7 @@ namespace {
 
 using test::ScratchRoot;
 
-TEST(HostaProcCgroup, ParsesV2V1AndDeletedLines) {
+TEST(ProcCgroup, ParsesV2V1AndDeletedLines) {
   auto v2 = parse_proc_cgroup("0::/system.slice/docker-abc.scope\n");
   ASSERT_EQ(v2.size(), 1u);
   EXPECT_EQ(v2[0].hierarchy, "0");
@@ -24,12 +24,12 @@ TEST(HostaProcCgroup, ParsesV2V1AndDeletedLines) {
   EXPECT_EQ(v1[2].path, "/gone");
 }
 
-TEST(HostaProcCgroup, IgnoresGarbage) {
+TEST(ProcCgroup, IgnoresGarbage) {
   EXPECT_TRUE(parse_proc_cgroup("garbage\nx:y:z\n::\n12:memory\n").empty());
   EXPECT_TRUE(parse_proc_cgroup(std::string("\0\xff:\n", 4)).empty());
 }
 
-TEST(HostaMemoryLimit, ReadsBytesMaxAndV1Unlimited) {
+TEST(CgroupMemoryLimit, ReadsBytesMaxAndV1Unlimited) {
   auto real = parse_memory_limit(test::read_fixture("cgroup/telegraf-v2/memory.max"));
   ASSERT_TRUE(real.ok());
   EXPECT_EQ(real->value, std::optional<std::uint64_t>(103079215104ull));  // 96 GiB
@@ -45,7 +45,7 @@ TEST(HostaMemoryLimit, ReadsBytesMaxAndV1Unlimited) {
   EXPECT_FALSE(parse_memory_limit("").ok());
 }
 
-TEST(HostaCpuMax, QuotaOverPeriod) {
+TEST(CgroupCpuMax, QuotaOverPeriod) {
   auto real = parse_cpu_max(test::read_fixture("cgroup/telegraf-v2/cpu.max"));  // "4800000 100000"
   ASSERT_TRUE(real.ok());
   ASSERT_TRUE(real->has_value());
@@ -61,7 +61,7 @@ TEST(HostaCpuMax, QuotaOverPeriod) {
   EXPECT_FALSE(parse_cpu_max("1 2 3").ok());
 }
 
-TEST(HostaCfsQuota, V1QuotaAndUnlimited) {
+TEST(CgroupCfsQuota, V1QuotaAndUnlimited) {
   auto two = parse_cfs_quota("200000\n", "100000\n");
   ASSERT_TRUE(two.ok());
   EXPECT_DOUBLE_EQ(**two, 2.0);
@@ -72,7 +72,7 @@ TEST(HostaCfsQuota, V1QuotaAndUnlimited) {
   EXPECT_FALSE(parse_cfs_quota("200000", "0").ok());
 }
 
-TEST(HostaFlatKeyed, ReadsMemoryEvents) {
+TEST(CgroupFlatKeyed, ReadsMemoryEvents) {
   auto kv = parse_flat_keyed(test::read_fixture("cgroup/telegraf-v2/memory.events"));
   EXPECT_EQ(kv.size(), 6u);
   EXPECT_EQ(kv.at("oom_kill"), 0u);
@@ -81,7 +81,7 @@ TEST(HostaFlatKeyed, ReadsMemoryEvents) {
   EXPECT_EQ(v1.count("x"), 0u);
 }
 
-TEST(HostaCpuList, CountsRanges) {
+TEST(CgroupCpuList, CountsRanges) {
   EXPECT_EQ(*parse_cpu_list_count(test::read_fixture("cgroup/telegraf-v2/cpuset.cpus.effective")), 96);
   EXPECT_EQ(*parse_cpu_list_count("0-4,6,8-10\n"), 9);
   EXPECT_EQ(*parse_cpu_list_count("7"), 1);
@@ -98,7 +98,7 @@ Context fixture_ctx(const std::string& root) {
   return c;
 }
 
-TEST(HostaReadCgroup, TelegrafV2DirectoryAsTheTargetsCgroup) {
+TEST(ReadCgroup, TelegrafV2DirectoryAsTheTargetsCgroup) {
   ScratchRoot r("cg_telegraf");
   r.write("proc/self/cgroup", "0::/kubepods.slice/pod1.slice\n");
   r.write("sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
@@ -116,7 +116,7 @@ TEST(HostaReadCgroup, TelegrafV2DirectoryAsTheTargetsCgroup) {
   EXPECT_EQ(*cg.memory_current_bytes, 13071106048ull);
 }
 
-TEST(HostaReadCgroup, HealthyV2Unlimited) {
+TEST(ReadCgroup, HealthyV2Unlimited) {
   CgroupFacts cg = read_cgroup(fixture_ctx(test::host_fixture("healthy")));
   EXPECT_EQ(*cg.version, 2);
   EXPECT_FALSE(cg.memory_limit_bytes.has());
@@ -128,7 +128,7 @@ TEST(HostaReadCgroup, HealthyV2Unlimited) {
   EXPECT_EQ(*cg.oom_kill_events, 0u);
 }
 
-TEST(HostaReadCgroup, LimitOnAnAncestorAndOomKills) {
+TEST(ReadCgroup, LimitOnAnAncestorAndOomKills) {
   CgroupFacts cg = read_cgroup(fixture_ctx(test::host_fixture("nvme-misconfigured")));
   EXPECT_EQ(*cg.path, "/system.slice/slurmstepd.scope/job_4242/step_0/user/task_0");
   ASSERT_TRUE(cg.memory_limit_bytes.has());
@@ -139,7 +139,7 @@ TEST(HostaReadCgroup, LimitOnAnAncestorAndOomKills) {
   EXPECT_DOUBLE_EQ(*cg.effective_cpus, 32.0);  // cpuset 0-31, no quota (consistent with the affinity mask)
 }
 
-TEST(HostaReadCgroup, DockerV1QuotaAndCpuset) {
+TEST(ReadCgroup, DockerV1QuotaAndCpuset) {
   CgroupFacts cg = read_cgroup(fixture_ctx(test::host_fixture("docker-v1")));
   EXPECT_EQ(*cg.version, 1);
   EXPECT_EQ(*cg.memory_limit_bytes, 64ull << 30);
@@ -153,7 +153,7 @@ TEST(HostaReadCgroup, DockerV1QuotaAndCpuset) {
   EXPECT_FALSE(cg.oom_events.has());
 }
 
-TEST(HostaReadCgroup, RootCgroupHasNoLimitFiles) {
+TEST(ReadCgroup, RootCgroupHasNoLimitFiles) {
   ScratchRoot r("cg_root");
   r.write("proc/self/cgroup", "0::/\n");
   r.write("sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
@@ -166,7 +166,7 @@ TEST(HostaReadCgroup, RootCgroupHasNoLimitFiles) {
   EXPECT_DOUBLE_EQ(*cg.effective_cpus, 64.0);
 }
 
-TEST(HostaReadCgroup, GarbageValuesGiveReasonsNotNumbers) {
+TEST(ReadCgroup, GarbageValuesGiveReasonsNotNumbers) {
   ScratchRoot r("cg_garbage");
   r.write("proc/self/cgroup", "0::/job\n");
   r.write("sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
@@ -184,7 +184,7 @@ TEST(HostaReadCgroup, GarbageValuesGiveReasonsNotNumbers) {
   EXPECT_FALSE(cg.effective_cpus.has());
 }
 
-TEST(HostaReadCgroup, MissingProcFileSaysWhy) {
+TEST(ReadCgroup, MissingProcFileSaysWhy) {
   ScratchRoot r("cg_missing");
   CgroupFacts cg = read_cgroup(fixture_ctx(r.path()));
   EXPECT_TRUE(cg.collected);

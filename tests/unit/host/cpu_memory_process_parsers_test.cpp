@@ -1,4 +1,4 @@
-// Parsers of hostb's sources on real samples (tests/fixtures/hostb/, origins in tests/fixtures/SOURCES.md) and garbage.
+// Parsers of /proc and sysfs sources (cpuinfo, meminfo, limits, status, PSI, swaps, sysctls, THP) on real samples (tests/fixtures/procfs/, origins in tests/fixtures/SOURCES.md) and garbage.
 #include <gtest/gtest.h>
 
 #include "collect/cpu.h"
@@ -11,9 +11,9 @@
 namespace plumb {
 namespace {
 
-std::string sample(const std::string& name) { return test::read_fixture("hostb/" + name); }
+std::string sample(const std::string& name) { return test::read_fixture("procfs/" + name); }
 
-TEST(HostbCpuinfo, RealLaptopSampleGivesModelCoresAndSockets) {
+TEST(ParseCpuinfo, RealLaptopSampleGivesModelCoresAndSockets) {
   auto info = parse_cpuinfo(sample("procfs-cpuinfo-i7-8650u.txt"));
   EXPECT_EQ(info.processors, 8);
   ASSERT_TRUE(info.model.has_value());
@@ -24,7 +24,7 @@ TEST(HostbCpuinfo, RealLaptopSampleGivesModelCoresAndSockets) {
   EXPECT_EQ(*info.sockets, 1);
 }
 
-TEST(HostbCpuinfo, ArmStyleWithoutTopologyLeavesCountsUnknown) {
+TEST(ParseCpuinfo, ArmStyleWithoutTopologyLeavesCountsUnknown) {
   auto info = parse_cpuinfo("processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n\nprocessor\t: 1\nBogoMIPS\t: 50.00\n");
   EXPECT_EQ(info.processors, 2);
   EXPECT_FALSE(info.physical_cores.has_value());
@@ -32,13 +32,13 @@ TEST(HostbCpuinfo, ArmStyleWithoutTopologyLeavesCountsUnknown) {
   EXPECT_FALSE(info.model.has_value());
 }
 
-TEST(HostbCpuinfo, GarbageIsHarmless) {
+TEST(ParseCpuinfo, GarbageIsHarmless) {
   auto info = parse_cpuinfo("processor : x\nphysical id : -3\ncore id : 99999999999999999999\n:::\n\0\n");
   EXPECT_EQ(info.processors, 0);
   EXPECT_FALSE(info.sockets.has_value());
 }
 
-TEST(HostbCpulist, ParsesRangesAndRejectsGarbage) {
+TEST(ParseCpulist, ParsesRangesAndRejectsGarbage) {
   auto l = parse_cpulist("0-3,8,10-11\n");
   ASSERT_TRUE(l.has_value());
   EXPECT_EQ(*l, (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
@@ -49,7 +49,7 @@ TEST(HostbCpulist, ParsesRangesAndRejectsGarbage) {
   EXPECT_FALSE(parse_cpulist("0-4000000000").has_value());  // capped: no giant allocation
 }
 
-TEST(HostbMeminfo, ModernSampleInBytes) {
+TEST(ParseMeminfo, ModernSampleInBytes) {
   auto kv = parse_meminfo(sample("telegraf-meminfo-16G.txt"));
   EXPECT_EQ(kv.at("MemTotal"), 16201888ull * 1024);
   EXPECT_EQ(kv.at("MemAvailable"), 14221924ull * 1024);
@@ -58,19 +58,19 @@ TEST(HostbMeminfo, ModernSampleInBytes) {
   EXPECT_EQ(kv.at("Hugepagesize"), 2048ull * 1024);
 }
 
-TEST(HostbMeminfo, OldKernelWithoutMemAvailable) {
+TEST(ParseMeminfo, OldKernelWithoutMemAvailable) {
   auto kv = parse_meminfo(sample("procfs-meminfo-no-memavailable.txt"));
   EXPECT_EQ(kv.at("MemTotal"), 15666184ull * 1024);
   EXPECT_EQ(kv.count("MemAvailable"), 0u);
 }
 
-TEST(HostbMeminfo, GarbageRowsAreDropped) {
+TEST(ParseMeminfo, GarbageRowsAreDropped) {
   auto kv = parse_meminfo("MemTotal: lots kB\nMemFree: 12 MB\nX: 99999999999999999999 kB\nOk: 7 kB\n:\n");
   EXPECT_EQ(kv.size(), 1u);
   EXPECT_EQ(kv.at("Ok"), 7u * 1024);
 }
 
-TEST(HostbSwaps, RealSample) {
+TEST(ParseSwaps, RealSample) {
   auto rows = parse_swaps(sample("procfs-swaps.txt"));
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].filename, "/dev/dm-2");
@@ -82,7 +82,7 @@ TEST(HostbSwaps, RealSample) {
   EXPECT_TRUE(parse_swaps("/x file big 1 -2\n").empty());
 }
 
-TEST(HostbThp, BracketedChoice) {
+TEST(ParseThp, BracketedChoice) {
   EXPECT_EQ(parse_bracketed_choice("always [madvise] never").value_or(""), "madvise");
   EXPECT_EQ(parse_bracketed_choice("always defer defer+madvise [madvise] never").value_or(""), "madvise");
   EXPECT_FALSE(parse_bracketed_choice("always madvise never").has_value());
@@ -90,7 +90,7 @@ TEST(HostbThp, BracketedChoice) {
   EXPECT_FALSE(parse_bracketed_choice("[always").has_value());
 }
 
-TEST(HostbPressure, RealSamples) {
+TEST(ParsePressure, RealSamples) {
   auto cpu = parse_pressure(sample("procfs-pressure-cpu.txt"));
   ASSERT_TRUE(cpu.has_value());
   ASSERT_TRUE(cpu->some.has_value());
@@ -105,7 +105,7 @@ TEST(HostbPressure, RealSamples) {
   EXPECT_EQ(io->full->total_us, 25u);
 }
 
-TEST(HostbPressure, GarbageGivesNothing) {
+TEST(ParsePressure, GarbageGivesNothing) {
   EXPECT_FALSE(parse_pressure("").has_value());
   EXPECT_FALSE(parse_pressure("some avg10=x avg60=1 avg300=1 total=1").has_value());
   EXPECT_FALSE(parse_pressure("some avg10=1 avg60=1 avg300=1").has_value());
@@ -113,7 +113,7 @@ TEST(HostbPressure, GarbageGivesNothing) {
   EXPECT_FALSE(parse_pressure("full avg10=1 avg60=1 avg300=1 total=1").has_value());
 }
 
-TEST(HostbEnviron, RealSampleNulSeparated) {
+TEST(ParseEnviron, RealSampleNulSeparated) {
   auto env = parse_environ(sample("procfs-environ.bin"));
   EXPECT_EQ(env.at("HOSTNAME"), "cd24e11f73a5");
   EXPECT_EQ(env.at("GOPATH"), "/go");
@@ -121,7 +121,7 @@ TEST(HostbEnviron, RealSampleNulSeparated) {
   EXPECT_EQ(env.size(), 6u);
 }
 
-TEST(HostbEnviron, KeepsEqualsInValuesAndFirstDefinition) {
+TEST(ParseEnviron, KeepsEqualsInValuesAndFirstDefinition) {
   using namespace std::string_literals;
   auto env = parse_environ("A=1=2\0=nokey\0noequals\0A=3\0B=\0"s);
   EXPECT_EQ(env.at("A"), "1=2");
@@ -129,7 +129,7 @@ TEST(HostbEnviron, KeepsEqualsInValuesAndFirstDefinition) {
   EXPECT_EQ(env.size(), 2u);
 }
 
-TEST(HostbLimits, RealSample) {
+TEST(ParseLimits, RealSample) {
   auto rows = parse_limits(sample("procfs-limits.txt"));
   const auto& ml = rows.at("Max locked memory");
   EXPECT_EQ(ml.soft.value_or(0), 18446744073708503040ull);
@@ -144,12 +144,12 @@ TEST(HostbLimits, RealSample) {
   EXPECT_EQ(small.at("Max locked memory").soft.value_or(0), 65536u);
 }
 
-TEST(HostbLimits, GarbageRowsAreDropped) {
+TEST(ParseLimits, GarbageRowsAreDropped) {
   auto rows = parse_limits("Max locked memory  lots  lots bytes\n42 1 2\nMax open files 1 2 files extra junk\n");
   EXPECT_TRUE(rows.empty());
 }
 
-TEST(HostbStatus, RealSample) {
+TEST(ParseStatus, RealSample) {
   auto kv = parse_proc_status(sample("procfs-status.txt"));
   EXPECT_EQ(kv.at("Name"), "prometheus");
   EXPECT_EQ(kv.at("Threads"), "1");
@@ -157,7 +157,7 @@ TEST(HostbStatus, RealSample) {
   EXPECT_EQ(kv.at("Cpus_allowed_list"), "0-7");
 }
 
-TEST(HostbSysctl, PathFromName) {
+TEST(ParseSysctl, PathFromName) {
   EXPECT_EQ(sysctl_path("kernel.numa_balancing"), "/proc/sys/kernel/numa_balancing");
   EXPECT_EQ(sysctl_path("vm.swappiness"), "/proc/sys/vm/swappiness");
 }

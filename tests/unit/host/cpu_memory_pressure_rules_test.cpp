@@ -1,4 +1,4 @@
-// hostb's rules: a passing and a failing case each, skips with reasons, thresholds from config.
+// Rules on CPU, memory and pressure (governor, memlock, NUMA balancing, swap, PSI, thread count): a passing and a failing case each, skips with reasons, thresholds from config.
 #include <gtest/gtest.h>
 
 #include "core/catalog.h"
@@ -28,7 +28,7 @@ Facts with_env(std::map<std::string, std::string> env, int logical = 32) {
   return f;
 }
 
-TEST(HostbThreadRule, FailsWhenThreadsFarExceedCgroupCpus) {
+TEST(ThreadRule, FailsWhenThreadsFarExceedCgroupCpus) {
   Facts f = with_env({{"OMP_NUM_THREADS", "32"}, {"MKL_NUM_THREADS", "16"}});
   f.host.cgroup.effective_cpus = Fact<double>::of(2.0, "/sys/fs/cgroup/cpu/cpu.cfs_quota_us");
   Finding x = one("l3.compute.thread_oversubscription", f);
@@ -43,7 +43,7 @@ TEST(HostbThreadRule, FailsWhenThreadsFarExceedCgroupCpus) {
   EXPECT_NE(finding_fix(x, Lang::en).find("at most 2"), std::string::npos);
 }
 
-TEST(HostbThreadRule, WarnsJustAboveAndPassesWithin) {
+TEST(ThreadRule, WarnsJustAboveAndPassesWithin) {
   Facts f = with_env({{"OPENBLAS_NUM_THREADS", "6"}});
   f.host.cgroup.effective_cpus = Fact<double>::of(4.0, "cgroup");
   EXPECT_EQ(one("l3.compute.thread_oversubscription", f).status, Status::warn);  // 1.5x
@@ -52,14 +52,14 @@ TEST(HostbThreadRule, WarnsJustAboveAndPassesWithin) {
   EXPECT_EQ(one("l3.compute.thread_oversubscription", ok).status, Status::pass);
 }
 
-TEST(HostbThreadRule, FallsBackToLogicalCpusAndHandlesNestedLists) {
+TEST(ThreadRule, FallsBackToLogicalCpusAndHandlesNestedLists) {
   Facts f = with_env({{"OMP_NUM_THREADS", "64,2"}}, 32);
   Finding x = one("l3.compute.thread_oversubscription", f);
   EXPECT_EQ(x.status, Status::fail);
   EXPECT_EQ(x.evidence.back().what, "logical CPUs");
 }
 
-TEST(HostbThreadRule, UnsetVariablesUnderAQuotaWarnAboutDefaults) {
+TEST(ThreadRule, UnsetVariablesUnderAQuotaWarnAboutDefaults) {
   Facts f = with_env({{"PATH", "/usr/bin"}});
   f.host.process.cpus_allowed = Fact<int>::of(64, "/proc/self/status");
   f.host.process.cpus_allowed_list = Fact<std::string>::of("0-63", "/proc/self/status");
@@ -73,7 +73,7 @@ TEST(HostbThreadRule, UnsetVariablesUnderAQuotaWarnAboutDefaults) {
   EXPECT_EQ(y.variant, "unset");
 }
 
-TEST(HostbThreadRule, SkipsWithoutEnviron) {
+TEST(ThreadRule, SkipsWithoutEnviron) {
   Facts f;
   f.host.process.environ = Fact<std::map<std::string, std::string>>::none("permission denied: /proc/1/environ");
   Finding x = one("l3.compute.thread_oversubscription", f);
@@ -81,7 +81,7 @@ TEST(HostbThreadRule, SkipsWithoutEnviron) {
   EXPECT_EQ(x.args.at("reason"), "permission denied: /proc/1/environ");
 }
 
-TEST(HostbThreadRule, ThresholdsComeFromConfig) {
+TEST(ThreadRule, ThresholdsComeFromConfig) {
   auto cfg = parse_config("[thresholds]\n\"cpu.thread_oversubscription_fail_ratio\" = 100\n", "test.toml");
   ASSERT_TRUE(cfg.ok()) << cfg.error().message;
   Facts f = with_env({{"OMP_NUM_THREADS", "32"}});
@@ -97,7 +97,7 @@ Facts with_governors(const std::vector<std::string>& govs) {
   return f;
 }
 
-TEST(HostbGovernorRule, PerformancePassesOthersWarn) {
+TEST(GovernorRule, PerformancePassesOthersWarn) {
   EXPECT_EQ(one("l3.compute.cpu_governor", with_governors({"performance", "performance"})).status, Status::pass);
   Finding x = one("l3.compute.cpu_governor", with_governors({"performance", "powersave", "schedutil"}));
   EXPECT_EQ(x.status, Status::warn);
@@ -106,7 +106,7 @@ TEST(HostbGovernorRule, PerformancePassesOthersWarn) {
   EXPECT_EQ(x.threshold, "== performance");
 }
 
-TEST(HostbGovernorRule, SkipsInVms) {
+TEST(GovernorRule, SkipsInVms) {
   Facts f;
   f.host.cpu.governors = Fact<std::vector<CpuGovernor>>::none("no cpufreq interface in sysfs");
   Finding x = one("l3.compute.cpu_governor", f);
@@ -123,7 +123,7 @@ Facts with_numa(int balancing, int nodes) {
   return f;
 }
 
-TEST(HostbNumaRule, InfoOnlyWithBalancingAndSeveralNodes) {
+TEST(NumaRule, InfoOnlyWithBalancingAndSeveralNodes) {
   EXPECT_EQ(one("l3.compute.numa_balancing", with_numa(1, 2)).status, Status::info);
   EXPECT_EQ(one("l3.compute.numa_balancing", with_numa(0, 2)).status, Status::pass);
   Finding single = one("l3.compute.numa_balancing", with_numa(1, 1));
@@ -139,7 +139,7 @@ Facts with_memlock(std::optional<std::uint64_t> soft) {
   return f;
 }
 
-TEST(HostbMemlockRule, LowWarnsUnlimitedPasses) {
+TEST(MemlockRule, LowWarnsUnlimitedPasses) {
   Finding low = one("l3.memory.memlock_limit", with_memlock(65536));
   EXPECT_EQ(low.status, Status::warn);
   EXPECT_EQ(low.args.at("soft"), "64 KiB");
@@ -158,7 +158,7 @@ Facts with_swap(std::uint64_t total, std::uint64_t free) {
   return f;
 }
 
-TEST(HostbSwapRule, UsedSwapWarnsNoSwapPasses) {
+TEST(SwapRule, UsedSwapWarnsNoSwapPasses) {
   Finding used = one("l3.memory.swap_active", with_swap(8ull << 30, 7ull << 30));
   EXPECT_EQ(used.status, Status::warn);
   EXPECT_EQ(used.args.at("used"), "1 GiB");
@@ -180,7 +180,7 @@ Facts with_psi(double some60, std::optional<double> full60) {
   return f;
 }
 
-TEST(HostbPressureRules, LevelsFollowThresholds) {
+TEST(PressureRules, LevelsFollowThresholds) {
   EXPECT_EQ(one("l2.memory.pressure", with_psi(1, 0.0)).status, Status::pass);
   EXPECT_EQ(one("l2.memory.pressure", with_psi(8, 0.0)).status, Status::info);
   EXPECT_EQ(one("l2.memory.pressure", with_psi(25, 0.0)).status, Status::warn);
@@ -196,7 +196,7 @@ TEST(HostbPressureRules, LevelsFollowThresholds) {
   EXPECT_EQ(s.args.at("reason"), "no /proc/pressure/io");
 }
 
-TEST(HostbCatalogue, RowsHaveBothLanguagesFixVerifyAndL2Links) {
+TEST(CpuMemoryPressureCatalogue, RowsHaveBothLanguagesFixVerifyAndL2Links) {
   for (const char* id : {"l3.compute.thread_oversubscription", "l3.compute.cpu_governor", "l3.compute.numa_balancing",
                          "l3.memory.memlock_limit", "l3.memory.swap_active", "l2.compute.cpu_saturated",
                          "l2.memory.pressure", "l2.data.io_pressure"}) {
