@@ -1,15 +1,19 @@
-// Fuzzes the torch.cuda.memory_stats() JSON and printed-OrderedDict parsers, and the analysis.
+// Fuzzes the torch.cuda.memory_stats() JSON and printed-OrderedDict parsers, and the l2.vram rules.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "analyze/memory_stats.h"
+#include "core/registry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto j = plumb::parse_memory_stats_json(text);
-  auto r = plumb::parse_memory_stats_repr(text);
-  if (j) (void)plumb::analyze_memory(*j, plumb::Thresholds(), {});
-  if (r) (void)plumb::analyze_memory(*r, plumb::Thresholds(), {});
+  plumb::Facts facts;
+  facts.allocator.collected = true;
+  if (auto j = plumb::parse_memory_stats_json(text)) facts.allocator.files.push_back(*j);
+  if (auto r = plumb::parse_memory_stats_repr(text)) facts.allocator.files.push_back(*r);
+  plumb::Selection sel;
+  sel.only = {"l2.vram"};
+  (void)plumb::judge(facts, plumb::Thresholds(), sel);
   return 0;
 }

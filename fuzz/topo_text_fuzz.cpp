@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "analyze/topology.h"
+#include "report/topo_render.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto t = plumb::parse_topo_text(std::string_view(reinterpret_cast<const char*>(data), size));

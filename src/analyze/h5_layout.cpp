@@ -1,6 +1,6 @@
 // libhdf5 through one function table (dlopen, our own declarations written from the HDF5 1.10+
 // reference manual: hid_t is int64_t since 1.10.0, so older libraries are refused), the dataset
-// walk, and the checks of `plumb h5`.
+// walk, and the layout comparison of `plumb h5`.
 #include "analyze/h5_layout.h"
 
 #include <dlfcn.h>
@@ -11,7 +11,6 @@
 #include <mutex>
 #include <set>
 
-#include "core/catalog.h"
 
 namespace plumb {
 
@@ -275,55 +274,10 @@ std::string filters_text(const std::vector<H5Filter>& fs) {
   return s;
 }
 
-namespace {
-
-constexpr const char* kFilters = "l3.data.h5_filters";
-
-std::string dims_text(const std::vector<std::uint64_t>& d) {
+std::string h5_dims_text(const std::vector<std::uint64_t>& d) {
   std::string s = "(";
   for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
   return s + ")";
-}
-
-}  // namespace
-
-std::vector<Finding> judge_h5_layout(const H5FileLayout& file) {
-  std::vector<Finding> out;
-  for (const auto& ds : file.datasets) {
-    Finding f;
-    f.id = kFilters;
-    f.subject = ds.path;
-    std::string src = file.file + " (" + file.library + ")";
-    f.add("filters", filters_text(ds.filters), src);
-    f.add("layout", ds.layout + (ds.chunks.empty() ? "" : " " + dims_text(ds.chunks)), src);
-    f.arg("dataset", ds.path).arg("filters", filters_text(ds.filters)).arg("file", file.file);
-    f.threshold = "explicit, portable filters (deflate/shuffle/fletcher32) available everywhere";
-    bool szip = false, plugin = false;
-    std::string unavailable;
-    for (const auto& x : ds.filters) {
-      szip |= x.id == 4;
-      plugin |= x.id >= 256;
-      if (!x.available) unavailable += (unavailable.empty() ? "" : ", ") + x.name;
-    }
-    if (!unavailable.empty()) {
-      f.status = Status::fail;
-      f.variant = "unavailable";
-      f.arg("missing", unavailable);
-    } else if (szip) {
-      f.status = Status::warn;
-      f.variant = "szip";
-    } else if (plugin) {
-      f.status = Status::warn;
-      f.variant = "plugin";
-    } else if (ds.filters.empty()) {
-      f.status = Status::info;
-      f.variant = "none";
-    } else {
-      f.status = Status::pass;
-    }
-    out.push_back(std::move(f));
-  }
-  return out;
 }
 
 std::vector<H5Difference> compare_h5_layouts(const H5FileLayout& a, const H5FileLayout& b) {
@@ -343,9 +297,9 @@ std::vector<H5Difference> compare_h5_layouts(const H5FileLayout& a, const H5File
     const H5Dataset& x = *ia->second;
     const H5Dataset& y = *ib->second;
     if (x.dtype != y.dtype) out.push_back({n, "dtype", x.dtype, y.dtype});
-    if (x.shape != y.shape) out.push_back({n, "shape", dims_text(x.shape), dims_text(y.shape)});
+    if (x.shape != y.shape) out.push_back({n, "shape", h5_dims_text(x.shape), h5_dims_text(y.shape)});
     if (x.layout != y.layout || x.chunks != y.chunks) {
-      out.push_back({n, "layout", x.layout + " " + dims_text(x.chunks), y.layout + " " + dims_text(y.chunks)});
+      out.push_back({n, "layout", x.layout + " " + h5_dims_text(x.chunks), y.layout + " " + h5_dims_text(y.chunks)});
     }
     if (filters_text(x.filters) != filters_text(y.filters)) {
       out.push_back({n, "filters", filters_text(x.filters), filters_text(y.filters)});
@@ -353,34 +307,5 @@ std::vector<H5Difference> compare_h5_layouts(const H5FileLayout& a, const H5File
   }
   return out;
 }
-
-namespace {
-const bool kRows = register_findings({
-    {kFilters, Layer::L3, Pillar::data, Section::data,
-     {"HDF5 filter pipeline", "HDF5 压缩过滤器"},
-     {{"pass", {"{dataset}: explicit filters {filters}, available here.", "{dataset}：显式指定的过滤器 {filters}，本机可用。"}},
-      {"none",
-       {"{dataset}: no filter: stored as the defaults leave it (uncompressed). Fine, but state the compressor "
-        "explicitly when files travel between platforms.",
-        "{dataset}：没有过滤器，按默认方式存储（未压缩）。这没有问题，但文件在不同平台间流转时请显式指定压缩器。"}},
-      {"szip",
-       {"{dataset}: uses szip ({filters}); szip is not available in every HDF5 build (licence-restricted "
-        "encoder), so other machines may fail to read or write it.",
-        "{dataset}：使用 szip（{filters}）；并非所有 HDF5 构建都带 szip（编码器受许可限制），其他机器可能无法读写。"}},
-      {"plugin",
-       {"{dataset}: uses a plugin filter ({filters}); every reader needs the same plugin (hdf5plugin).",
-        "{dataset}：使用插件过滤器（{filters}）；每个读取端都需要相同的插件（hdf5plugin）。"}},
-      {"unavailable",
-       {"{dataset}: filter {missing} is not available in this HDF5 library: the data cannot be read here.",
-        "{dataset}：本机 HDF5 库没有过滤器 {missing}：此处无法读取这些数据。"}}},
-     {"Rewrite with an explicit, portable compressor: h5py create_dataset(..., compression=\"gzip\", "
-      "compression_opts=1) (deflate), optionally shuffle=True; or install the filter plugin everywhere.",
-      "用显式、可移植的压缩器重写：h5py create_dataset(..., compression=\"gzip\", compression_opts=1)（deflate），"
-      "可加 shuffle=True；或在所有机器上安装相同的过滤器插件。"},
-     "h5dump -H -p {file}",
-     {"identical bytes read on every platform", "各平台读出的字节一致"},
-     {}},
-});
-}  // namespace
 
 }  // namespace plumb

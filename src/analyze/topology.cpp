@@ -293,38 +293,4 @@ Result<std::vector<int>> resolve_visible_devices(std::string_view value, const T
   return out;
 }
 
-std::string render_topo_matrix(const Topology& t, const TopoWords& words) {
-  std::vector<std::string> labels;
-  for (const auto& g : t.gpus) labels.push_back(g.label);
-  for (const auto& n : t.nics) labels.push_back(n.label);
-  auto pad = [](std::string s, std::size_t w) {
-    if (s.size() < w) s.append(w - s.size(), ' ');
-    return s + ' ';
-  };
-  auto rtrim = [](std::string s) {
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s;
-  };
-  std::string out = pad("", 7);
-  for (const auto& l : labels) out += pad(l, 7);
-  out += pad(words.cpu_affinity, 15) + words.numa_affinity + "\n";
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    std::string line = pad(labels[i], 7);
-    for (std::size_t j = 0; j < labels.size(); ++j) {
-      std::string c = topo_cell(t, i, j);
-      line += pad(c == "X" ? " X" : c, 7);
-    }
-    bool gpu = i < t.gpus.size();
-    std::string cpus = gpu ? t.gpus[i].cpulist : t.nics[i - t.gpus.size()].cpulist;
-    std::optional<int> numa = gpu ? t.gpus[i].numa_node : t.nics[i - t.gpus.size()].numa_node;
-    line += pad(cpus.empty() ? "N/A" : cpus, 15) + (numa ? std::to_string(*numa) : std::string("N/A"));
-    out += rtrim(line) + "\n";
-  }
-  if (!t.nics.empty()) {
-    out += "\n" + words.nic_legend + ":\n\n";
-    for (const auto& n : t.nics) out += "  " + n.label + ": " + n.name + "\n";
-  }
-  return out;
-}
-
 }  // namespace plumb

@@ -43,12 +43,4 @@ std::string visible_devices_value(const std::vector<int>& gpus);
 // GPU-UUID prefixes through the GPU facts. Errors name the entry that does not resolve.
 Result<std::vector<int>> resolve_visible_devices(std::string_view value, const Topology& t, const GpuFacts& gpu);
 
-// The matrix and the affinity columns in nvidia-smi's layout, then the NIC legend.
-struct TopoWords {
-  std::string cpu_affinity = "CPU Affinity";
-  std::string numa_affinity = "NUMA Affinity";
-  std::string nic_legend = "NIC Legend";
-};
-std::string render_topo_matrix(const Topology& t, const TopoWords& words);
-
 }  // namespace plumb

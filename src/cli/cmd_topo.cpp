@@ -1,6 +1,7 @@
 // `plumb topo`: the GPU/NIC matrix in nvidia-smi topo -m style with CPU/NUMA affinity, close-GPU
-// groups with their CUDA_VISIBLE_DEVICES value, the job's GPU set judged, an NCCL topology XML.
-#include <iostream>
+// groups with their CUDA_VISIBLE_DEVICES value, the job's GPU set judged, an NCCL topology XML;
+// facts.comm.topology and facts.topo rendered by the shared renderers (report/topo_block.cpp).
+#include <chrono>
 #include <memory>
 #include <set>
 
@@ -9,7 +10,6 @@
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
 #include "core/atomic_file.h"
-#include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -52,69 +52,18 @@ std::string labels_of(const Topology& t, const std::vector<int>& set) {
   return s;
 }
 
-std::string render_text(const Topology& t, const std::vector<GpuGroup>& groups, int k, const std::vector<Finding>& findings,
-                        Lang lang, const std::string& host) {
-  std::string out = "plumb topo — " + host + " (" + t.source + ")\n\n";
-  TopoWords w{tr(lang, "topo.cpu_affinity"), tr(lang, "topo.numa_affinity"), tr(lang, "topo.nic_legend")};
-  out += render_topo_matrix(t, w);
-  out += "\n" + tr(lang, "topo.legend") + "\n";
-  if (!t.pci.empty()) {
-    out += "\n" + tr(lang, "topo.devices") + ":\n";
-    for (const auto& g : t.gpus) {
-      std::string link;
-      auto speed = [](std::string v) {
-        if (v.size() > 5 && v.compare(v.size() - 5, 5, " PCIe") == 0) v.resize(v.size() - 5);
-        return v.empty() ? std::string("?") : v;
-      };
-      for (const auto& f : t.pci) {
-        if (f.bus_id != g.bus_id) continue;
-        link = "PCIe " + speed(f.cur_link_speed) + " x" + (f.cur_link_width ? std::to_string(*f.cur_link_width) : "?") +
-               " (max " + speed(f.max_link_speed) + " x" +
-               (f.max_link_width ? std::to_string(*f.max_link_width) : "?") + ")";
-      }
-      out += "  " + g.label + "  " + g.bus_id + "  " + (g.name.empty() ? "?" : g.name) + "  " + link + "  NUMA " +
-             (g.numa_node ? std::to_string(*g.numa_node) : "N/A") + "\n";
-    }
-    for (const auto& n : t.nics) {
-      out += "  " + n.label + "  " + n.bus_id + "  " + n.name + " (" + n.kind + ")  NUMA " +
-             (n.numa_node ? std::to_string(*n.numa_node) : "N/A") + "\n";
-    }
-    if (!t.nvlink_known) {
-      out += "\n" + fill(tr(lang, "topo.nvlink_unknown"), {{"n", std::to_string(t.nvswitch_count)}}) + "\n";
-    }
-  }
-  if (k > 0) {
-    out += "\n" + fill(tr(lang, "topo.groups"), {{"k", std::to_string(k)}}) + "\n";
-    if (groups.empty()) out += "  " + fill(tr(lang, "topo.no_groups"), {{"n", std::to_string(t.gpus.size())}}) + "\n";
-    for (const auto& g : groups) {
-      out += "  " + labels_of(t, g.gpus) + "  " + tr(lang, "topo.worst") + " " + g.worst + "  " + visible_devices_value(g.gpus) + "\n";
-    }
-  } else if (t.gpus.size() > 1) {
-    out += "\n" + tr(lang, "topo.group_hint") + "\n";
-  }
-  bool header = false;
-  for (const auto* f : ordered(findings)) {
-    if (f->status == Status::pass || f->status == Status::skip) continue;
-    if (!header) {
-      out += "\n" + tr(lang, "topo.findings") + ":\n";
-      header = true;
-    }
-    out += "  [" + tr(lang, std::string("status.") + status_name(f->status)) + "] " + finding_message(*f, lang) + "\n";
-    std::string fix = finding_fix(*f, lang);
-    if (!fix.empty()) out += "         " + tr(lang, "label.fix") + ": " + fix + "\n";
-  }
-  return out;
-}
-
 int run_topo(const TopoArgs& a) {
   if (a.group < 0) throw UsageError("--group must be a positive number of GPUs");
-  if (a.output.format != "term" && a.output.format != "json") {
-    throw UsageError("unknown format '" + a.output.format + "' for topo (use term or json)");
-  }
-  RenderOptions ro = render_options(a.output);
-  Facts facts;
+  check_output(a.output);  // fails early with the hint
+  auto start = std::chrono::steady_clock::now();
+  Report r;
+  Facts& facts = r.facts;
   Context ctx = make_context(a.machine);
-  std::string host = host_name(ctx.root);
+  facts.meta.tool_version = plumb_version();
+  facts.meta.command = "topo";
+  facts.meta.started_at = now_iso8601();
+  facts.meta.hostname = host_name(ctx.root);
+  facts.meta.root = ctx.root.root();
   if (!a.from_text.empty()) {
     auto text = read_user_file(a.from_text);
     if (!text) throw UsageError("cannot read " + text.error().message);
@@ -122,7 +71,7 @@ int run_topo(const TopoArgs& a) {
     if (!t) throw UsageError(a.from_text + ": " + t.error().message);
     t->source = "nvidia-smi topo -m text: " + a.from_text;
     facts.comm.topology = Fact<Topology>::of(*t, a.from_text);
-    host = a.from_text;
+    facts.meta.hostname = a.from_text;
     collect_one(ctx, "collect.nccl_env", facts);
   } else {
     collect_machine(ctx, facts);
@@ -135,26 +84,19 @@ int run_topo(const TopoArgs& a) {
     if (!xml) throw UsageError("--nccl-xml: " + xml.error().message);
     auto w = write_file_atomic(a.nccl_xml, *xml);
     if (!w) throw UsageError(w.error().message);
+    facts.topo.nccl_xml = a.nccl_xml;
   }
-  auto groups = close_groups(t, a.group);
+  facts.topo.collected = true;
+  facts.topo.group_size = a.group;
+  for (const auto& g : close_groups(t, a.group)) {
+    facts.topo.groups.push_back({g.gpus, labels_of(t, g.gpus), g.worst, visible_devices_value(g.gpus)});
+  }
+  facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   Selection sel;
   sel.only = {"l3.comm.visible_devices_span", "l3.comm.gpu_nic_affinity", "l3.comm.p2p_disabled", "l3.comm.topo_file"};
-  auto findings = judge(facts, Thresholds{}, sel);
-  if (a.output.format == "json") {
-    json j;
-    j["topology"] = t;
-    j["groups"] = json::array();
-    for (const auto& g : groups) {
-      j["groups"].push_back({{"gpus", g.gpus}, {"labels", labels_of(t, g.gpus)}, {"worst", g.worst},
-                             {"cuda_visible_devices", visible_devices_value(g.gpus)}});
-    }
-    j["findings"] = findings;
-    if (!a.nccl_xml.empty()) j["nccl_xml"] = a.nccl_xml;
-    write_output(j.dump(2) + "\n", a.output.out);
-  } else {
-    write_output(render_text(t, groups, a.group, findings, ro.lang, host), a.output.out);
-  }
-  return exit_code_for(findings);
+  r.findings = judge(facts, Thresholds{}, sel);
+  emit(r, a.output);
+  return exit_code_for(r.findings);
 }
 
 const bool kSub = register_subcommand({"topo", "GPU/NIC/NUMA topology, close-GPU groups, NCCL topology file", 30,
@@ -169,27 +111,6 @@ const bool kSub = register_subcommand({"topo", "GPU/NIC/NUMA topology, close-GPU
                                                         "write an NCCL topology XML (NCCL_TOPO_FILE) of this machine to FILE");
                                          return [a] { return run_topo(*a); };
                                        }});
-
-const bool kUi = register_ui({
-    {"topo.cpu_affinity", {"CPU Affinity", "CPU 亲和性"}},
-    {"topo.numa_affinity", {"NUMA Affinity", "NUMA 亲和性"}},
-    {"topo.nic_legend", {"NIC Legend", "网卡图例"}},
-    {"topo.legend", {"Legend: X = self, NV# = bonded set of # NVLinks, PIX = at most one PCIe switch, PXB = several PCIe switches, "
-                     "PHB = through a PCIe host bridge (CPU), NODE = between host bridges of one NUMA node, SYS = across NUMA nodes (QPI/UPI)",
-                     "图例：X = 自身，NV# = # 条 NVLink 绑定，PIX = 至多一个 PCIe 交换机，PXB = 多个 PCIe 交换机，"
-                     "PHB = 经过 PCIe 主桥（CPU），NODE = 同一 NUMA 节点内的主桥之间，SYS = 跨 NUMA 节点（QPI/UPI）"}},
-    {"topo.devices", {"Devices", "设备"}},
-    {"topo.nvlink_unknown", {"NVLink counts not read: the GPU layer's NVML link data is not available here ({n} NVSwitch devices on the PCI bus); "
-                             "pass a saved `nvidia-smi topo -m` with --from-topo-text to see NV#",
-                             "未读取 NVLink 数量：此处没有 GPU 层的 NVML 链路数据（PCI 总线上有 {n} 个 NVSwitch 设备）；"
-                             "可用 --from-topo-text 传入保存的 `nvidia-smi topo -m` 查看 NV#"}},
-    {"topo.groups", {"Closest sets of {k} GPUs (best worst-pair link first):", "{k} 张 GPU 的最近组合（按最差链路由好到差）："}},
-    {"topo.no_groups", {"none: this machine has {n} GPUs", "无：本机只有 {n} 张 GPU"}},
-    {"topo.worst", {"worst link", "最差链路"}},
-    {"topo.group_hint", {"Use --group K to get the closest sets of K GPUs and their CUDA_VISIBLE_DEVICES value.",
-                         "使用 --group K 获取 K 张 GPU 的最近组合及对应的 CUDA_VISIBLE_DEVICES 值。"}},
-    {"topo.findings", {"Findings", "发现"}},
-});
 
 }  // namespace
 }  // namespace plumb

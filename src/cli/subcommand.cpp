@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -26,13 +27,29 @@ bool register_subcommand(SubcommandInfo s) {
 
 const std::vector<SubcommandInfo>& subcommands() { return table(); }
 
-void add_output_options(CLI::App& app, OutputOptions& o, const std::string& default_format) {
+const std::vector<std::string>& report_formats() {
+  static const std::vector<std::string> f{"term", "md", "json", "html"};
+  return f;
+}
+
+const std::vector<std::string>& report_formats_with_prom() {
+  static const std::vector<std::string> f{"term", "md", "json", "html", "prom"};
+  return f;
+}
+
+namespace {
+std::string joined(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (const auto& n : v) s += (s.empty() ? "" : sep) + n;
+  return s;
+}
+}  // namespace
+
+void add_output_options(CLI::App& app, OutputOptions& o, const std::vector<std::string>& formats,
+                        const std::string& default_format) {
   o.format = default_format;
-  app.add_option("--format,-f", o.format, "output format: " + [] {
-    std::string s;
-    for (const auto& n : renderer_names()) s += (s.empty() ? "" : "|") + n;
-    return s;
-  }())->capture_default_str();
+  o.formats = formats;
+  app.add_option("--format,-f", o.format, "output format: " + joined(formats, "|"))->capture_default_str();
   app.add_option("--lang", o.lang, "report language: en|zh (default: from LC_ALL/LANG)");
   app.add_option("--out,-o", o.out, "write the report to FILE (atomically) instead of stdout");
 }
@@ -56,13 +73,19 @@ void write_output(const std::string& text, const std::string& out) {
   if (!w) throw UsageError(w.error().message);
 }
 
-void emit(const Report& r, const OutputOptions& o) {
-  const RendererInfo* ren = find_renderer(o.format);
-  if (ren == nullptr) {
-    std::string hint = closest(o.format, renderer_names());
-    throw UsageError("unknown format '" + o.format + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+RenderOptions check_output(const OutputOptions& o) {
+  const std::vector<std::string>& known = o.formats.empty() ? report_formats() : o.formats;
+  if (std::find(known.begin(), known.end(), o.format) == known.end() || find_renderer(o.format) == nullptr) {
+    std::string hint = closest(o.format, known);
+    throw UsageError("unknown format '" + o.format + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                     "; use " + joined(known, "|"));
   }
-  write_output(ren->render(r, render_options(o)), o.out);
+  return render_options(o);
+}
+
+void emit(const Report& r, const OutputOptions& o) {
+  RenderOptions ro = check_output(o);
+  write_output(find_renderer(o.format)->render(r, ro), o.out);
 }
 
 }  // namespace plumb

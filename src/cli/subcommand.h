@@ -27,14 +27,24 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The formats every report command accepts, and with the Prometheus exposition (check, report, watch).
+const std::vector<std::string>& report_formats();
+const std::vector<std::string>& report_formats_with_prom();
+
 // Options shared by every subcommand that prints a report.
 struct OutputOptions {
   std::string format = "term";
   std::string lang;
-  std::string out;  // write atomically to this file instead of stdout
+  std::string out;                   // write atomically to this file instead of stdout
+  std::vector<std::string> formats;  // what this command accepts (its --help lists exactly these)
 };
-void add_output_options(CLI::App& app, OutputOptions& o, const std::string& default_format = "term");
-// Renders and writes (stdout or --out). Throws UsageError for an unknown format or unwritable file.
+void add_output_options(CLI::App& app, OutputOptions& o, const std::vector<std::string>& formats = report_formats(),
+                        const std::string& default_format = "term");
+// Validates --format against the command's formats ("did you mean", like an unknown subcommand)
+// and --lang; returns the render options. Throws UsageError with a one-line reason.
+RenderOptions check_output(const OutputOptions& o);
+// Renders with the shared renderer of --format and writes (stdout or --out). Throws UsageError for
+// an unknown format or an unwritable file.
 void emit(const Report& r, const OutputOptions& o);
 // Writes text to --out atomically or to stdout.
 void write_output(const std::string& text, const std::string& out);

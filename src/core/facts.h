@@ -2,12 +2,15 @@
 // One header per area under core/facts/; this struct only gathers them.
 #pragma once
 
+#include "core/facts/allocator.h"
 #include "core/facts/bench.h"
 #include "core/facts/comm.h"
 #include "core/facts/framework.h"
 #include "core/facts/gpu.h"
+#include "core/facts/h5.h"
 #include "core/facts/host.h"
 #include "core/facts/meta.h"
+#include "core/facts/topo.h"
 #include "core/facts/trace.h"
 #include "core/facts/watch.h"
 
@@ -22,8 +25,11 @@ struct Facts {
   BenchFacts bench;
   TraceFacts trace;
   WatchFacts watch;
+  AllocatorFacts allocator;  // `plumb memory`
+  H5Facts h5;                // `plumb h5`
+  TopoFacts topo;            // `plumb topo`
   bool operator==(const Facts&) const = default;
 };
-PLUMB_JSON(Facts, meta, host, gpu, framework, comm, bench, trace, watch)
+PLUMB_JSON(Facts, meta, host, gpu, framework, comm, bench, trace, watch, allocator, h5, topo)
 
 }  // namespace plumb

@@ -50,6 +50,24 @@ std::string html_inline(std::string_view s) {
   return out;
 }
 
+std::string block_heading(const std::string& text, const std::string& format) {
+  if (format == "term") return "  " + text + ":\n";
+  if (format == "html") return "<h4>" + html_escape(text) + "</h4>\n";
+  return "#### " + text + "\n\n";
+}
+
+std::string block_line(const std::string& text, const std::string& format) {
+  if (format == "term") return "  " + text + "\n";
+  if (format == "html") return "<p class=\"note\">" + html_inline(text) + "</p>\n";
+  return "- " + text + "\n";
+}
+
+std::string block_pre(const std::string& text, const std::string& format) {
+  if (format == "html") return "<pre>" + html_escape(text) + "</pre>\n";
+  if (format == "md") return "```\n" + text + (text.ends_with('\n') ? "" : "\n") + "```\n\n";
+  return text;
+}
+
 namespace {
 
 std::string md_cell(std::string c) {

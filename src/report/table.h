@@ -15,6 +15,13 @@ using TextTable = std::vector<std::vector<std::string>>;
 // "md": a pipe table; "html": a <table> with the first column as row headers.
 std::string render_table(const TextTable& t, const std::string& format, const std::string& indent = "");
 
+// A report block's heading and one line of prose under it, in the block's format ("term", "md",
+// "html"): an indented line, a Markdown heading or bullet, an HTML <h4> or paragraph.
+std::string block_heading(const std::string& text, const std::string& format);
+std::string block_line(const std::string& text, const std::string& format);
+// Preformatted text (the topology matrix): indented lines, a fenced block or <pre>.
+std::string block_pre(const std::string& text, const std::string& format);
+
 // Display width of UTF-8 text in a terminal (µ counts 1 column, CJK 2).
 std::size_t display_width(std::string_view s);
 

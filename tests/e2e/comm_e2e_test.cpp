@@ -35,10 +35,10 @@ TEST(TopoE2E, NvmlNvlinksFillTheMatrix) {
                      {{"PLUMB_FAKE_NVML_SCENARIO", fixture("gpu/scenarios/hgx-h100-8x-nvswitch.json")}});
   auto j = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.err << r.out;
-  EXPECT_TRUE(j["topology"]["nvlink_known"].get<bool>());
-  EXPECT_EQ(j["topology"]["nvlinks"][0][1], 18);
-  EXPECT_EQ(j["topology"]["nvlinks"][0][7], 18);
-  EXPECT_EQ(j["groups"][0]["worst"], "NV18");
+  EXPECT_TRUE(j["facts"]["comm"]["topology"]["value"]["nvlink_known"].get<bool>());
+  EXPECT_EQ(j["facts"]["comm"]["topology"]["value"]["nvlinks"][0][1], 18);
+  EXPECT_EQ(j["facts"]["comm"]["topology"]["value"]["nvlinks"][0][7], 18);
+  EXPECT_EQ(j["facts"]["topo"]["groups"][0]["worst"], "NV18");
   auto term = run_plumb({"topo", "--root", host_fixture("dgx-8gpu-2socket"), "--nvml-lib", lib},
                         {{"PLUMB_FAKE_NVML_SCENARIO", fixture("gpu/scenarios/hgx-h100-8x-nvswitch.json")}});
   EXPECT_NE(term.out.find("GPU0     X      NV18    NV18    NV18    NV18"), std::string::npos) << term.out;
@@ -59,9 +59,9 @@ TEST(TopoE2E, FromSavedTextAndJson) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto j = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
-  EXPECT_EQ(j["topology"]["gpus"].size(), 8u);
-  EXPECT_EQ(j["groups"][0]["labels"], "GPU0,GPU1,GPU2,GPU3");
-  EXPECT_EQ(j["groups"][0]["worst"], "NV18");
+  EXPECT_EQ(j["facts"]["comm"]["topology"]["value"]["gpus"].size(), 8u);
+  EXPECT_EQ(j["facts"]["topo"]["groups"][0]["labels"], "GPU0,GPU1,GPU2,GPU3");
+  EXPECT_EQ(j["facts"]["topo"]["groups"][0]["worst"], "NV18");
 }
 
 TEST(TopoE2E, BadInputIsOneLineAndExitTwo) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analyze/topology.h"
+#include "report/topo_render.h"
 #include "collect/network.h"
 #include "collect/pci.h"
 #include "../../test_util.h"

@@ -6,9 +6,20 @@
 #include <cstdint>
 
 #include "analyze/h5_layout.h"
+#include "core/registry.h"
 
 namespace plumb {
 namespace {
+
+// The l3.data.h5_filters rule on one file, as `plumb h5 FILE` judges it.
+std::vector<Finding> judge_h5_layout(const H5FileLayout& l) {
+  Facts facts;
+  facts.h5.collected = true;
+  facts.h5.files.push_back(l);
+  Selection sel;
+  sel.only = {"l3.data.h5_filters"};
+  return judge(facts, Thresholds(), sel);
+}
 
 using hid_t = std::int64_t;
 using hsize_t = unsigned long long;

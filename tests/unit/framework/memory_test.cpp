@@ -5,11 +5,24 @@
 #include "../../test_util.h"
 #include "analyze/memory_stats.h"
 #include "core/catalog.h"
+#include "core/registry.h"
 
 namespace plumb {
 namespace {
 
 constexpr std::uint64_t MiB = 1ull << 20;
+
+// The l2.vram.* rules on one file, as `plumb memory FILE [--gpu-memory G]` judges it.
+std::vector<Finding> vram(MemoryInput in, std::optional<std::uint64_t> gpu_memory, const std::string& file) {
+  Facts facts;
+  in.file = file;
+  facts.allocator.collected = true;
+  facts.allocator.gpu_memory_bytes = gpu_memory;
+  facts.allocator.files.push_back(std::move(in));
+  Selection sel;
+  sel.only = {"l2.vram"};
+  return judge(facts, Thresholds(), sel);
+}
 
 const Finding* by_id(const std::vector<Finding>& v, const std::string& id, const std::string& subject = "cuda:0") {
   for (const auto& f : v) {
@@ -36,7 +49,7 @@ TEST(MemorySummary, FairseqOomStormIsPressureNotFragmentation) {
   ASSERT_TRUE(in->ooms[0].capacity.has_value());
   EXPECT_NEAR(static_cast<double>(*in->ooms[0].capacity) / (1ull << 30), 15.90, 0.001);
 
-  auto v = analyze_memory(*in, Thresholds(), {std::nullopt, "fairseq.txt"});
+  auto v = vram(*in, std::nullopt, "fairseq.txt");
   ASSERT_NE(by_id(v, "l2.vram.oom"), nullptr);
   EXPECT_EQ(by_id(v, "l2.vram.oom")->status, Status::fail);
   EXPECT_EQ(by_id(v, "l2.vram.oom")->variant, "pressure");
@@ -60,13 +73,13 @@ TEST(MemorySummary, InstructLabNewFormatIsAnEarlySnapshot) {
   EXPECT_EQ(d.allocated_bytes.freed, 0u);  // "0 B"
   EXPECT_EQ(d.inactive_split_bytes.current, 267624ull * 1024);
   EXPECT_EQ(d.oversize_allocations, 0u);
-  auto v = analyze_memory(*in, Thresholds(), {std::nullopt, "l4.txt"});
+  auto v = vram(*in, std::nullopt, "l4.txt");
   EXPECT_EQ(by_id(v, "l2.vram.summary")->variant, "early");
   EXPECT_EQ(by_id(v, "l2.vram.oom")->status, Status::pass);
   EXPECT_EQ(by_id(v, "l2.vram.fragmentation")->status, Status::pass);
   EXPECT_EQ(by_id(v, "l2.vram.pressure")->status, Status::skip);
   // With the card's size given, the pressure check runs: 14586 MiB of 22.1 GiB is fine.
-  auto w = analyze_memory(*in, Thresholds(), {static_cast<std::uint64_t>(22.1 * (1ull << 30)), "l4.txt"});
+  auto w = vram(*in, static_cast<std::uint64_t>(22.1 * (1ull << 30)), "l4.txt");
   EXPECT_EQ(by_id(w, "l2.vram.pressure")->status, Status::pass);
   EXPECT_EQ(exit_code_for(v), 0);
 }
@@ -79,7 +92,7 @@ TEST(MemorySummary, TrimmedTablesOfTwoDevicesAreTruncated) {
   EXPECT_TRUE(in->devices[0].truncated);
   EXPECT_EQ(in->devices[0].allocated_bytes.peak, 2967 * MiB);
   EXPECT_EQ(in->devices[0].allocated_bytes.freed, 251905ull * 1024);
-  auto v = analyze_memory(*in, Thresholds(), {std::nullopt, "p.txt"});
+  auto v = vram(*in, std::nullopt, "p.txt");
   EXPECT_EQ(by_id(v, "l2.vram.fragmentation", "cuda:1")->status, Status::skip);
   EXPECT_EQ(by_id(v, "l2.vram.summary", "cuda:1")->variant, "truncated");
 }
@@ -92,7 +105,7 @@ TEST(MemoryStats, JsonFlatAndPerDevice) {
   ASSERT_TRUE(in.ok());
   EXPECT_EQ(in->format, "memory_stats json");
   ASSERT_EQ(in->devices.size(), 1u);
-  auto v = analyze_memory(*in, Thresholds(), {std::nullopt, "s.json"});
+  auto v = vram(*in, std::nullopt, "s.json");
   EXPECT_EQ(by_id(v, "l2.vram.fragmentation")->status, Status::warn);  // 3 GiB of 4 GiB cached but unused
   EXPECT_EQ(by_id(v, "l2.vram.alloc_retries")->status, Status::warn);
   EXPECT_EQ(by_id(v, "l2.vram.oom")->status, Status::pass);
@@ -128,7 +141,7 @@ TEST(OomMessages, NewFormatNamesDeviceCapacityAndCache) {
   EXPECT_NEAR(static_cast<double>(*m[0].reserved_unallocated) / (1ull << 30), 6.21, 0.001);
   MemoryInput in;
   in.ooms = m;
-  auto v = analyze_memory(in, Thresholds(), {std::nullopt, "log"});
+  auto v = vram(in, std::nullopt, "log");
   const Finding* oom = by_id(v, "l2.vram.oom", "cuda:3");
   ASSERT_NE(oom, nullptr);
   EXPECT_EQ(oom->status, Status::fail);
