@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "../../test_util.h"
@@ -22,7 +23,8 @@ ProbeTarget target_of(const std::string& interpreter) {
 }
 
 TEST(ProbeScript, IsValidPython) {
-  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 not installed";
+  // The host's interpreter on purpose: the probe script must compile with a real Python.
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "needs /usr/bin/python3 to compile the probe script";
   std::string path = ::testing::TempDir() + "/plumb_probe_script.py";
   { std::ofstream(path) << python_probe_script(); }
   auto r = run_program({"/usr/bin/python3", "-m", "py_compile", path});
@@ -135,11 +137,14 @@ TEST(ProbeParse, MappedLibrariesAreDecodedAndGarbageSkipped) {
 }
 
 TEST(ProbeScript, MappedLibrariesOfARealInterpreter) {
-  // The probe's maps reader in a real python3 that has loaded the toolkit's NCCL with ctypes.
-  const std::string nccl = "/usr/local/cuda/lib64/libnccl.so.2";
-  if (::access("/usr/bin/python3", X_OK) != 0 || ::access(nccl.c_str(), R_OK) != 0) {
-    GTEST_SKIP() << "no python3 or no " << nccl;
-  }
+  // The probe's maps reader in a real python3 (the probe is Python: it needs an interpreter) that has
+  // loaded an NCCL with ctypes: tests/helpers/fake_cuda's NCCL 2.21.5, under the name the probe looks for.
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "needs /usr/bin/python3 to run the probe script";
+  const std::string dir = ::testing::TempDir() + "/plumb_probe_nccl_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string nccl = dir + "/libnccl.so.2";
+  std::filesystem::copy_file(std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nccl.so", nccl,
+                             std::filesystem::copy_options::overwrite_existing);
   std::string script = python_probe_script();
   auto main_loop = script.find("\nfor name, fn in");
   ASSERT_NE(main_loop, std::string::npos);
@@ -148,10 +153,11 @@ TEST(ProbeScript, MappedLibrariesOfARealInterpreter) {
   RunOptions o;
   o.timeout = std::chrono::milliseconds(10000);
   auto r = run_program({"/usr/bin/python3", "-c", prog}, o);
+  std::filesystem::remove_all(dir);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->exit_code, 0) << r->err;
   EXPECT_NE(r->out.find("\"lib\": \"nccl\""), std::string::npos) << r->out;
-  EXPECT_NE(r->out.find("\"raw_version\": 2"), std::string::npos) << r->out;  // NCCL 2.x answered
+  EXPECT_NE(r->out.find("\"raw_version\": 22105"), std::string::npos) << r->out;  // NCCL_VERSION_CODE of 2.21.5
 }
 
 TEST(ProbeRun, FakeGpuInterpreterAnswers) {

@@ -1,5 +1,5 @@
-// The CUDA stack: real libraries under /usr/local/cuda when present (versions checked against the
-// toolkit's own headers), the search order on a built root tree, /proc/<pid>/maps and environ.
+// The CUDA stack: version getters and the device query on fake libraries built from a fixture toolkit's
+// headers, the search order on fixture and scratch root trees, /proc/<pid>/maps and environ.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -19,7 +19,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kCuda = "/usr/local/cuda";
+// The fixture toolkit (tests/fixtures/gpu/cuda-12.4-runfile): NVIDIA's runfile/deb layout of CUDA
+// 12.4 (lib64 and include link to targets/x86_64-linux; each library as name.so -> name.so.MAJOR ->
+// name.so.FULL), cuDNN 9.1.0 and NCCL 2.21.5 installed into it, and a process (pid 4242) that mapped
+// libcudart. Its library files are placeholders: what is loaded is tests/helpers/fake_cuda, built from
+// the fixture's own headers, so the loaders, the getters and the decoding are tested without a toolkit.
+std::string toolkit_root() { return test::fixture("gpu/cuda-12.4-runfile"); }
+std::string toolkit_include() { return toolkit_root() + "/usr/local/cuda/include"; }
+std::string fake_lib(const std::string& name) { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-" + name + ".so"; }
 
 // The first file of `dir` whose name starts with `prefix` ("" when none).
 std::string find_lib(const std::string& dir, const std::string& prefix) {
@@ -41,46 +48,47 @@ long header_define(const std::string& header, const std::string& name) {
   return std::stol(m[1]);
 }
 
-TEST(CudaRealLibs, RuntimeVersionMatchesTheHeader) {
-  std::string lib = find_lib(std::string(kCuda) + "/lib64", "libcudart.so.");
-  if (lib.empty()) GTEST_SKIP() << "no libcudart under /usr/local/cuda/lib64";
-  long want = header_define(std::string(kCuda) + "/include/cuda_runtime_api.h", "CUDART_VERSION");
-  LibVersion v = probe_library_version("cudart", lib);
+std::string dotted(long a, long b, long c) { return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c); }
+
+TEST(CudaLibVersion, RuntimeVersionMatchesTheHeader) {
+  long want = header_define(toolkit_include() + "/cuda_runtime_api.h", "CUDART_VERSION");
+  ASSERT_EQ(want, 12040);
+  LibVersion v = probe_library_version("cudart", fake_lib("cudart"));
   ASSERT_TRUE(v.raw) << v.error;
-  if (want > 0) {
-    EXPECT_EQ(*v.raw, want);
-  }
-  EXPECT_EQ(v.version, std::to_string(*v.raw / 1000) + "." + std::to_string((*v.raw % 1000) / 10));
+  EXPECT_EQ(*v.raw, want);
+  EXPECT_EQ(v.version, "12.4");
 }
 
-TEST(CudaRealLibs, CudnnVersionMatchesTheHeader) {
-  std::string lib = find_lib(std::string(kCuda) + "/lib64", "libcudnn.so.");
-  if (lib.empty()) GTEST_SKIP() << "no cuDNN under /usr/local/cuda/lib64";
-  std::string h = std::string(kCuda) + "/include/cudnn_version.h";
+TEST(CudaLibVersion, CudnnVersionMatchesTheHeader) {
+  std::string h = toolkit_include() + "/cudnn_version.h";
   long maj = header_define(h, "CUDNN_MAJOR"), min = header_define(h, "CUDNN_MINOR"), pat = header_define(h, "CUDNN_PATCHLEVEL");
-  LibVersion v = probe_library_version("cudnn", lib);
+  ASSERT_EQ(maj, 9);
+  LibVersion v = probe_library_version("cudnn", fake_lib("cudnn"));
   ASSERT_TRUE(v.raw) << v.error;
-  if (maj > 0) {
-    EXPECT_EQ(v.version, std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(pat));
-  }
+  EXPECT_EQ(*v.raw, 90100);  // cuDNN 9 encodes major * 10000 + minor * 100 + patch
+  EXPECT_EQ(v.version, dotted(maj, min, pat));
 }
 
-TEST(CudaRealLibs, NcclVersionMatchesTheHeader) {
-  std::string lib = find_lib(std::string(kCuda) + "/lib64", "libnccl.so.");
-  if (lib.empty()) GTEST_SKIP() << "no NCCL under /usr/local/cuda/lib64";
-  std::string h = std::string(kCuda) + "/include/nccl.h";
+TEST(CudaLibVersion, NcclVersionMatchesTheHeader) {
+  std::string h = toolkit_include() + "/nccl.h";
   long maj = header_define(h, "NCCL_MAJOR"), min = header_define(h, "NCCL_MINOR"), pat = header_define(h, "NCCL_PATCH");
-  LibVersion v = probe_library_version("nccl", lib);
+  ASSERT_EQ(maj, 2);
+  LibVersion v = probe_library_version("nccl", fake_lib("nccl"));
   ASSERT_TRUE(v.raw) << v.error;
-  if (maj > 0) {
-    EXPECT_EQ(v.version, std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(pat));
-  }
+  EXPECT_EQ(*v.raw, header_define(h, "NCCL_VERSION_CODE"));
+  EXPECT_EQ(v.version, dotted(maj, min, pat));
 }
 
-TEST(CudaRealLibs, StubLibcudaIsRecognised) {
-  std::string stub = std::string(kCuda) + "/lib64/stubs/libcuda.so";
-  if (::access(stub.c_str(), R_OK) != 0) GTEST_SKIP() << "no libcuda stub under /usr/local/cuda/lib64/stubs";
-  CudaDeviceQuery q = run_device_query(stub);
+TEST(CudaLibVersion, AFileThatIsNotALibrarySaysWhy) {
+  // The fixture's placeholders are not ELF files: the loader's refusal is the error, never a version.
+  LibVersion v = probe_library_version("cudart", toolkit_root() + "/usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12.4.127");
+  EXPECT_FALSE(v.raw);
+  EXPECT_NE(v.error.find("cannot load"), std::string::npos) << v.error;
+  EXPECT_FALSE(probe_library_version("nccl", fake_lib("cudart")).raw);  // no ncclGetVersion in it
+}
+
+TEST(CudaDeviceQuery, StubLibcudaIsRecognised) {
+  CudaDeviceQuery q = run_device_query(fake_lib("cuda-stub"));
   EXPECT_EQ(q.status, "stub_library") << q.detail;
   EXPECT_NE(q.detail.find("CUDA_ERROR_STUB_LIBRARY (34)"), std::string::npos);
 }
@@ -93,11 +101,22 @@ TEST(CudaDeviceQuery, NoDriver) {
 }
 
 TEST(CudaDeviceQuery, RuntimeWithoutDriverIsInsufficientDriver) {
-  std::string rt = find_lib(std::string(kCuda) + "/lib64", "libcudart.so.");
-  if (rt.empty()) GTEST_SKIP() << "no libcudart under /usr/local/cuda/lib64";
-  CudaDeviceQuery q = run_device_query("/nonexistent/libcuda.so.1", rt);
+  CudaDeviceQuery q = run_device_query("/nonexistent/libcuda.so.1", fake_lib("cudart"));
   EXPECT_EQ(q.status, "no_driver");  // the driver's absence is the root cause, not its age
   EXPECT_NE(q.detail.find("cudaGetDeviceCount"), std::string::npos) << q.detail;
+}
+
+// NVIDIA's own libraries, where the machine has a toolkit: the one check no fixture can stand in for
+// (the real getters answer what the real headers say). Skipped elsewhere; the fixture tests above
+// cover the same code paths.
+TEST(CudaHostToolkit, RealRuntimeAnswersItsHeaderVersion) {
+  const std::string cuda = "/usr/local/cuda";  // the machine's toolkit, on purpose
+  std::string lib = find_lib(cuda + "/lib64", "libcudart.so.");
+  long want = header_define(cuda + "/include/cuda_runtime_api.h", "CUDART_VERSION");
+  if (lib.empty() || want <= 0) GTEST_SKIP() << "needs a CUDA toolkit under /usr/local/cuda (libcudart and its header)";
+  LibVersion v = probe_library_version("cudart", lib);
+  ASSERT_TRUE(v.raw) << v.error;
+  EXPECT_EQ(*v.raw, want);
 }
 
 TEST(CudaMaps, RealMapsOfAPythonProcess) {
@@ -259,17 +278,47 @@ TEST(CudaSearch, EmptyRootFindsNothing) {
   EXPECT_FALSE(c.toolkit_version.has());
 }
 
-TEST(CudaSearch, LiveMachineFindsTheToolkitLibraries) {
-  if (::access("/usr/local/cuda/lib64", R_OK) != 0) GTEST_SKIP() << "no /usr/local/cuda";
+TEST(CudaSearch, FixtureToolkitGivesEachLibraryOnceWithItsHeaderVersion) {
   Context ctx;
-  CudaSearchOptions o;
-  o.device_query = false;
-  CudaStackFacts c = read_cuda_stack(ctx, o);
-  bool rt = false;
+  ctx.root = HostRoot(toolkit_root());
+  ctx.pid = 4242;  // LD_LIBRARY_PATH=/usr/local/cuda/lib64, libcudart mapped
+  CudaStackFacts c = read_cuda_stack(ctx);
+  ASSERT_TRUE(c.toolkit_version.has()) << c.toolkit_version.why();
+  EXPECT_EQ(*c.toolkit_version, "12.4.1");
+  EXPECT_EQ(c.toolkit_version.source, "/usr/local/cuda/version.json");
+  ASSERT_TRUE(c.pid_maps_read) << c.pid_maps_why;
+  // Three names and two directory links per library are one file; the static archive and the
+  // stub under lib64/stubs are not copies.
+  std::map<std::string, const CudaLibCopy*> by_lib;
   for (const auto& x : c.copies) {
-    if (x.lib == "cudart" && x.real_path.rfind("/usr/local/cuda", 0) == 0) rt = x.version.has() && x.raw_version.has();
+    EXPECT_TRUE(by_lib.emplace(x.lib, &x).second) << "second copy of " << x.lib << ": " << x.real_path;
   }
-  EXPECT_TRUE(rt);
+  ASSERT_EQ(c.copies.size(), 4u);
+  const std::string lib = "/usr/local/cuda-12.4/targets/x86_64-linux/lib/";
+  const std::string inc = toolkit_include();
+  ASSERT_TRUE(by_lib.count("cudart") && by_lib.count("cudnn") && by_lib.count("nccl") && by_lib.count("cublas"));
+  const CudaLibCopy& rt = *by_lib["cudart"];
+  EXPECT_EQ(rt.real_path, lib + "libcudart.so.12.4.127");
+  EXPECT_EQ(rt.origin, "LD_LIBRARY_PATH");
+  EXPECT_TRUE(rt.loader_pick);
+  EXPECT_TRUE(rt.mapped);
+  ASSERT_TRUE(rt.version.has()) << rt.version.why();
+  EXPECT_EQ(*rt.version, "12.4.127");
+  EXPECT_EQ(rt.version.source, "file name " + rt.real_path);
+  long cudart = header_define(inc + "/cuda_runtime_api.h", "CUDART_VERSION");
+  EXPECT_EQ(rt.version->rfind(std::to_string(cudart / 1000) + "." + std::to_string(cudart % 1000 / 10) + ".", 0), 0u);
+  const std::string dnn_h = inc + "/cudnn_version.h";
+  ASSERT_TRUE(by_lib["cudnn"]->version.has());
+  EXPECT_EQ(*by_lib["cudnn"]->version,
+            dotted(header_define(dnn_h, "CUDNN_MAJOR"), header_define(dnn_h, "CUDNN_MINOR"), header_define(dnn_h, "CUDNN_PATCHLEVEL")));
+  EXPECT_FALSE(by_lib["cudnn"]->mapped);
+  const std::string nccl_h = inc + "/nccl.h";
+  ASSERT_TRUE(by_lib["nccl"]->version.has());
+  EXPECT_EQ(*by_lib["nccl"]->version,
+            dotted(header_define(nccl_h, "NCCL_MAJOR"), header_define(nccl_h, "NCCL_MINOR"), header_define(nccl_h, "NCCL_PATCH")));
+  ASSERT_TRUE(by_lib["cublas"]->version.has());
+  EXPECT_EQ(*by_lib["cublas"]->version, "12.4.5.8");
+  EXPECT_EQ(c.device_query.status, "not_run");  // never against a --root tree
 }
 
 }  // namespace
