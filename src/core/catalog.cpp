@@ -1,6 +1,7 @@
 // The catalogue table and the lookups that turn a Finding into words.
 #include "core/catalog.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace plumb {
@@ -35,9 +36,39 @@ bool register_findings(std::vector<CatalogEntry> rows) {
   return true;
 }
 
+namespace {
+std::vector<IdAlias>& alias_table() {
+  static std::vector<IdAlias> t;
+  return t;
+}
+}  // namespace
+
 const CatalogEntry* find_entry(const std::string& id) {
   auto it = table().find(id);
+  if (it == table().end()) it = table().find(canonical_id(id));
   return it == table().end() ? nullptr : &it->second;
+}
+
+bool register_alias(std::string from, std::string to, std::string source) {
+  if (from.empty() || to.empty() || from == to) throw std::logic_error("bad alias '" + from + "' -> '" + to + "'");
+  for (const auto& a : alias_table()) {
+    if (a.from == from) throw std::logic_error("duplicate alias " + from);
+  }
+  alias_table().push_back({std::move(from), std::move(to), std::move(source)});
+  return true;
+}
+
+const std::vector<IdAlias>& aliases() { return alias_table(); }
+
+std::string canonical_id(const std::string& id) {
+  std::string cur = id;
+  // Bounded: a cycle of aliases is a programming error the catalogue test reports.
+  for (std::size_t hops = 0; hops <= alias_table().size(); ++hops) {
+    auto it = std::find_if(alias_table().begin(), alias_table().end(), [&](const IdAlias& a) { return a.from == cur; });
+    if (it == alias_table().end()) return cur;
+    cur = it->to;
+  }
+  return cur;
 }
 
 const std::map<std::string, CatalogEntry>& catalog() { return table(); }
@@ -72,9 +103,10 @@ std::string finding_gain(const Finding& f, Lang lang) {
 
 std::vector<std::string> l3_causes_of(const std::string& l2_id) {
   std::vector<std::string> out;
+  const std::string want = canonical_id(l2_id);
   for (const auto& [id, e] : table()) {
     for (const auto& x : e.explains) {
-      if (x == l2_id) out.push_back(id);
+      if (x == want) out.push_back(id);
     }
   }
   return out;

@@ -27,8 +27,23 @@ struct CatalogEntry {
 
 // Registers rows at static-initialisation time; duplicate ids are a programming error.
 bool register_findings(std::vector<CatalogEntry> rows);
+// The row of an id, or of the id an alias names; nullptr when neither is known.
 const CatalogEntry* find_entry(const std::string& id);
 const std::map<std::string, CatalogEntry>& catalog();
+
+// An id a finding had before it was renamed or merged into another: `from` keeps working in
+// --only/--skip, the config's skip list and saved snapshots, and means `to`. `source`, when set,
+// narrows the alias to the rules of `to` that judge that source (`l2.watch.cpu_saturated` is the
+// watch recording's judgement of `l2.compute.cpu_saturated`, not the live PSI one).
+struct IdAlias {
+  std::string from;
+  std::string to;
+  std::string source;
+};
+bool register_alias(std::string from, std::string to, std::string source = {});
+const std::vector<IdAlias>& aliases();
+// The current id: `id` itself unless an alias renames it (chains are followed).
+std::string canonical_id(const std::string& id);
 
 // The sentence for a finding: its variant's template (falling back to the status name, then
 // "fail" for warn) filled with its args.

@@ -22,11 +22,22 @@ std::vector<RuleInfo>& rule_table() {
   return t;
 }
 
-bool matches(const std::string& sel, const std::string& id) {
+bool matches_exactly(const std::string& sel, const std::string& id) {
   if (sel == id) return true;
   std::string p = sel;
   if (!p.empty() && p.back() != '.') p += '.';
   return id.rfind(p, 0) == 0;
+}
+
+// A selector matches an id, or an old id an alias maps onto it (for a rule: an alias without a
+// source, or one naming the rule's source).
+bool matches(const std::string& sel, const std::string& id, const std::string* source = nullptr) {
+  if (matches_exactly(sel, id)) return true;
+  return std::any_of(aliases().begin(), aliases().end(), [&](const IdAlias& a) {
+    if (canonical_id(a.from) != id) return false;
+    if (source != nullptr && !a.source.empty() && a.source != *source) return false;
+    return matches_exactly(sel, a.from);
+  });
 }
 
 struct Outcome {
@@ -89,10 +100,11 @@ bool register_collector(CollectorInfo c) {
 
 bool register_rule(RuleInfo r) {
   for (const auto& x : rule_table()) {
-    if (x.id == r.id) throw std::logic_error("duplicate rule " + r.id);
+    if (x.id == r.id && x.source == r.source) throw std::logic_error("duplicate rule " + r.id + " (" + r.source + ")");
   }
   rule_table().push_back(std::move(r));
-  std::sort(rule_table().begin(), rule_table().end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  std::sort(rule_table().begin(), rule_table().end(),
+            [](const auto& a, const auto& b) { return a.id != b.id ? a.id < b.id : a.source < b.source; });
   return true;
 }
 
@@ -107,10 +119,19 @@ bool Selection::selects(const std::string& id) const {
   return std::any_of(only.begin(), only.end(), [&](const auto& s) { return matches(s, id); });
 }
 
+bool Selection::selects(const RuleInfo& rule) const {
+  for (const auto& s : skip) {
+    if (matches(s, rule.id, &rule.source)) return false;
+  }
+  if (only.empty()) return true;
+  return std::any_of(only.begin(), only.end(), [&](const auto& s) { return matches(s, rule.id, &rule.source); });
+}
+
 std::vector<std::string> unknown_selectors(const Selection& sel) {
   std::vector<std::string> ids;
   for (const auto& c : collectors()) ids.push_back(c.id);
   for (const auto& r : rules()) ids.push_back(r.id);
+  for (const auto& a : aliases()) ids.push_back(a.from);
   std::vector<std::string> bad;
   for (const auto* list : {&sel.only, &sel.skip}) {
     for (const auto& s : *list) {
@@ -133,7 +154,7 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts) {
     for (const auto& r : rules()) {
       if (std::find(r.needs.begin(), r.needs.end(), c.id) == r.needs.end()) continue;
       dependents = true;
-      if (sel.selects(r.id)) needed = true;
+      if (sel.selects(r)) needed = true;
     }
     bool skipped_explicitly = false;
     for (const auto& s : sel.skip) skipped_explicitly |= matches(s, c.id);
@@ -163,7 +184,7 @@ bool collect_one(const Context& ctx, const std::string& id, Facts& facts) {
 std::vector<Finding> judge(const Facts& facts, const Thresholds& th, const Selection& sel) {
   std::vector<Finding> out;
   for (const auto& r : rules()) {
-    if (!sel.selects(r.id)) continue;
+    if (!r.judge || !sel.selects(r)) continue;
     try {
       for (auto& f : r.judge(facts, th)) {
         if (f.id != r.id) throw std::logic_error("rule " + r.id + " returned finding " + f.id);

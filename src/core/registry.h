@@ -28,11 +28,19 @@ struct CollectorInfo {
   bool in_check = true;  // part of `plumb check` (benchmarks and traces register with false)
 };
 
-// A rule judges Facts and returns findings whose id is the rule's id (one per subject).
+// A rule judges Facts and returns findings whose id is the rule's id (one per subject). One id
+// names one behaviour: when two sources observe it (this machine's /proc and a `plumb watch`
+// recording), two rules register the same id with different sources, and their findings differ
+// only in evidence. The pair (id, source) is unique.
 struct RuleInfo {
   std::string id;  // equal to the catalogue id of every finding it returns
   std::vector<std::string> needs;  // collector ids it reads
+  // Empty: a subcommand's own analysis produces the id (`plumb memory`, `plumb h5`); listed and
+  // selectable, never run by judge().
   std::function<std::vector<Finding>(const Facts&, const Thresholds&)> judge;
+  // What it judges: "" for the facts `plumb check` collects, else the artefact ("watch",
+  // "trace", "memory", "h5"...).
+  std::string source = {};
 };
 
 bool register_collector(CollectorInfo c);
@@ -41,10 +49,13 @@ const std::vector<CollectorInfo>& collectors();
 const std::vector<RuleInfo>& rules();
 
 // Which ids run: --only and --skip take exact ids or prefixes (`l3.storage` or `l3.storage.`).
+// Old ids (catalog.h aliases) select what they name now: `--only l2.watch` still selects the
+// watch recording's rules after they were merged into l2.compute.* ids.
 struct Selection {
   std::vector<std::string> only;
   std::vector<std::string> skip;
   [[nodiscard]] bool selects(const std::string& id) const;
+  [[nodiscard]] bool selects(const RuleInfo& rule) const;
 };
 
 // Unknown entries of --only/--skip, each with a "did you mean"; empty when all are known.

@@ -1,6 +1,7 @@
 // Renders the collector and rule registries with their catalogue rows.
 #include "report/catalog_doc.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/catalog.h"
@@ -34,6 +35,15 @@ std::string render_catalog(Lang lang, const std::string& format) {
          << section_name(e.section) << " | " << md_cell(e.title.in(lang)) << " | " << md_cell(e.fix.in(lang)) << " | "
          << (e.verify.empty() ? "" : "`" + md_cell(e.verify) + "`") << " | " << explains << " |\n";
     }
+    os << "\n## Old ids\n\n"
+       << "Ids that were renamed or merged keep working in `--only`, `--skip`, the configuration's `skip` list and saved "
+       << "snapshots, and mean the id they name now. A source narrows an old id to the rule that judges that source.\n\n"
+       << "| old id | id now | source |\n|---|---|---|\n";
+    std::vector<IdAlias> sorted = aliases();
+    std::sort(sorted.begin(), sorted.end(), [](const IdAlias& a, const IdAlias& b) { return a.from < b.from; });
+    for (const auto& a : sorted) {
+      os << "| `" << a.from << "` | `" << canonical_id(a.from) << "` | " << (a.source.empty() ? "any" : a.source) << " |\n";
+    }
     os << "\n## Collectors\n\n| id | what it reads |\n|---|---|\n";
     for (const auto& c : collectors()) os << "| `" << c.id << "` | " << md_cell(c.title.in(lang)) << " |\n";
     return os.str();
@@ -41,8 +51,10 @@ std::string render_catalog(Lang lang, const std::string& format) {
   os << tr(lang, "list.checks") << ":\n";
   for (const auto& r : rules()) {
     const CatalogEntry* e = find_entry(r.id);
-    os << "  " << r.id;
-    for (std::size_t i = r.id.size(); i < 40; ++i) os << ' ';
+    // Two sources of one id are listed apart: `l2.compute.cpu_saturated [watch]`.
+    std::string name = r.source.empty() ? r.id : r.id + " [" + r.source + "]";
+    os << "  " << name;
+    for (std::size_t i = name.size(); i < 40; ++i) os << ' ';
     if (e != nullptr) os << " " << layer_name(e->layer) << "  " << e->title.in(lang);
     os << "\n";
   }

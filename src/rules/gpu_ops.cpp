@@ -5,10 +5,13 @@
 #include "core/catalog.h"
 #include "core/thresholds.h"
 #include "rules/gpu_common.h"
+#include "rules/watch_next.h"
 
 namespace plumb {
 
 namespace {
+
+constexpr const char* kUnderutilized = "l2.compute.gpu_underutilized";
 
 using gpu_rules::Judged;
 using gpu_rules::per_gpu;
@@ -56,12 +59,23 @@ const bool kCatalog = register_findings({
     {"l2.compute.gpu_underutilized", Layer::L2, Pillar::compute, Section::gpu,
      {"GPU busy while a job runs", "作业运行时 GPU 利用率"},
      {{"pass", {"{count} GPUs checked ({detail})", "已检查 {count} 块 GPU（{detail}）"}},
-      {"warn", {"GPU only {util} % busy while {procs} process(es) run on it", "有 {procs} 个进程运行，但 GPU 利用率仅 {util} %"}}},
-     {"One sample only: confirm over time with `plumb watch`; then look at the input pipeline (DataLoader workers, "
-      "storage), host-device copies and synchronisation.",
-      "这只是单次采样：先用 `plumb watch` 持续观察确认；再检查数据管道（DataLoader worker、存储）、主机与显卡间拷贝和同步。"},
+      {"warn", {"GPU only {util} % busy while {procs} process(es) run on it", "有 {procs} 个进程运行，但 GPU 利用率仅 {util} %"}},
+      // The same behaviour seen by `plumb watch` over time (nvmlDeviceGetUtilizationRates samples).
+      {"sampled_pass", {"GPU busy averaged {avg} % (p10 {p10} %) over {n} samples while the job ran.",
+                        "任务运行期间GPU利用率平均 {avg}%（p10 为 {p10}%），共 {n} 个样本。"}},
+      {"sampled_fail", {"GPU busy averaged only {avg} % (p10 {p10} %) over {n} samples while the job ran: the GPU mostly waits.",
+                        "任务运行期间GPU利用率平均仅 {avg}%（p10 为 {p10}%），共 {n} 个样本：GPU 大部分时间在等待。"}},
+      {"sampled_warn", {"GPU busy averaged {avg} % (p10 {p10} %) over {n} samples: below the healthy {warn} %.",
+                        "GPU利用率平均 {avg}%（p10 为 {p10}%），共 {n} 个样本：低于健康线 {warn}%。"}},
+      {"stalls", {"GPU busy averaged {avg} % but p10 is {p10} %: the GPU stalls periodically (data or sync waits).",
+                  "GPU利用率平均 {avg}%，但 p10 仅 {p10}%：GPU 周期性空转（等数据或同步）。"}},
+      {"idle", {"No job ran on this GPU during the watch ({reason}).", "观测期间该 GPU 上没有任务运行（{reason}）。"}}},
+     {"Find what the GPU waits for: run {next}; one sample (plumb check) is confirmed over time with `plumb watch`; look "
+      "at data loading (num_workers, pin_memory, prefetch), storage, CPU limits, host-device copies and synchronisation.",
+      "先找出 GPU 在等什么：运行 {next}；单次采样（plumb check）需用 `plumb watch` 持续观察确认；重点检查数据加载"
+      "（num_workers、pin_memory、prefetch）、存储、CPU 配额、主机与显卡间拷贝和同步。"},
      "nvidia-smi dmon -s u -d 1 -c 10",
-     {},
+     {"GPU busy above 85 % turns directly into shorter epochs.", "GPU利用率提升到85%以上可直接缩短每个 epoch 的时间。"},
      {}},
     {"l3.gpu.mixed", Layer::L3, Pillar::platform, Section::gpu,
      {"Same GPU model and VBIOS across the node", "同一节点 GPU 型号与 VBIOS 一致"},
@@ -155,7 +169,7 @@ std::vector<Finding> judge_memory(const Facts& f, const Thresholds& th) {
 
 std::vector<Finding> judge_underutilized(const Facts& f, const Thresholds& th) {
   const double busy = th.get("gpu.busy_min_pct");
-  return per_gpu("l2.compute.gpu_underutilized", f.gpu, [&](const GpuDevice& d) {
+  auto out = per_gpu(kUnderutilized, f.gpu, [&](const GpuDevice& d) {
     if (!d.processes.has()) return Judged::skip(d.processes.why());
     if (d.processes->empty()) return Judged::pass("no process");
     if (!d.util_gpu.has()) return Judged::skip(d.util_gpu.why());
@@ -174,6 +188,8 @@ std::vector<Finding> judge_underutilized(const Facts& f, const Thresholds& th) {
     j.finding.threshold = ">= " + fmt_num(busy, 0) + " % while a process runs";
     return j;
   }, ">= " + fmt_num(busy, 0) + " % while a process runs");
+  for (auto& x : out) x.arg("next", next_checks_command(kUnderutilized));
+  return out;
 }
 
 std::vector<Finding> judge_mixed(const Facts& f, const Thresholds&) {
@@ -237,7 +253,7 @@ const bool kRules = [] {
   register_rule({"l3.gpu.count", {"collect.gpu"}, judge_count});
   register_rule({"l3.gpu.persistence", {"collect.gpu"}, judge_persistence});
   register_rule({"l2.gpu.memory_used", {"collect.gpu"}, judge_memory});
-  register_rule({"l2.compute.gpu_underutilized", {"collect.gpu"}, judge_underutilized});
+  register_rule({kUnderutilized, {"collect.gpu"}, judge_underutilized});
   register_rule({"l3.gpu.mixed", {"collect.gpu"}, judge_mixed});
   register_rule({"l3.gpu.mig", {"collect.gpu"}, judge_mig});
   return true;

@@ -79,6 +79,8 @@ std::vector<Finding> judge_xid(const Facts& f, const Thresholds&) {
 }
 
 const bool kRule = register_rule({"l3.gpu.xid", {"collect.kmsg", "collect.gpu"}, judge_xid});
+// Xid lines in the kernel log were once judged on their own; the GPU rule judges them now.
+const bool kAlias = register_alias("l3.kernel.xid_errors", "l3.gpu.xid");
 
 }  // namespace
 }  // namespace plumb

@@ -96,7 +96,7 @@ const bool kRows = register_findings({
       "resources.limits.memory、systemd MemoryMax=；或降低作业内存（减少 worker、减小 prefetch_factor）"},
      "cat {limit_file}",
      {"no cgroup OOM kills of workers", "worker 不再被 cgroup OOM 杀掉"},
-     {"l2.memory.oom_killed_workers"}},
+     {"l2.memory.pressure"}},
     {"l3.memory.cgroup_oom_kills", Layer::L3, Pillar::memory, Section::environment,
      {"OOM kills recorded by the job's cgroup", "作业 cgroup 记录的 OOM kill"},
      {{"pass", {"the {cgroup} of the job recorded no OOM kill.", "作业所在 {cgroup} 未记录 OOM kill。"}},
@@ -111,7 +111,7 @@ const bool kRows = register_findings({
       "（减少 DataLoader worker、减小 prefetch_factor 或 batch）"},
      "grep oom_kill {events_file}",
      {"no more killed workers and restarts", "不再出现 worker 被杀与重启"},
-     {"l2.memory.oom_killed_workers"}},
+     {"l2.memory.pressure"}},
 });
 
 const bool kRules = register_rule({"l3.memory.cgroup_limit", {"collect.cgroup", "collect.memory"}, judge_cgroup_limit}) &&

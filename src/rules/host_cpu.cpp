@@ -79,7 +79,7 @@ const bool kCatalog = register_findings({
      "cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor | sort | uniq -c",
      {"steadier data loading and kernel launch latency (fewer GPU gaps waiting on the host)",
       "数据加载与 kernel 启动延迟更稳定（GPU 等待主机的空隙减少）"},
-     {"l2.data.gpu_starved", "l2.compute.cpu_saturated", "l2.watch.cpu_saturated", "l2.watch.gpu_busy_low",
+     {"l2.trace.dataloader_share", "l2.compute.cpu_saturated", "l2.compute.gpu_underutilized",
       "l2.bench.membw", "l2.bench.noise"}},
     {kNumaBalancing, Layer::L3, Pillar::compute, Section::environment,
      {"Automatic NUMA balancing", "自动 NUMA 均衡"},
@@ -98,7 +98,7 @@ const bool kCatalog = register_findings({
       "`sysctl -w kernel.numa_balancing=0`，并写入 /etc/sysctl.d/ 持久化"},
      "sysctl kernel.numa_balancing",
      {"fewer page-migration stalls on the host side of the pipeline", "减少流水线主机侧的页面迁移停顿"},
-     {"l2.data.gpu_starved", "l2.watch.gpu_busy_low", "l2.bench.membw"}},
+     {"l2.trace.dataloader_share", "l2.compute.gpu_underutilized", "l2.bench.membw"}},
 });
 
 const bool kGovRule = register_rule({kGovernor, {"collect.cpu"}, judge_governor});

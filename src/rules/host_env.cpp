@@ -138,7 +138,7 @@ const bool kCatalog = register_findings({{
     "plumb check --only l3.compute.thread_oversubscription",
     {"CPU-side ops and data loading stop stalling on each other; seen as steadier step times and higher GPU busy",
      "CPU 侧算子与数据加载不再相互抢占，step 时间更稳定，GPU 利用率更高"},
-    {"l2.compute.cpu_saturated", "l2.watch.cpu_saturated", "l2.data.gpu_starved", "l2.watch.gpu_busy_low"},
+    {"l2.compute.cpu_saturated", "l2.trace.dataloader_share", "l2.compute.gpu_underutilized"},
 }});
 
 const bool kRule = register_rule({kId, {"collect.process", "collect.cpu", "collect.cgroup"}, judge_threads});

@@ -74,7 +74,7 @@ const bool kRows = register_findings({
       "整机 kill：宿主机内存耗尽，减少同机作业或作业内存；查看每次 kill 前后的日志（内存分布、进程列表）找出最大消耗者"},
      "dmesg -T | grep -iE 'killed process|oom-kill:'",
      {"no more killed workers and restarts", "不再出现 worker 被杀与重启"},
-     {"l2.memory.oom_killed_workers"}},
+     {"l2.memory.pressure"}},
 });
 
 const bool kRules = register_rule({"l3.kernel.oom_kills", {"collect.kmsg"}, judge_oom_kills});

@@ -93,7 +93,7 @@ const bool kCatalog = register_findings({
      "grep 'Max locked memory' /proc/self/limits  # or: ulimit -l",
      {"NCCL keeps its InfiniBand/RoCE transport instead of failing ibv_reg_mr; pinned host buffers can grow",
       "NCCL 保持 InfiniBand/RoCE 传输而非 ibv_reg_mr 失败；锁页主机缓冲可以按需增长"},
-     {"l2.comm.allreduce_slow", "l2.data.gpu_starved"}},
+     {"l2.comm.allreduce_slow", "l2.trace.copy_share"}},
     {kSwap, Layer::L3, Pillar::memory, Section::environment,
      {"Swap on a training node", "训练节点的交换分区"},
      {
@@ -111,7 +111,7 @@ const bool kCatalog = register_findings({
       "至少在 /etc/sysctl.d/ 中设置 `vm.swappiness=1`"},
      "swapon --show; grep -E 'Swap(Total|Free)' /proc/meminfo",
      {"no page-fault stalls from swap-in during steps", "训练步内不再因换入内存页而停顿"},
-     {"l2.memory.pressure", "l2.data.io_pressure", "l2.data.gpu_starved", "l2.watch.io_bound"}},
+     {"l2.memory.pressure", "l2.data.io_pressure", "l2.trace.dataloader_share", "l2.watch.io_bound"}},
 });
 
 const bool kMemlockRule = register_rule({kMemlock, {"collect.process"}, judge_memlock});

@@ -2,6 +2,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "rules/watch_next.h"
 
 namespace plumb {
 
@@ -58,7 +59,7 @@ const bool kThresholds = register_thresholds({
 
 const bool kCatalog = register_findings({
     {kCpu, Layer::L2, Pillar::compute, Section::environment,
-     {"CPU pegged / oversubscribed (PSI)", "CPU 饱和 / 超额订阅（PSI）"},
+     {"CPU pegged / oversubscribed", "CPU 饱和 / 超额订阅"},
      {
          {"pass", {"runnable tasks waited for a CPU {some} % of the last minute", "过去一分钟可运行任务等待 CPU 的时间占 {some}%"}},
          {"info", {"runnable tasks waited for a CPU {some} % of the last minute: the host is busy",
@@ -66,10 +67,19 @@ const bool kCatalog = register_findings({
          {"warn", {"runnable tasks waited for a CPU {some} % of the last minute: CPUs are saturated, data loading "
                    "and kernel launches queue behind other threads",
                    "过去一分钟可运行任务等待 CPU 的时间占 {some}%：CPU 已饱和，数据加载与 kernel 启动在其他线程后排队"}},
+         // The same behaviour seen by `plumb watch` in /proc/stat samples.
+         {"sampled_pass", {"Host CPU reached {pct} % in {share} % of {n} samples; no single core stayed pegged.",
+                           "主机CPU在 {n} 个样本中有 {share}% 达到 {pct}%；没有单个核心持续打满。"}},
+         {"sampled_fail", {"Host CPU was at or above {pct} % in {share} % of {n} samples: the CPU cannot keep up with the GPUs.",
+                           "主机CPU在 {n} 个样本中有 {share}% 达到 {pct}% 以上：CPU占用率持续95%以上，喂不饱 GPU。"}},
+         {"pegged_core", {"CPU {core} was pegged at or above {pct} % in {share} % of {n} samples{proc}: a single-threaded "
+                          "stage (often the data-loader main process) is the bottleneck.",
+                          "CPU {core} 在 {n} 个样本中有 {share}% 达到 {pct}% 以上{proc}：单线程环节（常见为数据加载主进程）成为瓶颈。"}},
      },
-     {"find who takes the CPUs (`top -H`, `pidstat -t 5`); check thread-count variables and DataLoader "
-      "num_workers against the CPUs the cgroup grants",
-      "找出占用 CPU 的进程（`top -H`、`pidstat -t 5`）；对照 cgroup 实际分配的 CPU 检查线程数变量与 DataLoader num_workers"},
+     {"run {next}; find who takes the CPUs (`top -H`, `pidstat -t 5`); raise DataLoader num_workers or move decoding "
+      "off the main process; check thread-count variables (OMP_NUM_THREADS) against the CPUs the cgroup grants",
+      "运行 {next}；找出占用 CPU 的进程（`top -H`、`pidstat -t 5`）；增加 DataLoader 的 num_workers 或把解码移出主进程；"
+      "对照 cgroup 实际分配的 CPU 检查线程数变量（OMP_NUM_THREADS）"},
      "cat /proc/pressure/cpu",
      {},
      {}},
@@ -110,7 +120,9 @@ const bool kCatalog = register_findings({
 });
 
 const bool kCpuRule = register_rule({kCpu, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
-                                       return std::vector<Finding>{judge_psi(kCpu, "cpu", f.host.memory.pressure.cpu, th)};
+                                       Finding x = judge_psi(kCpu, "cpu", f.host.memory.pressure.cpu, th);
+                                       x.arg("next", next_checks_command(kCpu));
+                                       return std::vector<Finding>{x};
                                      }});
 const bool kMemRule = register_rule({kMemory, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
                                        return std::vector<Finding>{judge_psi(kMemory, "memory", f.host.memory.pressure.memory, th)};

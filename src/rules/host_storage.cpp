@@ -239,7 +239,7 @@ const bool kRows = register_findings({
      kSchedVerify,
      {"seed case: switching an NVMe from cfq to none lifted GPU busy from 22 % to 89 % (mAP +4.2 points) without touching the model",
       "种子案例：把 NVMe 的调度器从 cfq 换成 none 后，GPU 利用率从 22% 升至 89%（mAP 提升 4.2 个百分点），没改一行模型代码"},
-     {"l2.data.gpu_starved", "l2.watch.gpu_busy_low", "l2.watch.io_bound", "l2.bench.storage"}},
+     {"l2.trace.dataloader_share", "l2.compute.gpu_underutilized", "l2.watch.io_bound", "l2.bench.storage"}},
     {"l3.storage.read_ahead", Layer::L3, Pillar::data, Section::data,
      {"Read-ahead of block devices", "块设备预读量"},
      {{"pass", {"{device} reads ahead {read_ahead_kb} KiB.", "{device} 预读 {read_ahead_kb} KiB。"}},
@@ -254,7 +254,7 @@ const bool kRows = register_findings({
       "用 udev 规则持久化：ATTR{queue/read_ahead_kb}=\"{min_kb}\""},
      "cat /sys/block/{device}/queue/read_ahead_kb",
      {"larger sequential requests for streamed datasets", "流式读取数据集时请求更大、更顺序"},
-     {"l2.data.gpu_starved", "l2.watch.gpu_busy_low", "l2.watch.io_bound", "l2.bench.storage"}},
+     {"l2.trace.dataloader_share", "l2.compute.gpu_underutilized", "l2.watch.io_bound", "l2.bench.storage"}},
     {"l3.storage.data_path", Layer::L3, Pillar::data, Section::data,
      {"File system and device of each --data path", "每个 --data 路径所在的文件系统与设备"},
      {{"pass",
@@ -273,7 +273,7 @@ const bool kRows = register_findings({
      {"keep datasets on a local SSD/NVMe mount (or a parallel file system sized for the read rate)",
       "把数据集放在本地 SSD/NVMe 挂载点（或满足读取带宽的并行文件系统）上"},
      "findmnt -T {path}", {},
-     {"l2.data.gpu_starved", "l2.watch.gpu_busy_low", "l2.watch.io_bound", "l2.bench.storage"}},
+     {"l2.trace.dataloader_share", "l2.compute.gpu_underutilized", "l2.watch.io_bound", "l2.bench.storage"}},
     {"l3.storage.shm_size", Layer::L3, Pillar::data, Section::data,
      {"/dev/shm size for DataLoader workers", "DataLoader worker 可用的 /dev/shm 大小"},
      {{"pass", {"/dev/shm is {size} (at least {min}).", "/dev/shm 为 {size}（不少于 {min}）。"}},
@@ -303,7 +303,7 @@ const bool kRows = register_findings({
       "宿主机：sudo mount -o remount,size=16G /dev/shm 并写入 /etc/fstab 持久化"},
      "df -h /dev/shm",
      {"DataLoader workers stop dying with bus errors", "DataLoader worker 不再因 bus error 崩溃"},
-     {"l2.memory.oom_killed_workers"}},
+     {}},
 });
 
 const bool kRules = register_rule({"l3.storage.io_scheduler", {"collect.storage"}, judge_io_scheduler}) &&

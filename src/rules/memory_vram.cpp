@@ -255,11 +255,21 @@ const bool kRows = register_findings({
       {"warn",
        {"{device}: reserved {reserved} is far above allocated {alloc}: {gap} ({ratio}) is cached but unusable for "
         "large blocks (fragmentation).",
-        "{device}：已保留 {reserved} 远大于已分配 {alloc}：{gap}（{ratio}）被缓存却无法用于大块分配（碎片）。"}}},
+        "{device}：已保留 {reserved} 远大于已分配 {alloc}：{gap}（{ratio}）被缓存却无法用于大块分配（碎片）。"}},
+      // The same behaviour seen in a profiler trace's [memory] events (`plumb trace`).
+      {"trace_pass",
+       {"{device}: peak reserved {reserved}, peak allocated {allocated} (ratio {ratio})",
+        "{device}：reserved 峰值 {reserved}，allocated 峰值 {allocated}（比值 {ratio}）"}},
+      {"trace_warn",
+       {"{device}: the caching allocator reserved {reserved} at peak but tensors used only {allocated} ({gap} "
+        "held in cached blocks, ratio {ratio})",
+        "{device}：缓存分配器峰值 reserved {reserved}，张量只用了 {allocated}（{gap} 停留在缓存块中，比值 {ratio}），"
+        "存在显存碎片"}}},
      {"Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch >= 2.1) so segments grow instead of splitting, "
-      "or max_split_size_mb:128 on older versions; avoid many differently sized temporary tensors.",
+      "or max_split_size_mb:128 on older versions; avoid many differently sized temporary tensors and do not call "
+      "torch.cuda.empty_cache() in the loop.",
       "设置 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（PyTorch >= 2.1），让段扩展而不是切分；旧版本用 "
-      "max_split_size_mb:128；避免大量尺寸各异的临时张量。"},
+      "max_split_size_mb:128；避免大量尺寸各异的临时张量，不要在循环中调用 torch.cuda.empty_cache()。"},
      "python -c \"import torch; s=torch.cuda.memory_stats(); print(s['reserved_bytes.all.current']-s['allocated_bytes.all.current'])\"",
      {"the cached memory becomes usable again", "缓存的显存重新可用"},
      {}},

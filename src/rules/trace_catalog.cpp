@@ -174,27 +174,6 @@ const bool kRows = register_findings({
      kVerify,
      {"", ""},
      {}},
-    {"l2.trace.memory_fragmentation",
-     Layer::L2,
-     Pillar::memory,
-     Section::framework,
-     {"GPU memory reserved versus allocated", "显存 reserved 与 allocated 对比（碎片）"},
-     {{"pass",
-       {"{device}: peak reserved {reserved}, peak allocated {allocated} (ratio {ratio})",
-        "{device}：reserved 峰值 {reserved}，allocated 峰值 {allocated}（比值 {ratio}）"}},
-      {"fail",
-       {"{device}: the caching allocator reserved {reserved} at peak but tensors used only {allocated} ({gap} "
-        "held in cached blocks, ratio {ratio})",
-        "{device}：缓存分配器峰值 reserved {reserved}，张量只用了 {allocated}（{gap} 停留在缓存块中，比值 {ratio}），"
-        "存在显存碎片"}}},
-     {"Reduce fragmentation: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch >= 2.1) or "
-      "max_split_size_mb:128; avoid varying tensor shapes between steps; do not call torch.cuda.empty_cache() in "
-      "the loop.",
-      "减少显存碎片：设置 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（PyTorch >= 2.1）或 max_split_size_mb:128；"
-      "避免各步张量形状变化；不要在循环中调用 torch.cuda.empty_cache()。"},
-     kVerify,
-     {"{gap} of GPU memory back", "可回收 {gap} 显存"},
-     {}},
     {"l2.trace.straggler",
      Layer::L2,
      Pillar::comm,

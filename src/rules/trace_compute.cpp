@@ -2,6 +2,7 @@
 // steps and allocator fragmentation.
 #include <algorithm>
 
+#include "core/catalog.h"
 #include "core/registry.h"
 #include "rules/trace_util.h"
 
@@ -153,7 +154,7 @@ std::vector<Finding> memory_fragmentation(const Facts& f, const Thresholds& th) 
   const double ratio_warn = th.get("trace.memory_reserved_ratio_warn");
   const double gap_min = th.get("trace.memory_gap_min_mib") * 1024.0 * 1024.0;
   for (const auto& t : f.trace.traces) {
-    const std::string id = "l2.trace.memory_fragmentation";
+    const std::string id = "l2.vram.fragmentation";
     bool any = false;
     for (const auto& m : t.summary.memory) {
       if (m.device.rfind("cuda:", 0) != 0 || m.peak_allocated_bytes == 0) continue;
@@ -163,6 +164,7 @@ std::vector<Finding> memory_fragmentation(const Facts& f, const Thresholds& th) 
       x.id = id;
       x.subject = subject(t) + " " + m.device;
       x.status = ratio > ratio_warn && static_cast<double>(m.gap_bytes) >= gap_min ? Status::warn : Status::pass;
+      x.variant = x.status == Status::warn ? "trace_warn" : "trace_pass";
       x.arg("device", m.device)
           .arg("reserved", human_bytes(m.peak_reserved_bytes))
           .arg("allocated", human_bytes(m.peak_allocated_bytes))
@@ -189,7 +191,8 @@ const bool kRules = register_rule({"l2.trace.step_time", {}, step_time}) &&
                     register_rule({"l2.trace.gpu_idle", {}, gpu_idle}) &&
                     register_rule({"l2.trace.sync_stalls", {}, sync_stalls}) &&
                     register_rule({"l2.trace.launch_bound", {}, launch_bound}) &&
-                    register_rule({"l2.trace.memory_fragmentation", {}, memory_fragmentation});
+                    register_rule({"l2.vram.fragmentation", {}, memory_fragmentation, "trace"}) &&
+                    register_alias("l2.trace.memory_fragmentation", "l2.vram.fragmentation", "trace");
 
 }  // namespace
 }  // namespace plumb

@@ -29,12 +29,12 @@ const std::map<std::string, std::vector<std::string>>& next_check_areas() {
   static const std::map<std::string, std::vector<std::string>> m{
       // The GPU waits: for data (storage, where it lives), for the CPU (cgroup grant vs. thread
       // pools, governor, NUMA), for the framework (launch blocking, CUDA not used at all).
-      {"l2.watch.gpu_busy_low", {"l3.storage", "l3.compute", "l3.framework"}},
+      {"l2.compute.gpu_underutilized", {"l3.storage", "l3.compute", "l3.framework"}},
       // Allocate/free cycles: the framework's settings; a MIG slice leaves the allocator at its
       // ceiling, where it frees its cache and retries.
       {"l2.watch.vram_sawtooth", {"l3.framework", "l3.gpu.mig"}},
       // CPU at its limit: the cgroup grant vs. thread pools, the governor, NUMA balancing.
-      {"l2.watch.cpu_saturated", {"l3.compute"}},
+      {"l2.compute.cpu_saturated", {"l3.compute"}},
       // IO stalls: the block layer settings and where the data lives; swapping is IO too.
       {"l2.watch.io_bound", {"l3.storage", "l3.memory.swap_active"}},
       // One GPU moving far more than its peers (seed: a wrong topology file or communication

@@ -93,7 +93,7 @@ std::vector<Finding> judge_summary(const Facts& f, const Thresholds&) {
 }
 
 std::vector<Finding> judge_gpu_busy(const Facts& f, const Thresholds& th) {
-  const char* id = "l2.watch.gpu_busy_low";
+  const char* id = "l2.compute.gpu_underutilized";
   const auto& w = f.watch;
   if (!w.collected) return {};
   auto series = gpu_series(w);
@@ -124,6 +124,7 @@ std::vector<Finding> judge_gpu_busy(const Facts& f, const Thresholds& th) {
     double avg = mean(busy), p10 = percentile(busy, 10);
     Status st = avg < fail_at ? Status::fail : (avg < warn_at || p10 < fail_at) ? Status::warn : Status::pass;
     Finding r = base(id, st, subject_of(gs));
+    r.variant = std::string("sampled_") + status_name(st);
     if (st == Status::warn && avg >= warn_at) r.variant = "stalls";
     r.arg("avg", pct(avg)).arg("p10", pct(p10)).arg("n", std::to_string(busy.size())).arg("warn", pct(warn_at));
     std::string src = nvml_source(w, "nvmlDeviceGetUtilizationRates", gs.bus_id);
@@ -184,7 +185,7 @@ std::vector<Finding> judge_vram_sawtooth(const Facts& f, const Thresholds& th) {
 }
 
 std::vector<Finding> judge_cpu_saturated(const Facts& f, const Thresholds& th) {
-  const char* id = "l2.watch.cpu_saturated";
+  const char* id = "l2.compute.cpu_saturated";
   const auto& w = f.watch;
   if (!w.collected) return {};
   std::vector<double> busy;
@@ -204,11 +205,13 @@ std::vector<Finding> judge_cpu_saturated(const Facts& f, const Thresholds& th) {
   double at = th.get("watch.cpu_saturated_pct"), need = th.get("watch.cpu_saturated_share") / 100.0;
   double share = watch::share_at_least(busy, at);
   Finding r = base(id, Status::pass, "host");
+  r.variant = "sampled_pass";
   r.arg("pct", pct(at)).arg("n", std::to_string(busy.size())).arg("proc", "");
   r.add("average host CPU busy", pct(mean(busy)) + " %", kProcStat);
   r.threshold = "< " + pct(at) + " % in less than " + pct(need * 100) + " % of samples (host and each core)";
   if (share >= need) {
     r.status = Status::fail;
+    r.variant = "sampled_fail";
     r.arg("share", pct(share * 100));
     r.add("samples at or above " + pct(at) + " %", pct(share * 100) + " %", kProcStat);
     return {r};
@@ -380,9 +383,11 @@ std::vector<Finding> judge_throttling(const Facts& f, const Thresholds&) {
 
 const bool kRules = [] {
   register_rule({"l2.watch.summary", {}, judge_summary});
-  register_rule({"l2.watch.gpu_busy_low", {}, judge_gpu_busy});
+  register_rule({"l2.compute.gpu_underutilized", {}, judge_gpu_busy, "watch"});
+  register_alias("l2.watch.gpu_busy_low", "l2.compute.gpu_underutilized", "watch");
   register_rule({"l2.watch.vram_sawtooth", {}, judge_vram_sawtooth});
-  register_rule({"l2.watch.cpu_saturated", {}, judge_cpu_saturated});
+  register_rule({"l2.compute.cpu_saturated", {}, judge_cpu_saturated, "watch"});
+  register_alias("l2.watch.cpu_saturated", "l2.compute.cpu_saturated", "watch");
   register_rule({"l2.watch.io_bound", {}, judge_io_bound});
   register_rule({"l2.watch.pcie_imbalance", {}, judge_pcie_imbalance});
   register_rule({"l2.watch.throttling", {}, judge_throttling});

@@ -37,7 +37,7 @@ TEST(WatchE2E, StarvedGpusGiveL2FindingsAndTheRecordingReplays) {
   auto r = run_plumb(args);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto live = statuses(r.out);
-  EXPECT_EQ(live["l2.watch.gpu_busy_low gpu 0000:3b:00.0"], "fail");
+  EXPECT_EQ(live["l2.compute.gpu_underutilized gpu 0000:3b:00.0"], "fail");
   EXPECT_EQ(live["l2.watch.vram_sawtooth gpu 0000:3b:00.0"], "warn");
   EXPECT_EQ(live["l2.watch.vram_sawtooth gpu 0000:5e:00.0"], "pass");
   EXPECT_EQ(live["l2.watch.pcie_imbalance gpu 0000:3b:00.0"], "warn");
@@ -65,7 +65,7 @@ TEST(WatchE2E, HealthyRunPassesWithPlainLinesWhenNotATerminal) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("t=0s "), std::string::npos);
   EXPECT_EQ(r.out.find("\033["), std::string::npos);   // no control sequences in a pipe
-  EXPECT_NE(r.out.find("l2.watch.gpu_busy_low"), std::string::npos);
+  EXPECT_NE(r.out.find("l2.compute.gpu_underutilized"), std::string::npos);
 }
 
 TEST(WatchE2E, LiveScreenOnATerminalIsRefreshedInPlace) {

@@ -75,8 +75,8 @@ TEST(WatchNvmlE2E, BusyGpusAreSampledIntoTheRecordingAndTheReport) {
   EXPECT_GE(samples, 5u);
 
   auto found = findings_by_key(r.out);
-  EXPECT_EQ(found["l2.watch.gpu_busy_low gpu 0000:1b:00.0"]["status"], "pass");
-  EXPECT_EQ(found["l2.watch.gpu_busy_low gpu 0000:43:00.0"]["status"], "pass");
+  EXPECT_EQ(found["l2.compute.gpu_underutilized gpu 0000:1b:00.0"]["status"], "pass");
+  EXPECT_EQ(found["l2.compute.gpu_underutilized gpu 0000:43:00.0"]["status"], "pass");
   EXPECT_EQ(found["l2.watch.throttling gpu 0000:1b:00.0"]["status"], "pass");
   EXPECT_EQ(found["l2.watch.summary host"]["args"]["gpu_source"], "nvml");
   auto doc = json::parse(r.out, nullptr, false);
@@ -87,7 +87,7 @@ TEST(WatchNvmlE2E, BusyGpusAreSampledIntoTheRecordingAndTheReport) {
   // The recording replays to the same verdict.
   auto again = run_plumb({"report", rec, "--format", "json"});
   EXPECT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(findings_by_key(again.out)["l2.watch.gpu_busy_low gpu 0000:1b:00.0"]["status"], "pass");
+  EXPECT_EQ(findings_by_key(again.out)["l2.compute.gpu_underutilized gpu 0000:1b:00.0"]["status"], "pass");
   std::remove(rec.c_str());
 }
 
@@ -99,7 +99,7 @@ TEST(WatchNvmlE2E, NvmlInitFailureKeepsWatchingTheHost) {
   auto doc = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
   EXPECT_NE(doc["facts"]["watch"]["gpu_unavailable"].get<std::string>().find("nvmlInit failed"), std::string::npos);
-  EXPECT_EQ(findings_by_key(r.out)["l2.watch.gpu_busy_low host"]["status"], "skip");
+  EXPECT_EQ(findings_by_key(r.out)["l2.compute.gpu_underutilized host"]["status"], "skip");
 }
 
 // A /proc tree whose /proc/stat the test advances after every sample plumb prints: cpu0 runs flat
@@ -156,11 +156,11 @@ TEST(WatchNvmlE2E, IdleGpuNextToAPeggedCoreFailsGpuBusyAndPointsAtTheCpuChecks) 
   auto text = read_user_file(report);
   ASSERT_TRUE(text) << c.output();
   auto found = findings_by_key(*text);
-  const json& busy = found["l2.watch.gpu_busy_low gpu 0000:3b:00.0"];
+  const json& busy = found["l2.compute.gpu_underutilized gpu 0000:3b:00.0"];
   EXPECT_EQ(busy["status"], "fail") << busy.dump();
   // Average of the scripted 4,2,7,0,5,3,... : a handful of percent, never a made-up zero.
   EXPECT_LT(std::stod(busy["args"]["avg"].get<std::string>()), 10.0) << busy.dump();
-  const json& cpu = found["l2.watch.cpu_saturated host"];
+  const json& cpu = found["l2.compute.cpu_saturated host"];
   EXPECT_EQ(cpu["status"], "warn") << cpu.dump();
   EXPECT_EQ(cpu["variant"], "pegged_core") << cpu.dump();
   EXPECT_EQ(cpu["args"]["core"], "0") << cpu.dump();

@@ -133,17 +133,17 @@ TEST(TraceRules, LaunchBoundStepsWarn) {
 
 TEST(TraceRules, ReservedFarAboveAllocatedWarns) {
   auto t = rank_with();
-  EXPECT_EQ(status_of("l2.trace.memory_fragmentation", t), Status::skip);
+  EXPECT_EQ(status_of("l2.vram.fragmentation", t), Status::skip);
   TraceMemory m;
   m.device = "cuda:0";
   m.peak_allocated_bytes = 30ull << 30;
   m.peak_reserved_bytes = 32ull << 30;
   m.gap_bytes = 2ll << 30;
   t.summary.memory = {m};
-  EXPECT_EQ(status_of("l2.trace.memory_fragmentation", t), Status::pass);  // ratio 1.07
+  EXPECT_EQ(status_of("l2.vram.fragmentation", t), Status::pass);  // ratio 1.07
   t.summary.memory[0].peak_allocated_bytes = 8ull << 30;
   t.summary.memory[0].gap_bytes = 24ll << 30;
-  EXPECT_EQ(status_of("l2.trace.memory_fragmentation", t), Status::warn);
+  EXPECT_EQ(status_of("l2.vram.fragmentation", t), Status::warn);
 }
 
 TEST(TraceRules, StragglerMoreThanTenPercentSlowerWarns) {

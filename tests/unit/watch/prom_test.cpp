@@ -32,12 +32,12 @@ TEST(PromRender, OneGaugePerFindingAndCollectorMetrics) {
   r.facts.meta.collectors.push_back({"collect.os", "ok", 12.5, ""});
   r.facts.meta.collectors.push_back({"collect.kmsg", "timed out", 5000, "late"});
   Finding f;
-  f.id = "l2.watch.gpu_busy_low";
+  f.id = "l2.compute.gpu_underutilized";
   f.status = Status::fail;
   f.subject = "gpu 0000:3b:00.0";
   r.findings.push_back(f);
   std::string s = find_renderer("prom")->render(r, RenderOptions{});
-  EXPECT_NE(s.find("plumb_finding_status{id=\"l2.watch.gpu_busy_low\",layer=\"L2\",pillar=\"compute\","
+  EXPECT_NE(s.find("plumb_finding_status{id=\"l2.compute.gpu_underutilized\",layer=\"L2\",pillar=\"compute\","
                    "subject=\"gpu 0000:3b:00.0\",status=\"fail\"} 1"),
             std::string::npos)
       << s;

@@ -11,10 +11,14 @@
 namespace plumb {
 namespace {
 
+// The ids `plumb watch` judges: the rules `--only l2.watch` selects (l2.watch.* and the watch
+// source of ids such as l2.compute.gpu_underutilized, through their old l2.watch.* names).
 std::vector<std::string> watch_l2_ids() {
+  Selection sel;
+  sel.only = {"l2.watch"};
   std::vector<std::string> ids;
-  for (const auto& [id, e] : catalog()) {
-    if (e.layer == Layer::L2 && id.rfind("l2.watch.", 0) == 0) ids.push_back(id);
+  for (const auto& r : rules()) {
+    if (sel.selects(r) && find_entry(r.id) != nullptr && find_entry(r.id)->layer == Layer::L2) ids.push_back(r.id);
   }
   return ids;
 }
@@ -22,7 +26,7 @@ std::vector<std::string> watch_l2_ids() {
 bool selects_some_rule(const std::string& prefix) {
   Selection sel;
   sel.only = {prefix};
-  return std::any_of(rules().begin(), rules().end(), [&](const RuleInfo& r) { return sel.selects(r.id); });
+  return std::any_of(rules().begin(), rules().end(), [&](const RuleInfo& r) { return sel.selects(r); });
 }
 
 TEST(WatchNext, EveryHandWrittenAreaNamesCatalogueRows) {

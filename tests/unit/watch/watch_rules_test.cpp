@@ -38,10 +38,15 @@ watch::GpuScript gpu(const std::string& bus, std::vector<double> busy, std::vect
   return g;
 }
 
+// The watch recording's rules only (`l2.watch` still names them through the old ids), findings of `id`.
 std::vector<Finding> run(const Facts& f, const std::string& id) {
   Selection sel;
-  sel.only = {id};
-  return judge(f, Thresholds{}, sel);
+  sel.only = {"l2.watch"};
+  std::vector<Finding> out;
+  for (auto& x : judge(f, Thresholds{}, sel)) {
+    if (x.id == id) out.push_back(std::move(x));
+  }
+  return out;
 }
 
 Status status_of(const Facts& f, const std::string& id, const std::string& subject = "") {
@@ -60,7 +65,7 @@ TEST(WatchRules, NothingWithoutAWatch) {
 }
 
 TEST(WatchRules, EveryRuleHasACatalogueRowInBothLanguages) {
-  for (const char* id : {"l2.watch.summary", "l2.watch.gpu_busy_low", "l2.watch.vram_sawtooth", "l2.watch.cpu_saturated",
+  for (const char* id : {"l2.watch.summary", "l2.compute.gpu_underutilized", "l2.watch.vram_sawtooth", "l2.compute.cpu_saturated",
                          "l2.watch.io_bound", "l2.watch.pcie_imbalance", "l2.watch.throttling"}) {
     const CatalogEntry* e = find_entry(id);
     ASSERT_NE(e, nullptr) << id;
@@ -73,13 +78,13 @@ TEST(WatchRules, EveryRuleHasACatalogueRowInBothLanguages) {
 }
 
 TEST(GpuBusy, FailWarnPassAndStalls) {
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {10, 20, 15})}, 20), "l2.watch.gpu_busy_low"), Status::fail);
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {60, 70})}, 20), "l2.watch.gpu_busy_low"), Status::warn);
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {95, 97})}, 20), "l2.watch.gpu_busy_low"), Status::pass);
+  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {10, 20, 15})}, 20), "l2.compute.gpu_underutilized"), Status::fail);
+  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {60, 70})}, 20), "l2.compute.gpu_underutilized"), Status::warn);
+  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {95, 97})}, 20), "l2.compute.gpu_underutilized"), Status::pass);
   // Average at 85 % but more than one sample in ten at zero: periodic stalls.
   std::vector<double> busy(17, 100.0);
   busy.insert(busy.end(), {0, 0, 0});
-  auto out = run(scripted({gpu("0000:01:00.0", busy)}, 20), "l2.watch.gpu_busy_low");
+  auto out = run(scripted({gpu("0000:01:00.0", busy)}, 20), "l2.compute.gpu_underutilized");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].status, Status::warn);
   EXPECT_EQ(out[0].variant, "stalls");
@@ -87,13 +92,13 @@ TEST(GpuBusy, FailWarnPassAndStalls) {
 
 TEST(GpuBusy, IdleGpuAndDeadProcessAreNotJudged) {
   // Without --pid a GPU holding little VRAM runs no job.
-  auto idle = run(scripted({gpu("0000:01:00.0", {0}, {0.3})}, 20), "l2.watch.gpu_busy_low");
+  auto idle = run(scripted({gpu("0000:01:00.0", {0}, {0.3})}, 20), "l2.compute.gpu_underutilized");
   ASSERT_EQ(idle.size(), 1u);
   EXPECT_EQ(idle[0].status, Status::info);
   EXPECT_EQ(idle[0].variant, "idle");
   auto f = scripted({gpu("0000:01:00.0", {5})}, 20, 42);
   for (auto& s : f.watch.samples) s.proc_running = false;
-  EXPECT_EQ(run(f, "l2.watch.gpu_busy_low")[0].variant, "idle");
+  EXPECT_EQ(run(f, "l2.compute.gpu_underutilized")[0].variant, "idle");
 }
 
 TEST(GpuBusy, SkipsWithoutGpus) {
@@ -101,7 +106,7 @@ TEST(GpuBusy, SkipsWithoutGpus) {
   f.watch.collected = true;
   f.watch.gpu_unavailable = "libnvidia-ml.so.1 not found";
   f.watch.samples.resize(10);
-  auto out = run(f, "l2.watch.gpu_busy_low");
+  auto out = run(f, "l2.compute.gpu_underutilized");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].status, Status::skip);
   EXPECT_EQ(out[0].args.at("reason"), "libnvidia-ml.so.1 not found");
@@ -134,14 +139,14 @@ Facts host_cpu(std::vector<double> busy, std::vector<std::vector<double>> cores)
 }
 
 TEST(CpuSaturated, HostSaturatedPeggedCoreAndHealthy) {
-  EXPECT_EQ(status_of(host_cpu({99, 98, 97, 99, 96, 50}, {{99, 99}}), "l2.watch.cpu_saturated"), Status::fail);
-  auto pegged = run(host_cpu({55, 52, 51, 53, 50, 54}, {{100, 5, 3, 2}}), "l2.watch.cpu_saturated");
+  EXPECT_EQ(status_of(host_cpu({99, 98, 97, 99, 96, 50}, {{99, 99}}), "l2.compute.cpu_saturated"), Status::fail);
+  auto pegged = run(host_cpu({55, 52, 51, 53, 50, 54}, {{100, 5, 3, 2}}), "l2.compute.cpu_saturated");
   ASSERT_EQ(pegged.size(), 1u);
   EXPECT_EQ(pegged[0].status, Status::warn);
   EXPECT_EQ(pegged[0].variant, "pegged_core");
   EXPECT_EQ(pegged[0].args.at("core"), "0");
-  EXPECT_EQ(status_of(host_cpu({40, 42, 41, 39, 45, 40}, {{40, 42, 38, 41}}), "l2.watch.cpu_saturated"), Status::pass);
-  EXPECT_EQ(status_of(host_cpu({99, 99}, {{99}}), "l2.watch.cpu_saturated"), Status::skip);  // too few samples
+  EXPECT_EQ(status_of(host_cpu({40, 42, 41, 39, 45, 40}, {{40, 42, 38, 41}}), "l2.compute.cpu_saturated"), Status::pass);
+  EXPECT_EQ(status_of(host_cpu({99, 99}, {{99}}), "l2.compute.cpu_saturated"), Status::skip);  // too few samples
 }
 
 Facts io_run(double io_pct, double busy_pct, std::size_t n) {
