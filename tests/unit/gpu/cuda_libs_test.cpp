@@ -218,7 +218,7 @@ TEST(CudaMaps, DeletedMappingsAreFlagged) {
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m[0], (MappedFile{"/opt/nccl/libnccl.so.2.18.3", true}));
   EXPECT_EQ(m[1], (MappedFile{"/lib/libc.so.6", false}));
-  EXPECT_TRUE(parse_proc_maps(std::string("\0\0 / /\n", 8)).empty());
+  EXPECT_TRUE(parse_proc_maps(std::string("\0\0 / /\n", 7)).empty());
 }
 
 TEST(CudaSearch, NoPidOrUnreadableMapsSayWhy) {
