@@ -1,4 +1,13 @@
-// Atomic file writes for --out, --save and baselines: a reader never sees half a report.
+// Atomic file writes for --out, --save and baselines: a reader never sees half a report, and a
+// write never replaces anything but a regular file.
+//
+// plumb often runs as root on shared nodes, where an --out path may name a device node, a FIFO or
+// a symlink another user planted. So the target is checked with lstat() first and only a missing
+// path or a regular file is replaced. The content is written to an unnamed O_TMPFILE in the target's
+// directory (a kill -9 while writing leaves nothing behind), linked under a temporary name and
+// renamed over the target; file systems without O_TMPFILE fall back to mkstemp(). An existing
+// file keeps its permission bits (and, for root, its owner); a new one gets 0666 minus the umask,
+// like any file a shell redirection creates.
 #include "core/atomic_file.h"
 
 #include <fcntl.h>
@@ -7,44 +16,134 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
+#include <random>
 
 #include "core/host_root.h"
 
 namespace plumb {
 
-Result<bool> write_file_atomic(const std::string& path, const std::string& content) {
-  std::string tmpl = path + ".tmp.XXXXXX";
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) {
-    int e = errno;
-    return make_error(error_kind_from_errno(e), "cannot write " + path + " (" + std::strerror(e) + ")");
-  }
+namespace {
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+Error write_error(const std::string& path, int e) {
+  return make_error(error_kind_from_errno(e), "cannot write " + path + " (" + errno_text(e) + ")");
+}
+
+const char* kind_of(mode_t m) {
+  if (S_ISLNK(m)) return "a symbolic link";
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+std::string dir_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+mode_t current_umask() {
+  // umask() can only be read by setting it; plumb creates no files from other threads.
+  mode_t m = ::umask(022);
+  ::umask(m);
+  return m;
+}
+
+bool write_all(int fd, const std::string& content) {
   const char* p = content.data();
   std::size_t left = content.size();
   while (left > 0) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      return make_error(ErrorKind::io, "cannot write " + path + " (" + std::strerror(e) + ")");
+      return false;
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  ::fchmod(fd, 0644);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    int e = errno;
-    ::unlink(tmpl.c_str());
-    return make_error(ErrorKind::io, "cannot write " + path + " (" + std::strerror(e) + ")");
+  return true;
+}
+
+std::string random_suffix() {
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device rd;
+  std::string s;
+  for (int i = 0; i < 10; ++i) s += kChars[rd() % (sizeof(kChars) - 1)];
+  return s;
+}
+
+// Gives an O_TMPFILE descriptor a name beside the target (through /proc/self/fd, which needs no
+// capability, unlike AT_EMPTY_PATH). Returns the name, or "" when it could not be linked.
+std::string link_tmpfile(int fd, const std::string& path) {
+  std::string fdpath = "/proc/self/fd/" + std::to_string(fd);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::string name = path + ".tmp." + random_suffix();
+    if (::linkat(AT_FDCWD, fdpath.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) return name;
+    if (errno != EEXIST) return {};
   }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+  return {};
+}
+
+}  // namespace
+
+Result<bool> write_file_atomic(const std::string& path, const std::string& content) {
+  if (path.empty()) return make_error(ErrorKind::invalid, "cannot write an empty path");
+  struct stat old {};
+  bool exists = false;
+  if (::lstat(path.c_str(), &old) == 0) {
+    if (!S_ISREG(old.st_mode)) {
+      return make_error(ErrorKind::invalid, "refusing to replace " + path + ": it is " + kind_of(old.st_mode) +
+                                                ", not a regular file (name a regular file, or leave out the option "
+                                                "to print to standard output)");
+    }
+    exists = true;
+  } else if (errno != ENOENT) {
+    return write_error(path, errno);
+  }
+  const mode_t mode = exists ? (old.st_mode & 07777) : (0666 & ~current_umask());
+
+  std::string tmp;
+  int fd = ::open(dir_of(path).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  bool unnamed = fd >= 0;
+  if (!unnamed) {
+    tmp = path + ".tmp.XXXXXX";
+    fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+    if (fd < 0) return write_error(path, errno);
+  }
+  auto fail = [&](int e) -> Result<bool> {
+    ::close(fd);
+    if (!tmp.empty()) ::unlink(tmp.c_str());
+    return write_error(path, e);
+  };
+  if (!write_all(fd, content)) return fail(errno);
+  if (::fchmod(fd, mode) != 0) return fail(errno);
+  if (exists && ::geteuid() == 0) {
+    // Root rewriting a user's file leaves it theirs; failure (e.g. on NFS) keeps root's ownership.
+    (void)::fchown(fd, old.st_uid, old.st_gid);
+  }
+  if (::fsync(fd) != 0) return fail(errno);
+  if (unnamed) {
+    tmp = link_tmpfile(fd, path);
+    if (tmp.empty()) return fail(errno != 0 ? errno : EIO);
+  }
+  if (::close(fd) != 0) {
     int e = errno;
-    ::unlink(tmpl.c_str());
-    return make_error(error_kind_from_errno(e), "cannot write " + path + " (" + std::strerror(e) + ")");
+    ::unlink(tmp.c_str());
+    return write_error(path, e);
+  }
+  // rename() replaces the directory entry and never writes through a link or into a device; an
+  // entry swapped in since the check could only come from someone who may write that directory.
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return write_error(path, e);
   }
   return true;
 }

@@ -1,4 +1,6 @@
-// Writes a whole file or nothing: a temporary beside the target, fsync, then rename.
+// Writes a whole file or nothing: an unnamed temporary beside the target, fsync, then rename.
+// Only a missing path or a regular file is replaced (never a symlink, device, FIFO or directory);
+// an existing file keeps its mode, a new one gets 0666 minus the umask.
 #pragma once
 
 #include <string>

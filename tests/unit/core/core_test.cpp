@@ -1,6 +1,10 @@
 // Core pieces: template filling, language detection, root-prefixed reads, suggestions, config.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 
 #include "core/atomic_file.h"
@@ -188,4 +192,68 @@ TEST(Snapshot, FactsRoundTripExactly) {
 }
 
 }  // namespace
+}  // namespace plumb
+
+namespace plumb {
+namespace {
+std::string fresh_dir(const std::string& name) {
+  std::string d = ::testing::TempDir() + "/plumb_atomic_" + name + "_" + std::to_string(::getpid());
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+std::size_t entries(const std::string& dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST(AtomicFile, RefusesToReplaceAnythingButARegularFile) {
+  std::string d = fresh_dir("kinds");
+  std::string fifo = d + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = write_file_atomic(fifo, "x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("a FIFO, not a regular file"), std::string::npos) << r.error().message;
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+  std::string target = d + "/target";
+  ASSERT_TRUE(write_file_atomic(target, "keep").ok());
+  std::string link = d + "/link";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  r = write_file_atomic(link, "x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("symbolic link"), std::string::npos);
+  EXPECT_EQ(*read_user_file(target), "keep");
+
+  r = write_file_atomic(d, "x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("a directory"), std::string::npos);
+  EXPECT_EQ(entries(d), 3u);  // fifo, target, link: no temporary left behind
+}
+
+TEST(AtomicFile, KeepsTheModeOfAnExistingFileAndHonoursTheUmask) {
+  std::string d = fresh_dir("mode");
+  std::string p = d + "/private.json";
+  ASSERT_TRUE(write_file_atomic(p, "one").ok());
+  ASSERT_EQ(::chmod(p.c_str(), 0600), 0);
+  ASSERT_TRUE(write_file_atomic(p, "two").ok());
+  struct stat st {};
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(*read_user_file(p), "two");
+
+  mode_t old = ::umask(077);
+  std::string q = d + "/new.json";
+  auto w = write_file_atomic(q, "new");
+  ::umask(old);
+  ASSERT_TRUE(w.ok());
+  ASSERT_EQ(::stat(q.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(entries(d), 2u);
+}
+
 }  // namespace plumb
