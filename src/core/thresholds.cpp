@@ -1,13 +1,18 @@
 // Threshold registry and the TOML config reader (toml++).
 #include "core/thresholds.h"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
 #include <sstream>
+#include <string_view>
 #include <stdexcept>
 
 #include <toml++/toml.h>
 
 #include "core/host_root.h"
 #include "core/suggest.h"
+#include "core/text.h"
 
 namespace plumb {
 
@@ -21,6 +26,50 @@ std::vector<std::string> known_keys() {
   std::vector<std::string> keys;
   for (const auto& [k, d] : defs_table()) keys.push_back(k);
   return keys;
+}
+
+const char* toml_type_name(const toml::node& n) {
+  if (n.is_string()) return "a string";
+  if (n.is_boolean()) return "a boolean";
+  if (n.is_array()) return "an array";
+  if (n.is_table()) return "a table";
+  if (n.is_date() || n.is_time() || n.is_date_time()) return "a date/time";
+  return "a value of another type";
+}
+
+// toml++ parses nested tables, arrays and dotted keys recursively: a few tens of thousands of
+// levels ("[a.a.a.a...]") overflow the stack. plumb's config is two levels deep, so anything past
+// kMaxDepth is refused before parsing, with the line it starts on.
+constexpr int kMaxDepth = 64;
+std::optional<std::size_t> too_deep(std::string_view text) {
+  int brackets = 0;
+  int dots = 0;
+  std::size_t line = 1;
+  char quote = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      dots = 0;
+      quote = 0;  // one-line strings end at the line; a multi-line one only makes the check stricter
+      continue;
+    }
+    if (quote != 0) {
+      if (c == '\\' && quote == '"') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    else if (c == '[' || c == '{') ++brackets;
+    else if ((c == ']' || c == '}') && brackets > 0) --brackets;
+    else if (c == '.') ++dots;
+    if (brackets > kMaxDepth || dots > kMaxDepth) return line;
+  }
+  return std::nullopt;
 }
 
 // Flattens [thresholds] and its sub-tables into dotted keys.
@@ -38,12 +87,31 @@ Result<bool> read_thresholds(const toml::table& t, const std::string& prefix, Th
       return make_error(ErrorKind::invalid, origin + ": unknown threshold '" + key + "'" +
                                                 (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
+    const ThresholdDef& def = defs_table().at(key);
+    const auto& src = node.source().begin;
+    std::string where = origin + ":" + std::to_string(src.line) + ":" + std::to_string(src.column);
+    const bool flag = def.unit == "0|1";
     std::optional<double> v;
-    if (auto d = node.value<double>()) v = *d;
+    if (node.is_integer() || node.is_floating_point()) v = node.value<double>();
+    if (flag && node.is_boolean()) v = *node.value<bool>() ? 1.0 : 0.0;
+    auto expected = [&]() -> std::string {
+      if (flag) return "0 or 1 (or true/false)";
+      if (def.unit == "%") return "a number from 0 to 100 (%)";
+      return "a finite number" + std::string(def.value >= 0 ? " >= 0" : " >= " + fmt_num(def.value, 0)) +
+             (def.unit.empty() ? "" : " (" + def.unit + ")");
+    };
     if (!v) {
-      if (auto b = node.value<bool>()) v = *b ? 1.0 : 0.0;
+      return make_error(ErrorKind::invalid, where + ": threshold '" + key + "' must be " + expected() + ", not " +
+                                                std::string(toml_type_name(node)));
     }
-    if (!v) return make_error(ErrorKind::invalid, origin + ": threshold '" + key + "' must be a number");
+    bool ok = std::isfinite(*v);
+    if (ok && flag) ok = *v == 0.0 || *v == 1.0;
+    if (ok && def.unit == "%") ok = *v >= 0.0 && *v <= 100.0;
+    if (ok && !flag && def.unit != "%") ok = *v >= std::min(0.0, def.value);
+    if (!ok) {
+      return make_error(ErrorKind::invalid, where + ": threshold '" + key + "' must be " + expected() + ", not " +
+                                                fmt_num(*v, 3));
+    }
     out.set(key, *v);
   }
   return true;
@@ -74,6 +142,10 @@ double Thresholds::get(const std::string& key) const {
 Result<Config> parse_config(const std::string& text, const std::string& origin) {
   Config cfg;
   toml::table doc;
+  if (auto line = too_deep(text)) {
+    return make_error(ErrorKind::invalid, origin + ":" + std::to_string(*line) + ": nesting deeper than " +
+                                              std::to_string(kMaxDepth) + " levels (tables, arrays or dotted keys)");
+  }
   try {
     doc = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {

@@ -257,3 +257,47 @@ TEST(AtomicFile, KeepsTheModeOfAnExistingFileAndHonoursTheUmask) {
 }
 
 }  // namespace plumb
+
+namespace plumb {
+namespace {
+
+const bool kTestValidation = register_thresholds({{"test.flag_option", 0, "0|1", {"test flag", "测试开关"}},
+                                                  {"test.share_pct", 40, "%", {"test share", "测试占比"}}});
+
+TEST(Config, RejectsWrongTypesNonFiniteAndOutOfRangeValuesWithLineAndColumn) {
+  auto b = parse_config("[thresholds]\n\"test.core_limit\" = true\n", "c.toml");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("c.toml:2:"), std::string::npos) << b.error().message;
+  EXPECT_NE(b.error().message.find("not a boolean"), std::string::npos) << b.error().message;
+  for (const char* bad : {"nan", "inf", "-inf", "-3"}) {
+    auto r = parse_config(std::string("[thresholds]\n\"test.core_limit\" = ") + bad + "\n", "c.toml");
+    EXPECT_FALSE(r.ok()) << bad;
+  }
+  auto pct = parse_config("[thresholds]\n\"test.share_pct\" = 140\n", "c.toml");
+  ASSERT_FALSE(pct.ok());
+  EXPECT_NE(pct.error().message.find("from 0 to 100"), std::string::npos) << pct.error().message;
+  auto flag = parse_config("[thresholds]\n\"test.flag_option\" = true\n", "c.toml");
+  ASSERT_TRUE(flag.ok()) << flag.error().message;
+  EXPECT_EQ(flag->thresholds.get("test.flag_option"), 1);
+  EXPECT_FALSE(parse_config("[thresholds]\n\"test.flag_option\" = 2\n", "c.toml").ok());
+  auto ok = parse_config("[thresholds]\n\"test.share_pct\" = 12.5\n", "c.toml");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->thresholds.get("test.share_pct"), 12.5);
+}
+
+TEST(Config, RefusesNestingThatWouldExhaustTheParsersStack) {
+  // A 40,000-level dotted table header used to overflow the stack inside the TOML parser.
+  std::string deep = "[";
+  for (int i = 0; i < 40000; ++i) deep += i ? ".a" : "a";
+  deep += "]\n";
+  auto r = parse_config("# config\n" + deep, "deep.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("deep.toml:2: nesting deeper than"), std::string::npos) << r.error().message;
+  std::string arrays(30000, '[');
+  EXPECT_FALSE(parse_config("x = " + arrays, "deep.toml").ok());
+  // Dots inside strings and comments do not count.
+  EXPECT_TRUE(parse_config("# " + std::string(200, '.') + "\nskip = [\"" + std::string(100, '.') + "\"]\n", "c.toml").ok());
+}
+
+}  // namespace
+}  // namespace plumb
