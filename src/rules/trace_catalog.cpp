@@ -70,10 +70,10 @@ const bool kRows = register_findings({
      {"Feed the GPU faster: raise DataLoader(num_workers=...) towards the CPUs the job may use, prefetch_factor >= 2, "
       "pin_memory=True, persistent_workers=True; move decoding/augmentation off the main process. On the host, check "
       "with `plumb check`: /dev/shm size (l3.storage.shm_size), the cgroup CPU quota and thread oversubscription "
-      "(l3.host.thread_oversubscription), the dataset disk's IO scheduler (l3.storage.io_scheduler).",
+      "(l3.compute.thread_oversubscription), the dataset disk's IO scheduler (l3.storage.io_scheduler).",
       "让数据跟上 GPU：把 DataLoader 的 num_workers 调到作业可用的 CPU 数附近，prefetch_factor >= 2，pin_memory=True，"
       "persistent_workers=True；把解码与数据增强移出主进程。主机层用 `plumb check` 检查：/dev/shm 大小"
-      "（l3.storage.shm_size）、cgroup CPU 配额与线程超订（l3.host.thread_oversubscription）、数据盘的 IO 调度器"
+      "（l3.storage.shm_size）、cgroup CPU 配额与线程超订（l3.compute.thread_oversubscription）、数据盘的 IO 调度器"
       "（l3.storage.io_scheduler）。"},
      kVerify,
      {"up to {share} of each step back for computation", "每步最多可节省 {share} 的时间用于计算"},
@@ -91,9 +91,9 @@ const bool kRows = register_findings({
         "步内有 {count} 次可分页（非锁页）主机到设备拷贝（{bytes}，{time}）；拷贝占单步训练时间的 {share}"}}},
      {"Use DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True) so copies run asynchronously from "
       "pinned memory and overlap computation; avoid .cpu()/.item() and dtype conversions inside the loop. If pinning "
-      "fails, check the memlock limit (`plumb check`, l3.host.memlock).",
+      "fails, check the memlock limit (`plumb check`, l3.memory.memlock_limit).",
       "使用 DataLoader(pin_memory=True) 与 tensor.to(device, non_blocking=True)，让拷贝从锁页内存异步进行并与计算重叠；"
-      "避免在循环内调用 .cpu()/.item() 和做 dtype 转换。若锁页失败，用 `plumb check` 检查 memlock 限制（l3.host.memlock）。"},
+      "避免在循环内调用 .cpu()/.item() 和做 dtype 转换。若锁页失败，用 `plumb check` 检查 memlock 限制（l3.memory.memlock_limit）。"},
      kVerify,
      {"up to {share} of each step", "每步最多可节省 {share}"},
      {}},
