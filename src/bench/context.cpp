@@ -9,6 +9,8 @@
 #include <ctime>
 
 #include "bench/nvml_clocks.h"
+#include "collect/cpu.h"
+#include "core/cpulist.h"
 #include "core/text.h"
 
 namespace plumb {
@@ -17,42 +19,6 @@ std::optional<double> parse_loadavg(std::string_view text) {
   auto f = split_ws(trim(text));
   if (f.empty()) return std::nullopt;
   return parse_double(f[0]);
-}
-
-std::optional<std::string> parse_cpu_model(std::string_view cpuinfo) {
-  for (auto line : split_lines(cpuinfo)) {
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    auto key = trim(line.substr(0, colon));
-    // x86: "model name"; arm64 kernels may only give "Hardware" or "CPU part".
-    if (key == "model name" || key == "Hardware" || key == "cpu model") {
-      auto v = trim(line.substr(colon + 1));
-      if (!v.empty()) return std::string(v);
-    }
-  }
-  return std::nullopt;
-}
-
-std::vector<int> bench_cpu_ids(std::string_view list) {
-  std::vector<int> out;
-  for (auto part : split(trim(list), ',')) {
-    part = trim(part);
-    if (part.empty()) continue;
-    auto dash = part.find('-');
-    if (dash == std::string_view::npos) {
-      auto v = parse_uint(part);
-      if (v && *v < 1u << 20) out.push_back(static_cast<int>(*v));
-      continue;
-    }
-    auto a = parse_uint(part.substr(0, dash));
-    auto b = parse_uint(part.substr(dash + 1));
-    // A bound keeps garbage such as "0-4000000000" from allocating without end.
-    if (!a || !b || *a > *b || *b >= 1u << 20 || *b - *a > 65536) continue;
-    for (auto c = *a; c <= *b; ++c) out.push_back(static_cast<int>(c));
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
 
 std::vector<int> allowed_cpus() {
@@ -79,8 +45,10 @@ std::vector<std::vector<int>> numa_nodes(const HostRoot& root, const std::vector
     if (e.rfind("node", 0) != 0 || !parse_uint(std::string_view(e).substr(4))) continue;
     auto cpus = root.read_value("/sys/devices/system/node/" + e + "/cpulist");
     if (!cpus) continue;
+    auto listed = parse_cpulist(*cpus);
+    if (!listed) continue;
     std::vector<int> mine;
-    for (int c : bench_cpu_ids(*cpus)) {
+    for (int c : *listed) {
       if (std::binary_search(allowed.begin(), allowed.end(), c)) mine.push_back(c);
     }
     if (!mine.empty()) nodes.push_back(std::move(mine));
@@ -130,7 +98,7 @@ BenchContext read_bench_context(const Context& ctx, bool gpu) {
   c.hostname = h ? *h : "unknown";
   auto info = ctx.root.read("/proc/cpuinfo");
   if (info) {
-    auto m = parse_cpu_model(*info);
+    auto m = parse_cpuinfo(*info).model;
     c.cpu_model = m ? Fact<std::string>::of(*m, "/proc/cpuinfo") : Fact<std::string>::none("no model name", "/proc/cpuinfo");
   } else {
     c.cpu_model = Fact<std::string>::none(info.error().describe(), "/proc/cpuinfo");

@@ -18,8 +18,6 @@ BenchContext finish_bench_context(const Context& ctx, BenchContext before, bool 
 
 // Pure parsers of the sources the context reads.
 std::optional<double> parse_loadavg(std::string_view text);        // first field of /proc/loadavg
-std::optional<std::string> parse_cpu_model(std::string_view cpuinfo);  // "model name" of the first CPU
-std::vector<int> bench_cpu_ids(std::string_view list);             // "0-3,8,10-11" -> 0 1 2 3 8 10 11
 
 // CPUs plumb may run on (sched_getaffinity), in ascending order; never empty.
 std::vector<int> allowed_cpus();

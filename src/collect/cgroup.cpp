@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/cpulist.h"
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -94,30 +95,6 @@ std::map<std::string, std::uint64_t> parse_flat_keyed(std::string_view text) {
     if (v) out[std::string(f[0])] = *v;
   }
   return out;
-}
-
-Result<int> parse_cpu_list_count(std::string_view text) {
-  std::string_view s = trim(text);
-  if (s.empty()) return make_error(ErrorKind::invalid, "empty CPU list");
-  long long count = 0;
-  for (auto part : split(s, ',')) {
-    part = trim(part);
-    if (part.empty()) return make_error(ErrorKind::invalid, "empty item in CPU list");
-    auto dash = part.find('-');
-    if (dash == std::string_view::npos) {
-      if (!parse_uint(part)) return make_error(ErrorKind::invalid, "bad CPU number '" + std::string(part.substr(0, 20)) + "'");
-      ++count;
-    } else {
-      auto a = parse_uint(part.substr(0, dash));
-      auto b = parse_uint(part.substr(dash + 1));
-      if (!a || !b || *b < *a || *b - *a > 1u << 20) {
-        return make_error(ErrorKind::invalid, "bad CPU range '" + std::string(part.substr(0, 20)) + "'");
-      }
-      count += static_cast<long long>(*b - *a + 1);
-    }
-    if (count > 1 << 20) return make_error(ErrorKind::invalid, "CPU list too long");
-  }
-  return static_cast<int>(count);
 }
 
 namespace {
@@ -285,14 +262,14 @@ void read_cpuset(const HostRoot& root, const std::vector<std::string>& dirs, con
       }
       std::string list(trim(*text));
       if (list.empty()) continue;  // an unset cpuset.cpus inherits: look further up
-      auto n = parse_cpu_list_count(list);
-      if (!n) {
+      auto cpus = parse_cpulist(list);
+      if (!cpus) {
         cg.cpuset_cpus = Fact<std::string>::of(list.substr(0, 200), p);
-        cg.cpuset_count = Fact<int>::none(p + ": " + n.error().message, p);
+        cg.cpuset_count = Fact<int>::none(p + ": " + cpus.error().message, p);
         return;
       }
       cg.cpuset_cpus = Fact<std::string>::of(list, p);
-      cg.cpuset_count = Fact<int>::of(*n, p);
+      cg.cpuset_count = Fact<int>::of(static_cast<int>(cpus->size()), p);
       return;
     }
   }

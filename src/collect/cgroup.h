@@ -36,8 +36,6 @@ Result<std::optional<double>> parse_cpu_max(std::string_view text);
 Result<std::optional<double>> parse_cfs_quota(std::string_view quota, std::string_view period);
 // Flat "key value" files: memory.events, memory.oom_control, cpu.stat.
 std::map<std::string, std::uint64_t> parse_flat_keyed(std::string_view text);
-// CPU list "0-4,6,8-10" -> number of CPUs (11). Errors on junk; an empty list is an error too.
-Result<int> parse_cpu_list_count(std::string_view text);
 
 CgroupFacts read_cgroup(const Context& ctx);
 

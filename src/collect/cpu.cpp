@@ -6,14 +6,13 @@
 #include <set>
 #include <utility>
 
+#include "core/cpulist.h"
 #include "core/registry.h"
 #include "core/text.h"
 
 namespace plumb {
 
 namespace {
-constexpr int kMaxCpus = 1 << 16;  // more than any Linux build supports (NR_CPUS <= 8192)
-
 // "key\t\t: value" -> key, value (both trimmed); false for lines without a colon.
 bool split_field(std::string_view line, std::string_view& key, std::string_view& value) {
   auto colon = line.find(':');
@@ -37,7 +36,7 @@ bool is_word(std::string_view s) {
 bool is_cpu_dir(const std::string& name, int& n) {
   if (name.size() < 4 || name.compare(0, 3, "cpu") != 0) return false;
   auto v = parse_uint(std::string_view(name).substr(3));
-  if (!v || *v >= kMaxCpus) return false;
+  if (!v || *v >= static_cast<std::uint64_t>(kCpuNumberLimit)) return false;
   n = static_cast<int>(*v);
   return true;
 }
@@ -50,6 +49,7 @@ CpuInfo parse_cpuinfo(std::string_view text) {
   long phys = -1;
   long core = -1;
   bool any_topology = false;
+  std::optional<std::string> hardware;
   auto flush = [&] {
     if (phys >= 0 && core >= 0) cores.emplace(phys, core);
     if (phys >= 0) packages.insert(phys);
@@ -69,6 +69,14 @@ CpuInfo parse_cpuinfo(std::string_view text) {
     } else if ((key == "model name" || key == "Processor" || key == "cpu model" || key == "cpu") && !value.empty() &&
                !info.model) {
       info.model = std::string(value);
+    } else if (key == "Hardware" && !value.empty() && !hardware) {
+      hardware = std::string(value);  // arm SoC name: the model only when nothing better is printed
+    } else if (key == "vendor_id" && info.vendor.empty()) {
+      info.vendor = std::string(value.substr(0, 64));
+    } else if (key == "cpu family" && !info.family) {
+      if (auto v = parse_uint(value); v && *v < 1u << 16) info.family = static_cast<std::int64_t>(*v);
+    } else if (key == "model" && !info.model_number) {
+      if (auto v = parse_uint(value); v && *v < 1u << 16) info.model_number = static_cast<std::int64_t>(*v);
     } else if (key == "physical id") {
       if (auto v = parse_uint(value); v && *v < 1u << 30) {
         phys = static_cast<long>(*v);
@@ -79,36 +87,12 @@ CpuInfo parse_cpuinfo(std::string_view text) {
     }
   }
   flush();
+  if (!info.model) info.model = std::move(hardware);
   if (any_topology && !packages.empty()) {
     info.sockets = static_cast<int>(packages.size());
     if (!cores.empty()) info.physical_cores = static_cast<int>(cores.size());
   }
   return info;
-}
-
-std::optional<std::vector<int>> parse_cpulist(std::string_view text) {
-  text = trim(text);
-  std::vector<int> cpus;
-  if (text.empty()) return cpus;  // an empty list is valid (a memory-only NUMA node)
-  for (auto part : split(text, ',')) {
-    part = trim(part);
-    if (part.empty()) return std::nullopt;
-    auto dash = part.find('-');
-    std::optional<std::uint64_t> lo;
-    std::optional<std::uint64_t> hi;
-    if (dash == std::string_view::npos) {
-      lo = hi = parse_uint(part);
-    } else {
-      lo = parse_uint(part.substr(0, dash));
-      hi = parse_uint(part.substr(dash + 1));
-    }
-    if (!lo || !hi || *lo > *hi || *hi >= kMaxCpus) return std::nullopt;
-    if (cpus.size() + (*hi - *lo + 1) > static_cast<std::size_t>(kMaxCpus)) return std::nullopt;
-    for (auto c = *lo; c <= *hi; ++c) cpus.push_back(static_cast<int>(c));
-  }
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  return cpus;
 }
 
 namespace {

@@ -10,33 +10,24 @@
 
 #include <pugixml.hpp>
 
-#include "core/knowledge/links.h"
+#include "collect/cpu.h"
 #include "collect/pci.h"
+#include "core/knowledge/links.h"
 #include "core/host_root.h"
 #include "core/text.h"
 
 namespace plumb {
 
 XmlCpuInfo parse_cpuinfo_for_nccl(std::string_view cpuinfo) {
+  CpuInfo info = parse_cpuinfo(cpuinfo);
   XmlCpuInfo c;
-  for (auto line : split_lines(cpuinfo)) {
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos) {
-      if (trim(line).empty() && !c.vendor.empty()) break;  // first processor block is enough
-      continue;
-    }
-    auto key = trim(line.substr(0, colon));
-    auto val = trim(line.substr(colon + 1));
-    if (key == "vendor_id" && c.vendor.empty()) c.vendor = std::string(val);
-    if (key == "cpu family" && c.familyid.empty()) {
-      if (auto f = parse_int(val)) {
-        // /proc/cpuinfo prints base + extended; NCCL stores base + (extended << 4) (AMD Milan: 25 -> 175).
-        std::int64_t fam = *f >= 15 ? 15 + ((*f - 15) << 4) : *f;
-        c.familyid = std::to_string(fam);
-      }
-    }
-    if (key == "model" && c.modelid.empty() && parse_int(val)) c.modelid = std::string(val);
+  c.vendor = info.vendor;
+  if (info.family) {
+    // /proc/cpuinfo prints base + extended; NCCL stores base + (extended << 4) (AMD Milan: 25 -> 175).
+    std::int64_t fam = *info.family >= 15 ? 15 + ((*info.family - 15) << 4) : *info.family;
+    c.familyid = std::to_string(fam);
   }
+  if (info.model_number) c.modelid = std::to_string(*info.model_number);
   if (!c.vendor.empty()) c.arch = "x86_64";
   return c;
 }

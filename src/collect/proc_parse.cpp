@@ -128,23 +128,4 @@ std::optional<PidStat> parse_pid_stat(std::string_view text) {
   return p;
 }
 
-PidStatus parse_pid_status(std::string_view text) {
-  PidStatus s;
-  for (auto line : split_lines(text)) {
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view key = line.substr(0, colon);
-    auto f = split_ws(line.substr(colon + 1));
-    if (f.empty()) continue;
-    if (key == "VmRSS") {
-      auto v = parse_uint(f[0]);
-      if (v && *v <= (UINT64_MAX >> 10)) s.rss_bytes = *v * 1024;
-    } else if (key == "Threads") {
-      auto v = parse_int(f[0]);
-      if (v && *v >= 0 && *v < 1 << 24) s.threads = static_cast<int>(*v);
-    }
-  }
-  return s;
-}
-
 }  // namespace plumb::watch

@@ -1,6 +1,6 @@
-// Pure parsers of the /proc files `plumb watch` samples: stat, diskstats, net/dev, <pid>/stat and
-// <pid>/status; meminfo and pressure use the collectors' parsers (collect/memory.h, psi.h). Total
-// on garbage: bad lines are skipped, never thrown on.
+// Pure parsers of the /proc files `plumb watch` samples: stat, diskstats, net/dev, <pid>/stat;
+// <pid>/status, meminfo and pressure use the collectors' parsers (collect/pid_status.h, memory.h,
+// psi.h). Total on garbage: bad lines are skipped, never thrown on.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "collect/pid_status.h"
 
 namespace plumb::watch {
 
@@ -55,11 +57,8 @@ struct PidStat {
 };
 std::optional<PidStat> parse_pid_stat(std::string_view text);
 
-// /proc/<pid>/status: VmRSS (kB -> bytes) and Threads.
-struct PidStatus {
-  std::optional<std::uint64_t> rss_bytes;
-  std::optional<int> threads;
-};
-PidStatus parse_pid_status(std::string_view text);
+// /proc/<pid>/status: the one parser (collect/pid_status.h), shared with the process collector.
+using plumb::parse_pid_status;
+using plumb::PidStatus;
 
 }  // namespace plumb::watch

@@ -1,7 +1,8 @@
 // Process collector: environ, limits (memlock, nofile) and status (threads, RSS, CPU affinity) of the target.
 #include "collect/process.h"
 
-#include "collect/cpu.h"
+#include "collect/pid_status.h"
+#include "core/cpulist.h"
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -49,16 +50,6 @@ std::map<std::string, ResourceLimit> parse_limits(std::string_view text) {
   return out;
 }
 
-std::map<std::string, std::string> parse_proc_status(std::string_view text) {
-  std::map<std::string, std::string> out;
-  for (auto line : split_lines(text)) {
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos || colon == 0) continue;
-    out.emplace(std::string(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
-  }
-  return out;
-}
-
 ProcessFacts read_process(const Context& ctx) {
   ProcessFacts p;
   p.collected = true;
@@ -88,29 +79,24 @@ ProcessFacts read_process(const Context& ctx) {
   std::string st_src = dir + "/status";
   auto st = root.read(st_src);
   if (st) {
-    auto kv = parse_proc_status(*st);
+    PidStatus ps = parse_pid_status(*st);
     auto str = [&](const char* k) {
-      auto it = kv.find(k);
-      return it == kv.end() ? Fact<std::string>::none(std::string(k) + " not in status", st_src)
-                            : Fact<std::string>::of(it->second, st_src);
+      auto it = ps.fields.find(k);
+      return it == ps.fields.end() ? Fact<std::string>::none(std::string(k) + " not in status", st_src)
+                                   : Fact<std::string>::of(it->second, st_src);
     };
     p.name = str("Name");
     p.cpus_allowed_list = str("Cpus_allowed_list");
-    if (auto t = str("Threads"); t.has()) {
-      auto n = parse_uint(*t);
-      p.threads = n && *n < 1u << 30 ? Fact<int>::of(static_cast<int>(*n), st_src)
-                                     : Fact<int>::none("Threads not a number", st_src);
+    if (ps.threads) {
+      p.threads = Fact<int>::of(*ps.threads, st_src);
     } else {
-      p.threads = Fact<int>::none(t.why(), st_src);
+      p.threads = Fact<int>::none(ps.fields.count("Threads") != 0 ? "Threads not a number" : "Threads not in status", st_src);
     }
-    if (auto r = str("VmRSS"); r.has()) {
-      auto f = split_ws(*r);  // "6716 kB"
-      auto n = f.size() == 2 && f[1] == "kB" ? parse_uint(f[0]) : std::nullopt;
-      p.vm_rss_bytes = n && *n < UINT64_MAX / 1024 ? Fact<std::uint64_t>::of(*n * 1024, st_src)
-                                                   : Fact<std::uint64_t>::none("VmRSS not 'N kB'", st_src);
+    if (ps.rss_bytes) {
+      p.vm_rss_bytes = Fact<std::uint64_t>::of(*ps.rss_bytes, st_src);
     } else {
       // Kernel threads have no VmRSS line.
-      p.vm_rss_bytes = Fact<std::uint64_t>::none(r.why(), st_src);
+      p.vm_rss_bytes = Fact<std::uint64_t>::none(ps.fields.count("VmRSS") != 0 ? "VmRSS not 'N kB'" : "VmRSS not in status", st_src);
     }
     if (p.cpus_allowed_list.has()) {
       auto l = parse_cpulist(*p.cpus_allowed_list);

@@ -16,8 +16,6 @@ namespace plumb {
 std::map<std::string, std::string> parse_environ(std::string_view text);
 // /proc/<pid>/limits rows keyed by limit name ("Max locked memory"); "unlimited" -> nullopt.
 std::map<std::string, ResourceLimit> parse_limits(std::string_view text);
-// /proc/<pid>/status "Key:\tvalue" pairs, values trimmed.
-std::map<std::string, std::string> parse_proc_status(std::string_view text);
 
 ProcessFacts read_process(const Context& ctx);
 

@@ -4,6 +4,7 @@
 
 #include "bench/context.h"
 #include "bench/step.h"
+#include "collect/cpu.h"
 #include "bench/storage.h"
 #include "core/text.h"
 #include "store/baseline_file.h"
@@ -14,23 +15,14 @@ namespace {
 
 TEST(BenchContextParsers, RealCpuinfoAndLoadavg) {
   // prometheus/procfs fixture, an i7-8650U laptop.
-  auto m = parse_cpu_model(test::read_fixture("bench/proc-cpuinfo.txt"));
+  auto m = parse_cpuinfo(test::read_fixture("bench/proc-cpuinfo.txt")).model;
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(*m, "Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz");
   auto l = parse_loadavg(test::read_fixture("bench/proc-loadavg.txt"));
   ASSERT_TRUE(l.has_value());
   EXPECT_DOUBLE_EQ(*l, 0.02);
   EXPECT_FALSE(parse_loadavg("").has_value());
-  EXPECT_FALSE(parse_cpu_model("garbage\n:::").has_value());
-}
-
-TEST(BenchContextParsers, CpuLists) {
-  // telegraf cgroup v2 sample: "0-95"
-  auto v = bench_cpu_ids(test::read_fixture("bench/cpuset.cpus.effective"));
-  EXPECT_EQ(v.size(), 96u);
-  EXPECT_EQ(bench_cpu_ids("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
-  EXPECT_TRUE(bench_cpu_ids("5-1,x,0-99999999999").empty());
-  EXPECT_EQ(bench_cpu_ids(" 3 ,3"), (std::vector<int>{3}));
+  EXPECT_FALSE(parse_cpuinfo("garbage\n:::").model.has_value());
 }
 
 TEST(BenchStepParser, ReadsTheLastResultLineAfterNoise) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "collect/cgroup.h"
+#include "core/cpulist.h"
 #include "hosta_test_util.h"
 #include "../../test_util.h"
 
@@ -82,14 +83,14 @@ TEST(CgroupFlatKeyed, ReadsMemoryEvents) {
 }
 
 TEST(CgroupCpuList, CountsRanges) {
-  EXPECT_EQ(*parse_cpu_list_count(test::read_fixture("cgroup/telegraf-v2/cpuset.cpus.effective")), 96);
-  EXPECT_EQ(*parse_cpu_list_count("0-4,6,8-10\n"), 9);
-  EXPECT_EQ(*parse_cpu_list_count("7"), 1);
-  EXPECT_FALSE(parse_cpu_list_count("").ok());
-  EXPECT_FALSE(parse_cpu_list_count("5-3").ok());
-  EXPECT_FALSE(parse_cpu_list_count("0-3,,5").ok());
-  EXPECT_FALSE(parse_cpu_list_count("a-b").ok());
-  EXPECT_FALSE(parse_cpu_list_count("0-99999999999").ok());
+  EXPECT_EQ(parse_cpulist(test::read_fixture("cgroup/telegraf-v2/cpuset.cpus.effective"))->size(), 96u);
+  EXPECT_EQ(parse_cpulist("0-4,6,8-10\n")->size(), 9u);
+  EXPECT_EQ(parse_cpulist("7")->size(), 1u);
+  EXPECT_TRUE(parse_cpulist("")->empty());  // read_cpuset skips an empty (inherited) list
+  EXPECT_FALSE(parse_cpulist("5-3").ok());
+  EXPECT_FALSE(parse_cpulist("0-3,,5").ok());
+  EXPECT_FALSE(parse_cpulist("a-b").ok());
+  EXPECT_FALSE(parse_cpulist("0-99999999999").ok());
 }
 
 Context fixture_ctx(const std::string& root) {

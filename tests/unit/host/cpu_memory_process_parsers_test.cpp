@@ -3,6 +3,7 @@
 
 #include "collect/cpu.h"
 #include "collect/memory.h"
+#include "collect/pid_status.h"
 #include "collect/process.h"
 #include "collect/psi.h"
 #include "collect/sysctl.h"
@@ -36,17 +37,6 @@ TEST(ParseCpuinfo, GarbageIsHarmless) {
   auto info = parse_cpuinfo("processor : x\nphysical id : -3\ncore id : 99999999999999999999\n:::\n\0\n");
   EXPECT_EQ(info.processors, 0);
   EXPECT_FALSE(info.sockets.has_value());
-}
-
-TEST(ParseCpulist, ParsesRangesAndRejectsGarbage) {
-  auto l = parse_cpulist("0-3,8,10-11\n");
-  ASSERT_TRUE(l.has_value());
-  EXPECT_EQ(*l, (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
-  EXPECT_TRUE(parse_cpulist("")->empty());  // memory-only NUMA node
-  EXPECT_FALSE(parse_cpulist("3-1").has_value());
-  EXPECT_FALSE(parse_cpulist("a-b").has_value());
-  EXPECT_FALSE(parse_cpulist("0,,1").has_value());
-  EXPECT_FALSE(parse_cpulist("0-4000000000").has_value());  // capped: no giant allocation
 }
 
 TEST(ParseMeminfo, ModernSampleInBytes) {
@@ -150,11 +140,18 @@ TEST(ParseLimits, GarbageRowsAreDropped) {
 }
 
 TEST(ParseStatus, RealSample) {
-  auto kv = parse_proc_status(sample("procfs-status.txt"));
+  auto st = parse_pid_status(sample("procfs-status.txt"));
+  const auto& kv = st.fields;
   EXPECT_EQ(kv.at("Name"), "prometheus");
   EXPECT_EQ(kv.at("Threads"), "1");
   EXPECT_EQ(kv.at("VmRSS"), "6716 kB");
   EXPECT_EQ(kv.at("Cpus_allowed_list"), "0-7");
+  EXPECT_EQ(st.threads, 1);
+  EXPECT_EQ(st.rss_bytes, 6716u * 1024);
+  auto odd = parse_pid_status("Threads:\tmany\nVmRSS:\t12 MB\nName:\tx\n");
+  EXPECT_FALSE(odd.threads);
+  EXPECT_FALSE(odd.rss_bytes);  // only kB is the kernel's unit
+  EXPECT_EQ(odd.fields.at("Name"), "x");
 }
 
 TEST(ParseSysctl, PathFromName) {
