@@ -36,35 +36,6 @@ std::optional<std::string> normalise_bus_id(std::string_view s) {
   return std::string(buf);
 }
 
-std::string describe_event_reasons(std::uint64_t mask) {
-  static constexpr std::pair<std::uint64_t, const char*> kNames[] = {
-      {nvml::kReasonGpuIdle, "idle"},
-      {nvml::kReasonApplicationsClocks, "applications clocks setting"},
-      {nvml::kReasonSwPowerCap, "SW power cap"},
-      {nvml::kReasonHwSlowdown, "HW slowdown"},
-      {nvml::kReasonSyncBoost, "sync boost"},
-      {nvml::kReasonSwThermal, "SW thermal slowdown"},
-      {nvml::kReasonHwThermal, "HW thermal slowdown"},
-      {nvml::kReasonHwPowerBrake, "HW power brake slowdown"},
-      {nvml::kReasonDisplayClock, "display clock setting"},
-      {nvml::kReasonBoardLimit, "board limit"},
-      {nvml::kReasonReliability, "reliability"},
-  };
-  if (mask == 0) return "none";
-  std::string out;
-  std::uint64_t known = 0;
-  for (const auto& [bit, name] : kNames) {
-    known |= bit;
-    if ((mask & bit) != 0) out += (out.empty() ? "" : ", ") + std::string(name);
-  }
-  if ((mask & ~known) != 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "other(0x%llx)", static_cast<unsigned long long>(mask & ~known));
-    out += (out.empty() ? "" : ", ") + std::string(buf);
-  }
-  return out;
-}
-
 std::string topology_level_name(int level) {
   switch (level) {
     case 0: return "internal";

@@ -9,15 +9,12 @@
 
 #include "core/context.h"
 #include "core/facts/gpu.h"
+#include "core/knowledge/throttle.h"  // describe_event_reasons: the reason bits named
 
 namespace plumb {
 
 // NVML's "00000000:3B:00.0" (or the legacy "0000:3B:00.0") -> sysfs's "0000:3b:00.0"; nullopt on garbage.
 std::optional<std::string> normalise_bus_id(std::string_view nvml_bus_id);
-
-// Names of the clocks-event (throttle) reason bits set in `mask` ("HW slowdown", "SW power cap"),
-// unknown bits as "other(0x…)"; "none" for 0.
-std::string describe_event_reasons(std::uint64_t mask);
 
 // "PIX", "PXB", "PHB", "NODE", "SYS", "internal" for an NVML topology level.
 std::string topology_level_name(int level);

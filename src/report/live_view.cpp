@@ -95,7 +95,7 @@ std::string live_screen(const WatchFacts& h, const WatchSample& s, Lang lang) {
          << pad(g.sm_clock_mhz ? fmt_num(*g.sm_clock_mhz, 0) + "MHz" : na(), 11)
          << pad(rate(g.pcie_rx_bytes_per_s) + " / " + rate(g.pcie_tx_bytes_per_s), 26);
       if (nvlink) os << pad(rate(g.nvlink_rx_bytes_per_s) + " / " + rate(g.nvlink_tx_bytes_per_s), 26);
-      os << (g.clock_event_reasons ? throttle_reason_names(*g.clock_event_reasons & ~kGpuIdle) : na()) << "\n";
+      os << (g.clock_event_reasons ? clock_event_reason_names(*g.clock_event_reasons & ~clock_event::kGpuIdle, ReasonNames::key) : na()) << "\n";
     }
   }
   if (!s.disks.empty()) {

@@ -32,10 +32,10 @@ void add_sample_metrics(prom::Exposition& out, const WatchFacts& w, const WatchS
     if (g.clock_event_reasons) {
       out.gauge("plumb_gpu_clock_event_reasons", "prom.help.plumb_gpu_clock_event_reasons", l,
                 static_cast<double>(*g.clock_event_reasons));
-      for (auto [bit, reason] : {std::pair{kSwPowerCap, "sw_power_cap"}, std::pair{kHwSlowdown, "hw_slowdown"},
-                                 std::pair{kSwThermalSlowdown, "sw_thermal_slowdown"},
-                                 std::pair{kHwThermalSlowdown, "hw_thermal_slowdown"},
-                                 std::pair{kHwPowerBrakeSlowdown, "hw_power_brake_slowdown"}}) {
+      for (const auto& r : clock_event_reasons()) {
+        if (!r.throttle) continue;
+        const std::uint64_t bit = r.bit;
+        const char* reason = r.key;
         prom::Labels lr{{"gpu", g.bus_id}, {"uuid", g.uuid}, {"reason", reason}};
         out.gauge("plumb_gpu_throttled", "prom.help.plumb_gpu_throttled", lr, (*g.clock_event_reasons & bit) != 0 ? 1 : 0);
       }

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/knowledge/throttle.h"
+
 namespace plumb::nvml {
 
 // nvmlReturn_t is a 4-byte C enum; an int keeps unknown future codes representable.
@@ -59,18 +61,13 @@ enum : int { kRetiredMultipleSingleBit = 0, kRetiredDoubleBit = 1 };
 // nvmlComputeMode_t: 1 (exclusive thread) is deprecated but can still be reported.
 enum : int { kComputeDefault = 0, kComputeExclusiveThread = 1, kComputeProhibited = 2, kComputeExclusiveProcess = 3 };
 
-// Clocks event (throttle) reason bits ([H13] 3314-3459, [DOC-CER]).
-inline constexpr std::uint64_t kReasonGpuIdle = 0x1;
-inline constexpr std::uint64_t kReasonApplicationsClocks = 0x2;
-inline constexpr std::uint64_t kReasonSwPowerCap = 0x4;
-inline constexpr std::uint64_t kReasonHwSlowdown = 0x8;
-inline constexpr std::uint64_t kReasonSyncBoost = 0x10;
-inline constexpr std::uint64_t kReasonSwThermal = 0x20;
-inline constexpr std::uint64_t kReasonHwThermal = 0x40;
-inline constexpr std::uint64_t kReasonHwPowerBrake = 0x80;
-inline constexpr std::uint64_t kReasonDisplayClock = 0x100;
-inline constexpr std::uint64_t kReasonBoardLimit = 0x200;   // online reference only
-inline constexpr std::uint64_t kReasonReliability = 0x400;  // online reference only
+// Clocks event (throttle) reason bits: the one table is core/knowledge/throttle.h.
+inline constexpr std::uint64_t kReasonGpuIdle = clock_event::kGpuIdle;
+inline constexpr std::uint64_t kReasonSwPowerCap = clock_event::kSwPowerCap;
+inline constexpr std::uint64_t kReasonHwSlowdown = clock_event::kHwSlowdown;
+inline constexpr std::uint64_t kReasonSwThermal = clock_event::kSwThermal;
+inline constexpr std::uint64_t kReasonHwThermal = clock_event::kHwThermal;
+inline constexpr std::uint64_t kReasonHwPowerBrake = clock_event::kHwPowerBrake;
 
 // nvmlPciInfo_t as taken by nvmlDeviceGetPciInfo_v3 ([H13] 196-208).
 struct PciInfo {

@@ -1,23 +1,37 @@
-// Names of NVML clocks event reason bits, for evidence and metrics labels.
+// The clock event reason table; see core/knowledge/throttle.h.
 #include "core/knowledge/throttle.h"
 
+#include <array>
 #include <cstdio>
-#include <utility>
 
-namespace plumb::watch {
+namespace plumb {
 
-std::string throttle_reason_names(std::uint64_t bits) {
-  static const std::pair<std::uint64_t, const char*> kNames[] = {
-      {0x1, "gpu_idle"},          {0x2, "applications_clocks"}, {0x4, "sw_power_cap"},
-      {0x8, "hw_slowdown"},       {0x10, "sync_boost"},         {0x20, "sw_thermal_slowdown"},
-      {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"}, {0x100, "display_clock"},
-      {0x200, "board_limit"},     {0x400, "reliability"}};
+namespace {
+namespace ce = clock_event;
+constexpr std::array<ClockEventReason, 11> kReasons{{
+    {ce::kGpuIdle, "gpu_idle", "idle", false},
+    {ce::kApplicationsClocks, "applications_clocks", "applications clocks setting", false},
+    {ce::kSwPowerCap, "sw_power_cap", "SW power cap", true},
+    {ce::kHwSlowdown, "hw_slowdown", "HW slowdown", true},
+    {ce::kSyncBoost, "sync_boost", "sync boost", false},
+    {ce::kSwThermal, "sw_thermal_slowdown", "SW thermal slowdown", true},
+    {ce::kHwThermal, "hw_thermal_slowdown", "HW thermal slowdown", true},
+    {ce::kHwPowerBrake, "hw_power_brake_slowdown", "HW power brake slowdown", true},
+    {ce::kDisplayClock, "display_clock", "display clock setting", false},
+    {ce::kBoardLimit, "board_limit", "board limit", false},
+    {ce::kReliability, "reliability", "reliability", false},
+}};
+}  // namespace
+
+std::span<const ClockEventReason> clock_event_reasons() { return kReasons; }
+
+std::string clock_event_reason_names(std::uint64_t bits, ReasonNames style) {
   if (bits == 0) return "none";
   std::string out;
   std::uint64_t known = 0;
-  for (const auto& [bit, name] : kNames) {
-    known |= bit;
-    if ((bits & bit) != 0) out += (out.empty() ? "" : ", ") + std::string(name);
+  for (const auto& r : kReasons) {
+    known |= r.bit;
+    if ((bits & r.bit) != 0) out += (out.empty() ? "" : ", ") + std::string(style == ReasonNames::key ? r.key : r.label);
   }
   if ((bits & ~known) != 0) {
     char buf[32];
@@ -27,4 +41,4 @@ std::string throttle_reason_names(std::uint64_t bits) {
   return out;
 }
 
-}  // namespace plumb::watch
+}  // namespace plumb
