@@ -1,9 +1,5 @@
-// libhdf5 through one function table (dlopen, our own declarations written from the HDF5 1.10+
-// reference manual: hid_t is int64_t since 1.10.0, so older libraries are refused), the dataset
-// walk, and the layout comparison of `plumb h5`.
+// The dataset walk over libhdf5 (loaded by vendor/hdf5) and the layout comparison of `plumb h5`.
 #include "analyze/h5_layout.h"
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,132 +7,24 @@
 #include <mutex>
 #include <set>
 
+#include "vendor/hdf5.h"
+
 
 namespace plumb {
 
 namespace {
 
-using hid_t = std::int64_t;
-using herr_t = int;
-using htri_t = int;
-using hsize_t = unsigned long long;
-using H5L_iterate_t = herr_t (*)(hid_t group, const char* name, const void* info, void* op_data);
-
-constexpr hid_t kDefault = 0;       // H5P_DEFAULT, H5E_DEFAULT
-constexpr unsigned kReadOnly = 0;   // H5F_ACC_RDONLY
-constexpr int kIndexName = 0;       // H5_INDEX_NAME
-constexpr int kIterNative = 2;      // H5_ITER_NATIVE
-constexpr unsigned kFlagOptional = 1;  // H5Z_FLAG_OPTIONAL
-
-struct Hdf5Api {
-  void* handle = nullptr;
-  std::string soname;
-  unsigned major = 0, minor = 0, release = 0;
-  herr_t (*open)() = nullptr;
-  herr_t (*get_libversion)(unsigned*, unsigned*, unsigned*) = nullptr;
-  herr_t (*eset_auto2)(hid_t, void*, void*) = nullptr;
-  hid_t (*fopen)(const char*, unsigned, hid_t) = nullptr;
-  herr_t (*fclose)(hid_t) = nullptr;
-  herr_t (*lvisit)(hid_t, int, int, H5L_iterate_t, void*) = nullptr;
-  hid_t (*dopen2)(hid_t, const char*, hid_t) = nullptr;
-  herr_t (*dclose)(hid_t) = nullptr;
-  hid_t (*dget_type)(hid_t) = nullptr;
-  hid_t (*dget_space)(hid_t) = nullptr;
-  hid_t (*dget_create_plist)(hid_t) = nullptr;
-  int (*tget_class)(hid_t) = nullptr;
-  std::size_t (*tget_size)(hid_t) = nullptr;
-  int (*tget_order)(hid_t) = nullptr;
-  int (*tget_sign)(hid_t) = nullptr;
-  herr_t (*tclose)(hid_t) = nullptr;
-  int (*sget_simple_extent_ndims)(hid_t) = nullptr;
-  int (*sget_simple_extent_dims)(hid_t, hsize_t*, hsize_t*) = nullptr;
-  herr_t (*sclose)(hid_t) = nullptr;
-  int (*pget_layout)(hid_t) = nullptr;
-  int (*pget_chunk)(hid_t, int, hsize_t*) = nullptr;
-  int (*pget_nfilters)(hid_t) = nullptr;
-  int (*pget_filter2)(hid_t, unsigned, unsigned*, std::size_t*, unsigned*, std::size_t, char*, unsigned*) = nullptr;
-  herr_t (*pclose)(hid_t) = nullptr;
-  htri_t (*zfilter_avail)(int) = nullptr;
-};
-
-Hdf5Api& api() {
-  static Hdf5Api a;
-  return a;
-}
-
-template <class Fn>
-bool bind(void* h, Fn& fn, std::initializer_list<const char*> names) {
-  for (const char* n : names) {
-    if (void* s = ::dlsym(h, n)) {
-      fn = reinterpret_cast<Fn>(s);  // NOLINT: the one place C symbols become typed functions
-      return true;
-    }
-  }
-  return false;
-}
-
-Result<std::string> load_once(const std::string& lib_path) {
-  Hdf5Api& a = api();
-  if (a.handle != nullptr) return a.soname + " (HDF5 " + std::to_string(a.major) + "." + std::to_string(a.minor) + "." +
-                                   std::to_string(a.release) + ")";
-  std::vector<std::string> tries;
-  if (!lib_path.empty()) {
-    tries.push_back(lib_path);
-  } else {
-    const char* env = std::getenv("PLUMB_HDF5_LIB");  // NOLINT(concurrency-mt-unsafe)
-    if (env != nullptr && *env != '\0') tries.emplace_back(env);
-    // Debian/Ubuntu name the serial build libhdf5_serial; others ship plain libhdf5.
-    for (const char* n : {"libhdf5_serial.so.310", "libhdf5.so.310", "libhdf5_serial.so.200", "libhdf5.so.200",
-                          "libhdf5_serial.so.103", "libhdf5.so.103", "libhdf5.so"}) {
-      tries.emplace_back(n);
-    }
-  }
-  std::string errors;
-  void* h = nullptr;
-  std::string chosen;
-  for (const auto& t : tries) {
-    h = ::dlopen(t.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h != nullptr) {
-      chosen = t;
-      break;
-    }
-    if (errors.empty()) errors = ::dlerror();
-  }
-  if (h == nullptr) {
-    return make_error(ErrorKind::absent, "no HDF5 library found (" + errors +
-                                             "); install libhdf5-103-1 (Debian 12) or pass --hdf5-lib PATH");
-  }
-  bool ok = bind(h, a.open, {"H5open"}) && bind(h, a.get_libversion, {"H5get_libversion"}) &&
-            bind(h, a.eset_auto2, {"H5Eset_auto2"}) && bind(h, a.fopen, {"H5Fopen"}) &&
-            bind(h, a.fclose, {"H5Fclose"}) && bind(h, a.lvisit, {"H5Lvisit2", "H5Lvisit", "H5Lvisit1"}) &&
-            bind(h, a.dopen2, {"H5Dopen2"}) && bind(h, a.dclose, {"H5Dclose"}) &&
-            bind(h, a.dget_type, {"H5Dget_type"}) && bind(h, a.dget_space, {"H5Dget_space"}) &&
-            bind(h, a.dget_create_plist, {"H5Dget_create_plist"}) && bind(h, a.tget_class, {"H5Tget_class"}) &&
-            bind(h, a.tget_size, {"H5Tget_size"}) && bind(h, a.tget_order, {"H5Tget_order"}) &&
-            bind(h, a.tget_sign, {"H5Tget_sign"}) && bind(h, a.tclose, {"H5Tclose"}) &&
-            bind(h, a.sget_simple_extent_ndims, {"H5Sget_simple_extent_ndims"}) &&
-            bind(h, a.sget_simple_extent_dims, {"H5Sget_simple_extent_dims"}) && bind(h, a.sclose, {"H5Sclose"}) &&
-            bind(h, a.pget_layout, {"H5Pget_layout"}) && bind(h, a.pget_chunk, {"H5Pget_chunk"}) &&
-            bind(h, a.pget_nfilters, {"H5Pget_nfilters"}) && bind(h, a.pget_filter2, {"H5Pget_filter2"}) &&
-            bind(h, a.pclose, {"H5Pclose"}) && bind(h, a.zfilter_avail, {"H5Zfilter_avail"});
-  if (!ok) {
-    ::dlclose(h);
-    a = Hdf5Api{};
-    return make_error(ErrorKind::unsupported, chosen + " lacks HDF5 1.10 functions");
-  }
-  a.open();
-  a.get_libversion(&a.major, &a.minor, &a.release);
-  if (a.major < 1 || (a.major == 1 && a.minor < 10)) {
-    std::string v = std::to_string(a.major) + "." + std::to_string(a.minor);
-    ::dlclose(h);
-    a = Hdf5Api{};
-    return make_error(ErrorKind::unsupported, chosen + " is HDF5 " + v + ": plumb needs 1.10 or newer");
-  }
-  a.eset_auto2(kDefault, nullptr, nullptr);  // no error stacks on stderr: failures are reported by us
-  a.handle = h;
-  a.soname = chosen;
-  return load_once(lib_path);
-}
+using hdf5::herr_t;
+using hdf5::hid_t;
+using hdf5::hsize_t;
+using hdf5::kDefault;
+using hdf5::kFlagOptional;
+using hdf5::kIndexName;
+using hdf5::kIterNative;
+using hdf5::kReadOnly;
+using Hdf5Api = hdf5::Api;
+using hdf5::api;
+Result<std::string> load_once(const std::string& lib_path) { return hdf5::load(lib_path); }
 
 std::string dtype_text(hid_t t) {
   const Hdf5Api& a = api();

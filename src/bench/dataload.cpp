@@ -14,7 +14,7 @@
 #include "bench/bench.h"
 #include "bench/context.h"
 #include "bench/stats.h"
-#include "bench/turbojpeg.h"
+#include "vendor/turbojpeg.h"
 #include "core/text.h"
 
 namespace plumb {

@@ -2,40 +2,24 @@
 // of gpu/cuda_api.h; the process-wide defaults of the benchmarks; error names.
 #include "vendor/cuda_api.h"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <initializer_list>
 #include <mutex>
 #include <vector>
 
+#include "vendor/dynlib.h"
+
 namespace plumb::cuda {
 
 namespace {
 
-Result<void*> open_file(const std::string& path) {
-  ::dlerror();
-  void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (h == nullptr) {
-    const char* e = ::dlerror();
-    std::string why = e != nullptr ? e : "unknown dlopen error";
-    return make_error(why.find("No such file") != std::string::npos ? ErrorKind::absent : ErrorKind::io,
-                      "cannot load " + path + ": " + why);
-  }
-  return h;
-}
-
 // Binds the first of `names` the library exports; a miss is recorded under the first name.
 template <class F>
-void bind(void* h, F& out, std::string& missing, std::initializer_list<const char*> names) {
-  for (const char* n : names) {
-    out = reinterpret_cast<F>(::dlsym(h, n));  // NOLINT: dlsym returns void*
-    if (out != nullptr) return;
-  }
-  missing += (missing.empty() ? "" : ", ") + std::string(*names.begin());
+void bind(const dynlib::Library& h, F& out, std::string& missing, std::initializer_list<const char*> names) {
+  if (dynlib::resolve(h, out, names) < 0) missing += (missing.empty() ? "" : ", ") + std::string(*names.begin());
 }
 
-void bind_table(void* h, Driver& d) {
+void bind_table(const dynlib::Library& h, Driver& d) {
   std::string& m = d.missing;
   bind(h, d.Init, m, {"cuInit"});
   bind(h, d.DriverGetVersion, m, {"cuDriverGetVersion"});
@@ -53,7 +37,7 @@ void bind_table(void* h, Driver& d) {
   bind(h, d.MemcpyDtoH, m, {"cuMemcpyDtoH_v2"});
 }
 
-void bind_table(void* h, Runtime& rt) {
+void bind_table(const dynlib::Library& h, Runtime& rt) {
   std::string& m = rt.missing;
   bind(h, rt.GetDeviceCount, m, {"cudaGetDeviceCount"});
   bind(h, rt.DriverGetVersion, m, {"cudaDriverGetVersion"});
@@ -81,7 +65,7 @@ void bind_table(void* h, Runtime& rt) {
   bind(h, rt.GetErrorString, m, {"cudaGetErrorString"});
 }
 
-void bind_table(void* h, Blas& b) {
+void bind_table(const dynlib::Library& h, Blas& b) {
   std::string& m = b.missing;
   bind(h, b.Create, m, {"cublasCreate_v2"});
   bind(h, b.Destroy, m, {"cublasDestroy_v2"});
@@ -91,9 +75,9 @@ void bind_table(void* h, Blas& b) {
   bind(h, b.GetProperty, m, {"cublasGetProperty"});
 }
 
-void bind_table(void* h, Cudnn& c) { bind(h, c.GetVersion, c.missing, {"cudnnGetVersion"}); }
+void bind_table(const dynlib::Library& h, Cudnn& c) { bind(h, c.GetVersion, c.missing, {"cudnnGetVersion"}); }
 
-void bind_table(void* h, Nccl& n) {
+void bind_table(const dynlib::Library& h, Nccl& n) {
   std::string& m = n.missing;
   bind(h, n.GetVersion, m, {"ncclGetVersion"});
   bind(h, n.CommInitAll, m, {"ncclCommInitAll"});
@@ -106,7 +90,7 @@ void bind_table(void* h, Nccl& n) {
 
 template <class T>
 Result<T> open_table(const std::string& path) {
-  auto h = open_file(path);
+  auto h = dynlib::open(path);
   if (!h) return h.error();
   T t;
   t.library = path;

@@ -1,9 +1,9 @@
 // TurboJPEG 2.x declarations (our own, from turbojpeg.h of libjpeg-turbo 2.1) and the decoder.
-#include "bench/turbojpeg.h"
-
-#include <dlfcn.h>
+#include "vendor/turbojpeg.h"
 
 #include <mutex>
+
+#include "vendor/dynlib.h"
 
 namespace plumb {
 
@@ -24,16 +24,15 @@ const TurboJpeg& lib() {
   static TurboJpeg t;
   static std::once_flag once;
   std::call_once(once, [] {
-    void* h = ::dlopen("libturbojpeg.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (h == nullptr) {
-      const char* e = ::dlerror();
-      t.error = std::string("libturbojpeg.so.0 not loadable (install libturbojpeg0): ") + (e != nullptr ? e : "?");
+    auto h = dynlib::open_first({"libturbojpeg.so.0", "libturbojpeg.so"});
+    if (!h) {
+      t.error = "libturbojpeg.so.0 not loadable (install libturbojpeg0): " + h.error().message;
       return;
     }
-    t.init_decompress = reinterpret_cast<tjhandle (*)()>(::dlsym(h, "tjInitDecompress"));
-    t.decompress_header3 = reinterpret_cast<decltype(t.decompress_header3)>(::dlsym(h, "tjDecompressHeader3"));
-    t.decompress2 = reinterpret_cast<decltype(t.decompress2)>(::dlsym(h, "tjDecompress2"));
-    t.destroy = reinterpret_cast<int (*)(tjhandle)>(::dlsym(h, "tjDestroy"));
+    dynlib::resolve(*h, t.init_decompress, {"tjInitDecompress"});
+    dynlib::resolve(*h, t.decompress_header3, {"tjDecompressHeader3"});
+    dynlib::resolve(*h, t.decompress2, {"tjDecompress2"});
+    dynlib::resolve(*h, t.destroy, {"tjDestroy"});
     if (t.init_decompress == nullptr || t.decompress_header3 == nullptr || t.decompress2 == nullptr || t.destroy == nullptr) {
       t.error = "libturbojpeg.so.0 lacks the TurboJPEG 2 decompression functions";
     }

@@ -1,5 +1,5 @@
 // JPEG decoding for the dataload benchmark through libjpeg-turbo's TurboJPEG API, loaded with
-// dlopen (libturbojpeg.so.0) so plumb runs without it and says why decoding is unavailable.
+// vendor/dynlib (libturbojpeg.so.0) so plumb runs without it and says why decoding is unavailable.
 #pragma once
 
 #include <string>
@@ -11,7 +11,7 @@ namespace plumb {
 
 class JpegDecoder {
  public:
-  // Loads the library once per process; an error names the library and dlerror().
+  // Loads the library once per process; an error names the library and the loader's reason.
   static Result<bool> available();
   JpegDecoder();
   ~JpegDecoder();

@@ -6,7 +6,7 @@
 
 #include "bench/bench.h"
 #include "vendor/cuda_api.h"
-#include "bench/turbojpeg.h"
+#include "vendor/turbojpeg.h"
 #include "../../test_util.h"
 
 namespace plumb {
