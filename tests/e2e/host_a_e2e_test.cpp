@@ -54,7 +54,7 @@ TEST(HostAE2E, Healthy) {
   EXPECT_EQ(c.at("l3.memory.cgroup_limit"), "pass");  // unlimited
   EXPECT_EQ(c.at("l3.memory.cgroup_oom_kills"), "pass");
   EXPECT_EQ(c.at("l3.kernel.oom_kills"), "pass");
-  EXPECT_EQ(c.at("l3.kernel.xid_errors"), "pass");
+  EXPECT_EQ(c.at("l3.gpu.xid"), "pass");
   EXPECT_EQ(c.doc["facts"]["host"]["cgroup"]["effective_cpus"]["value"], 32.0);
   EXPECT_EQ(c.doc["facts"]["host"]["storage"]["data_paths"][0]["device"]["value"], "nvme0n1");
 }
@@ -97,13 +97,13 @@ TEST(HostAE2E, OomXidWithKmsgFile) {
   auto c = check("oom-xid", {"--kmsg", test::fixture("kmsg/oom-xid-dmesg.log"), "--data", "/mnt/datasets/coco"});
   EXPECT_EQ(c.run.exit_code, 1);
   EXPECT_EQ(c.at("l3.kernel.oom_kills"), "fail");
-  EXPECT_EQ(c.at("l3.kernel.xid_errors", "gpu 0000:3b:00"), "fail");  // 79 fallen off the bus
-  EXPECT_EQ(c.at("l3.kernel.xid_errors", "gpu 0000:38:00"), "warn");  // 13 application
+  EXPECT_EQ(c.at("l3.gpu.xid", "gpu 0000:3b:00"), "fail");  // 79 fallen off the bus
+  EXPECT_EQ(c.at("l3.gpu.xid", "gpu 0000:38:00"), "warn");  // 13 application
   EXPECT_EQ(c.at("l3.storage.data_path", "/mnt/datasets/coco"), "info");  // nfs4
   EXPECT_EQ(c.at("l3.memory.cgroup_oom_kills"), "fail");
   int xid48 = 0;
   for (const auto& f : c.doc["findings"]) {
-    if (f["id"] == "l3.kernel.xid_errors" && f["args"]["code"] == "48") {
+    if (f["id"] == "l3.gpu.xid" && f["args"]["code"] == "48") {
       ++xid48;
       EXPECT_EQ(f["status"], "fail");
       EXPECT_EQ(f["subject"], "gpu 0000:19:00");

@@ -1,6 +1,7 @@
 // GPU rules on hand-built Facts: a passing and a failing case for each rule.
 #include <gtest/gtest.h>
 
+#include "core/catalog.h"
 #include "core/registry.h"
 #include "core/knowledge/xid.h"
 
@@ -246,11 +247,11 @@ namespace plumb {
 namespace {
 
 TEST(GpuXid, TableAndJoin) {
-  ASSERT_NE(xid_info(79), nullptr);
-  EXPECT_STREQ(xid_info(79)->name, "GPU_HAS_FALLEN_OFF_THE_BUS");
-  EXPECT_EQ(xid_info(79)->severity, XidSeverity::fatal);
-  EXPECT_EQ(xid_info(13)->severity, XidSeverity::app);
-  EXPECT_EQ(xid_info(12345), nullptr);
+  ASSERT_NE(find_xid(79), nullptr);
+  EXPECT_STREQ(find_xid(79)->name, "GPU_HAS_FALLEN_OFF_THE_BUS");
+  EXPECT_EQ(find_xid(79)->severity, Status::fail);
+  EXPECT_TRUE(find_xid(13)->app);
+  EXPECT_EQ(find_xid(12345), nullptr);
   GpuFacts g;
   GpuDevice d;
   d.bus_id = "0000:3b:00.0";
@@ -261,35 +262,103 @@ TEST(GpuXid, TableAndJoin) {
   EXPECT_EQ(gpu_for_xid(g, "0000:3c:00"), nullptr);
 }
 
-// Stand-ins for the two shapes the kernel-log facts can have.
-struct NoXids {
-  bool collected = true;
-};
-struct WithXids {
-  struct X {
-    std::string pci;
-    int code;
-    std::uint64_t count;
-    bool fatal_word;
-    std::string first_line;
-  };
-  bool collected = true;
-  Fact<std::uint64_t> records = Fact<std::uint64_t>::of(10, "/dev/kmsg");
-  std::vector<X> xids{{"0000:44:00", 79, 1, false, "NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus"}};
-};
+// Severity per Xid from the table's documented meaning: fallen off the bus and uncontained or
+// uncorrectable ECC fail; contained, recorded-remap and single-bit-rate ECC warn; the usual
+// application faults warn with the "app" wording.
+TEST(GpuXid, SeverityFollowsTheDocumentedMeaning) {
+  for (int code : {79, 48, 64, 95}) EXPECT_EQ(xid_status(code, false), Status::fail) << code;
+  for (int code : {63, 92, 94}) EXPECT_EQ(xid_status(code, false), Status::warn) << code;
+  for (int code : {13, 31, 43}) {
+    EXPECT_EQ(xid_status(code, false), Status::warn) << code;
+    EXPECT_TRUE(find_xid(code)->app) << code;
+  }
+  EXPECT_EQ(xid_status(145, false), Status::warn);  // NVLink5 "Nonfatal"
+  EXPECT_EQ(xid_status(149, true), Status::fail);   // NVLink5 "Fatal"
+  EXPECT_EQ(xid_status(79, true), Status::fail);
+  EXPECT_EQ(xid_status(13, true), Status::warn);    // the word only counts for 144-150
+  EXPECT_EQ(xid_status(999, false), Status::warn);  // unknown
+}
 
-TEST(GpuXid, AdapterFollowsTheKernelLogFacts) {
-  std::string why;
-  EXPECT_FALSE(xids_from_kernel_log(NoXids{}, why));
-  EXPECT_EQ(why, "this build's kernel-log facts carry no Xid events");
-  auto x = xids_from_kernel_log(WithXids{}, why);
-  ASSERT_TRUE(x);
-  ASSERT_EQ(x->size(), 1u);
-  EXPECT_EQ((*x)[0].code, 79);
-  WithXids unreadable;
-  unreadable.records = Fact<std::uint64_t>::none("permission denied: /dev/kmsg");
-  EXPECT_FALSE(xids_from_kernel_log(unreadable, why));
-  EXPECT_EQ(why, "kernel log unreadable: permission denied: /dev/kmsg");
+TEST(GpuXid, TableIsSortedUniqueAndComplete) {
+  int last = 0;
+  for (const auto& x : xid_table()) {
+    EXPECT_GT(x.code, last) << "table must be sorted by code for find_xid";
+    last = x.code;
+    EXPECT_EQ(find_xid(x.code), &x);
+    EXPECT_FALSE(std::string(x.name).empty()) << x.code;
+    EXPECT_FALSE(std::string(x.why).empty()) << x.code << " has no reason for its severity";
+    EXPECT_FALSE(x.meaning.en.empty() || x.meaning.zh.empty()) << x.code;
+    EXPECT_FALSE(x.cause.en.empty() || x.cause.zh.empty()) << x.code;
+    EXPECT_FALSE(x.action.en.empty() || x.action.zh.empty()) << x.code;
+    EXPECT_TRUE(x.severity == Status::fail || x.severity == Status::warn) << x.code;
+    if (x.app) EXPECT_EQ(x.severity, Status::warn) << x.code;
+  }
+  EXPECT_EQ(xid_table().size(), 42u);
+}
+
+Facts xid_facts(std::vector<XidEvents> xids) {
+  Facts f;
+  f.host.kmsg.collected = true;
+  f.host.kmsg.records = Fact<std::uint64_t>::of(100, "/dev/kmsg");
+  f.host.kmsg.xids = std::move(xids);
+  GpuDevice d = healthy("0000:3b:00.0");
+  f.gpu.devices.push_back(d);
+  return f;
+}
+
+XidEvents xid_event(const std::string& pci, int code, bool fatal = false) {
+  XidEvents x;
+  x.pci = pci;
+  x.code = code;
+  x.count = 2;
+  x.fatal_word = fatal;
+  x.first_time = "[ 1.0]";
+  x.last_time = "[ 2.0]";
+  x.first_line = "NVRM: Xid (PCI:" + pci + "): " + std::to_string(code) + ", ...";
+  return x;
+}
+
+std::vector<Finding> judge_only(const std::string& id, const Facts& f) {
+  Selection sel;
+  sel.only = {id};
+  return judge(f, Thresholds(), sel);
+}
+
+TEST(GpuXidRule, OneFindingPerGpuAndCodeWithTheTablesSeverity) {
+  auto v = judge_only("l3.gpu.xid", xid_facts({xid_event("0000:3b:00", 79), xid_event("0000:3b:00", 94),
+                                                 xid_event("0000:38:00", 13), xid_event("0000:38:00", 999),
+                                                 xid_event("0019:01:00", 149, true)}));
+  ASSERT_EQ(v.size(), 5u);
+  EXPECT_EQ(v[0].status, Status::fail);
+  EXPECT_EQ(v[0].subject, "gpu 0000:3b:00.0");  // joined to the NVML device
+  EXPECT_NE(finding_message(v[0], Lang::en).find("fallen off the bus"), std::string::npos);
+  EXPECT_NE(finding_message(v[0], Lang::zh).find("掉线"), std::string::npos);
+  EXPECT_NE(finding_fix(v[0], Lang::en).find("reboot"), std::string::npos);
+  EXPECT_EQ(finding_verify(v[0]), "dmesg -T | grep 'NVRM: Xid (PCI:0000:3b:00'");
+  EXPECT_EQ(v[1].status, Status::warn);  // 94 contained
+  EXPECT_EQ(v[2].status, Status::warn);
+  EXPECT_EQ(v[2].variant, "app");
+  EXPECT_EQ(v[2].subject, "gpu 0000:38:00");  // no such NVML device: the PCI id
+  EXPECT_NE(finding_message(v[2], Lang::en).find("application"), std::string::npos);
+  EXPECT_EQ(v[3].variant, "unknown");
+  EXPECT_NE(finding_fix(v[3], Lang::en).find("Xid catalog"), std::string::npos);
+  EXPECT_NE(finding_fix(v[3], Lang::zh).find("Xid"), std::string::npos);
+  EXPECT_EQ(v[4].status, Status::fail);
+  auto clean = judge_only("l3.gpu.xid", xid_facts({}));
+  ASSERT_EQ(clean.size(), 1u);
+  EXPECT_EQ(clean[0].status, Status::pass);
+  EXPECT_NE(finding_message(clean[0], Lang::en).find("100 lines"), std::string::npos);
+}
+
+TEST(GpuXidRule, UnreadableOrUncollectedLogSkips) {
+  Facts f = xid_facts({});
+  f.host.kmsg.records = Fact<std::uint64_t>::none("permission denied: /dev/kmsg: needs CAP_SYSLOG", "/dev/kmsg");
+  auto v = judge_only("l3.gpu.xid", f);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].status, Status::skip);
+  EXPECT_NE(finding_message(v[0], Lang::en).find("CAP_SYSLOG"), std::string::npos);
+  f.host.kmsg.collected = false;
+  EXPECT_EQ(judge_only("l3.gpu.xid", f)[0].status, Status::skip);
 }
 
 }  // namespace

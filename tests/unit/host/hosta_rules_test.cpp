@@ -5,7 +5,6 @@
 #include <set>
 
 #include "core/catalog.h"
-#include "core/knowledge/xid_table.h"
 #include "core/registry.h"
 
 namespace plumb {
@@ -251,7 +250,7 @@ TEST(HostaOomKillsRule, UnreadableLogSkipsNamingCapSyslog) {
   f.host.kmsg.collected = true;
   f.host.kmsg.records = Fact<std::uint64_t>::none(
       "permission denied: /dev/kmsg (Operation not permitted): needs CAP_SYSLOG (or kernel.dmesg_restrict=0)", "/dev/kmsg");
-  for (const char* id : {"l3.kernel.oom_kills", "l3.kernel.xid_errors"}) {
+  for (const char* id : {"l3.kernel.oom_kills", "l3.gpu.xid"}) {
     auto v = run(id, f);
     ASSERT_EQ(v.size(), 1u);
     EXPECT_EQ(v[0].status, Status::skip);
@@ -259,59 +258,9 @@ TEST(HostaOomKillsRule, UnreadableLogSkipsNamingCapSyslog) {
   }
 }
 
-XidEvents xid(const std::string& pci, int code, bool fatal = false) {
-  XidEvents x;
-  x.pci = pci;
-  x.code = code;
-  x.count = 2;
-  x.fatal_word = fatal;
-  x.first_line = "NVRM: Xid (PCI:" + pci + "): " + std::to_string(code) + ", ...";
-  return x;
-}
-
-TEST(HostaXidRule, SeverityFromTheTable) {
-  auto v = run("l3.kernel.xid_errors", with_log({}, {xid("0000:3b:00", 79), xid("0000:3b:00", 48), xid("0000:38:00", 13),
-                                                      xid("0000:38:00", 999), xid("0018:01:00", 145),
-                                                      xid("0019:01:00", 149, true)}));
-  ASSERT_EQ(v.size(), 6u);
-  EXPECT_EQ(v[0].status, Status::fail);
-  EXPECT_EQ(v[0].subject, "gpu 0000:3b:00");
-  EXPECT_NE(finding_message(v[0], Lang::en).find("fallen off the bus"), std::string::npos);
-  EXPECT_NE(finding_message(v[0], Lang::zh).find("掉线"), std::string::npos);
-  EXPECT_NE(finding_fix(v[0], Lang::en).find("reboot"), std::string::npos);
-  EXPECT_EQ(v[1].status, Status::fail);  // 48 double-bit ECC
-  EXPECT_EQ(v[2].status, Status::warn);  // 13 usually the application
-  EXPECT_EQ(v[3].status, Status::warn);
-  EXPECT_EQ(v[3].variant, "unknown");
-  EXPECT_NE(finding_fix(v[3], Lang::en).find("Xid catalog"), std::string::npos);
-  EXPECT_EQ(v[4].status, Status::warn);  // 145 "Nonfatal"
-  EXPECT_EQ(v[5].status, Status::fail);  // 149 "Fatal"
-  auto clean = run("l3.kernel.xid_errors", with_log({}));
-  ASSERT_EQ(clean.size(), 1u);
-  EXPECT_EQ(clean[0].status, Status::pass);
-}
-
-TEST(HostaXidTable, CodesAreUniqueAndWordsComplete) {
-  std::set<int> seen;
-  for (int code = 0; code < 200; ++code) {
-    const XidInfo* x = find_xid(code);
-    if (x == nullptr) continue;
-    EXPECT_EQ(x->code, code);
-    EXPECT_TRUE(seen.insert(code).second);
-    EXPECT_FALSE(x->meaning.en.empty() || x->meaning.zh.empty()) << code;
-    EXPECT_FALSE(x->action.en.empty() || x->action.zh.empty()) << code;
-    EXPECT_FALSE(std::string(x->name).empty()) << code;
-  }
-  EXPECT_EQ(seen.size(), 42u);
-  EXPECT_EQ(find_xid(0), nullptr);
-  EXPECT_EQ(find_xid(79)->severity, Status::fail);
-  EXPECT_EQ(find_xid(13)->severity, Status::warn);
-}
-
 TEST(HostaCatalogue, RowsHaveBothLanguagesAndKnownFunnelLinks) {
   for (const char* id : {"l3.storage.io_scheduler", "l3.storage.read_ahead", "l3.storage.data_path", "l3.storage.shm_size",
-                         "l3.memory.cgroup_limit", "l3.memory.cgroup_oom_kills", "l3.kernel.oom_kills",
-                         "l3.kernel.xid_errors", "l2.data.gpu_starved", "l2.memory.oom_killed_workers"}) {
+                         "l3.memory.cgroup_limit", "l3.memory.cgroup_oom_kills", "l3.kernel.oom_kills"}) {
     const CatalogEntry* e = find_entry(id);
     ASSERT_NE(e, nullptr) << id;
     EXPECT_FALSE(e->title.en.empty() || e->title.zh.empty()) << id;
@@ -322,8 +271,8 @@ TEST(HostaCatalogue, RowsHaveBothLanguagesAndKnownFunnelLinks) {
     for (const auto& l2 : e->explains) EXPECT_NE(find_entry(l2), nullptr) << id << " explains " << l2;
   }
   const auto& sched = find_entry("l3.storage.io_scheduler")->explains;  // other areas' L2 ids join the list
-  EXPECT_NE(std::find(sched.begin(), sched.end(), "l2.data.gpu_starved"), sched.end());
-  auto causes = l3_causes_of("l2.memory.oom_killed_workers");
+  EXPECT_NE(std::find(sched.begin(), sched.end(), "l2.trace.dataloader_share"), sched.end());
+  auto causes = l3_causes_of("l2.memory.pressure");
   EXPECT_GE(causes.size(), 4u);
 }
 
