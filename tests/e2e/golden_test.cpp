@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/json.h"
 #include "golden.h"
 
 namespace plumb {

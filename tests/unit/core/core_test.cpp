@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/json.h"
 #include "core/atomic_file.h"
 #include "core/catalog.h"
 #include "core/facts.h"

@@ -1,6 +1,7 @@
 // Version decoding of the CUDA stack and the driver compatibility table.
 #include <gtest/gtest.h>
 
+#include "core/json.h"
 #include "core/knowledge/cuda_compat.h"
 #include "core/knowledge/cuda_version.h"
 

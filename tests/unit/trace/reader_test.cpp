@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include "core/json.h"
 #include "analyze/trace/reader.h"
 #include "../../test_util.h"
 
