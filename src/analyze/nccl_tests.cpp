@@ -1,4 +1,4 @@
-// nccl-tests log parser (formats in ../shared/knowledge/nccl.md section 3; real samples in
+// nccl-tests log parser (formats of NVIDIA/nccl-tests src/common.cu and doc/PERFORMANCE.md; real samples in
 // tests/fixtures/comm/nccl-tests/) and the ceiling of the bottleneck link.
 #include "analyze/nccl_tests.h"
 

@@ -1,6 +1,6 @@
 // Kernel log reader and the OOM-killer / Xid extractors. Line formats follow
 // Documentation/ABI/testing/dev-kmsg, mm/oom_kill.c and the NVIDIA driver's krcReportXid
-// (shared/knowledge/xid.md); each line is recognised on its own, so mixed files work.
+// (NVIDIA/open-gpu-kernel-modules src/nvidia/src/kernel/gpu/rc/kernel_rc.c); each line is recognised on its own, so mixed files work.
 #include "collect/kmsg.h"
 
 #include <fcntl.h>

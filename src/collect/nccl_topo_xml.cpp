@@ -1,5 +1,5 @@
 // NCCL topology XML writer and reader (pugixml). Element and attribute names follow NCCL's
-// src/graph/xml.cc as summarised in ../shared/knowledge/nccl.md section 4.
+// src/graph/xml.cc and xml.h (NVIDIA/nccl v2.30.7).
 #include "collect/nccl_topo_xml.h"
 
 #include <algorithm>

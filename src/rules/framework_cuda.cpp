@@ -102,7 +102,7 @@ std::vector<Finding> judge_unavailable(const Facts& f, const Thresholds& /*th*/)
   return {r};
 }
 
-// Driver family minimums for minor-version compatibility (knowledge/cuda-driver.md b, from
+// Driver family minimums for minor-version compatibility (from
 // docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
 int family_min_driver(int cuda_major) {
   switch (cuda_major) {

@@ -1,5 +1,6 @@
-// Our own NVML declarations, written from ../shared/knowledge/nvml-api.md (facts checked against
-// NVML 13.3.29's nvml.h [H13] and the online NVML reference); NVIDIA's nvml.h is not vendored.
+// Our own NVML declarations, written from the NVML API reference (docs.nvidia.com/deploy/nvml-api;
+// facts checked against NVML 13.3.29's nvml.h as published in NVIDIA/go-nvml gen/nvml/nvml.h [H13]);
+// NVIDIA's nvml.h is not vendored.
 // Sizes and offsets are pinned with static_assert so a layout slip cannot go unnoticed.
 #pragma once
 

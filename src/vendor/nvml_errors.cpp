@@ -1,4 +1,5 @@
-// Names and meanings of nvmlReturn_t values (table in ../shared/knowledge/nvml-api.md §2.2).
+// Names and meanings of nvmlReturn_t values (nvmlReturn_t in the NVML API reference,
+// docs.nvidia.com/deploy/nvml-api, and nvml.h).
 #include <cstring>
 #include <string_view>
 

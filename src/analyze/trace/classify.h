@@ -7,7 +7,8 @@
 
 namespace plumb::trace {
 
-// Event category, legacy names mapped to modern ones (kineto-trace.md §3).
+// Event category, legacy names mapped to modern ones (kineto libkineto/include/ActivityType.h,
+// libkineto/src/output_json.cpp; 2021 traces of kineto's tb_plugin samples).
 enum class Cat : std::uint8_t {
   none,            // no "cat" (legacy autograd-profiler export, metadata)
   cpu_op,          // cpu_op | Operator

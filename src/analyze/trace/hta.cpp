@@ -1,5 +1,6 @@
 // HTA's temporal breakdown and communication/computation overlap, with HTA's definitions and
-// quirks (hta-reference.md §7, HolisticTraceAnalysis @f4d0062c), so the numbers can be checked.
+// quirks (facebookresearch/HolisticTraceAnalysis @f4d0062c, hta/analyzers/breakdown_analysis.py and
+// communication_analysis.py), so the numbers can be checked.
 #include <algorithm>
 #include <cmath>
 

@@ -93,7 +93,7 @@ struct StepFilter {
 // Steps, summary and notes of one rank from its records (records are sorted in place).
 Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out);
 
-// HTA's temporal breakdown and comm/comp overlap (hta-reference.md §7) from the GPU rows.
+// HTA's temporal breakdown and comm/comp overlap (HolisticTraceAnalysis @f4d0062c) from the GPU rows.
 std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec);
 
 }  // namespace plumb::trace

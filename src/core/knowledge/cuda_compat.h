@@ -1,4 +1,5 @@
-// Driver <-> CUDA runtime compatibility as data (../shared/knowledge/cuda-driver.md §a, §b, §d).
+// Driver <-> CUDA runtime compatibility as data (CUDA Toolkit Release Notes table "CUDA Toolkit and
+// Corresponding Driver Versions"; docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
 #pragma once
 
 #include <optional>

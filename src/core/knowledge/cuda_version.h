@@ -1,4 +1,5 @@
-// Version encodings of the CUDA stack (../shared/knowledge/cuda-driver.md §c/§e, nvml-api.md App. A)
+// Version encodings of the CUDA stack (NVML API reference nvmlSystemGetCudaDriverVersion, CUDA
+// cudaRuntimeGetVersion, cudnn_version.h CUDNN_VERSION, NVIDIA/nccl src/nccl.h.in NCCL_VERSION)
 // and the small text formats that carry versions. All pure and total on garbage.
 #pragma once
 

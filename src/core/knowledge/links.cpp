@@ -1,6 +1,7 @@
-// Link rates and GPU models as data. Nominal NVLink figures from interconnect.md; effective
-// per-link figures follow NCCL's ring model as reported by its maintainers (A100: ~20 GB/s per
-// link, NVIDIA/nccl-tests#149; H100: ~370 GB/s ring busbw over 18 links, NVIDIA/nccl-tests#212).
+// Link rates and GPU models as data. Nominal NVLink figures from NVIDIA's NVLink page
+// (nvidia.com/en-us/data-center/nvlink/); effective per-link figures follow NCCL's ring model as
+// reported by its maintainers (A100: ~20 GB/s per link, NVIDIA/nccl-tests#149; H100: ~370 GB/s
+// ring busbw over 18 links, NVIDIA/nccl-tests#212).
 #include "core/knowledge/links.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// Link-rate and GPU-model tables (../shared/knowledge/interconnect.md, gpus.md) and the busbw
+// Link-rate and GPU-model tables (PCIe rates from Linux drivers/pci/probe.c pci_speed_string and the
+// PCIe encodings; NVLink and GPU figures from NVIDIA's datasheets) and the busbw
 // ceiling of a link: the figure nccl-tests' bus bandwidth is judged against.
 #pragma once
 
@@ -25,7 +26,7 @@ const GpuModel* gpu_model_by_name(std::string_view name);
 
 struct NvlinkRate {
   int gen;
-  double nominal_per_link;    // GB/s per direction (interconnect.md)
+  double nominal_per_link;    // GB/s per direction (NVIDIA's NVLink page)
   double effective_per_link;  // GB/s NCCL's ring model achieves per link
   int links_per_gpu;          // on the SXM/HGX boards of that generation
 };

@@ -1,5 +1,6 @@
-// Known NCCL (v2.30 env.rst, param.cc) and PyTorch (ProcessGroupNCCL.hpp) variables. Sources and
-// tags are in ../shared/knowledge/nccl.md; names added by plugins are tolerated, not judged.
+// Known NCCL (NVIDIA/nccl v2.30.7 docs/userguide/source/env.rst, src/misc/param.cc) and PyTorch
+// (torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp) variables; names added by plugins are
+// tolerated, not judged.
 #include "core/knowledge/nccl_vars.h"
 
 #include <algorithm>

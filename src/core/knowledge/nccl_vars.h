@@ -1,5 +1,5 @@
 // The table of known NCCL and torch.distributed environment variables with their allowed values
-// (../shared/knowledge/nccl.md), as data, and the value checker the environment audit uses.
+// (NCCL's env.rst, PyTorch's ProcessGroupNCCL.hpp), as data, and the value checker the environment audit uses.
 #pragma once
 
 #include <optional>

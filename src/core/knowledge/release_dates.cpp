@@ -11,15 +11,15 @@ namespace plumb {
 
 namespace {
 
-// PyTorch: release dates from the PyTorch blog / GitHub releases as collected in
-// ../shared/knowledge/cuda-driver.md (f) (2.x, 1.13); 1.10-1.12 from the GitHub release pages.
-constexpr const char* kTorchSrc = "PyTorch GitHub releases / blog (knowledge/cuda-driver.md f)";
+// PyTorch: release dates from the PyTorch blog / GitHub releases (2.x, 1.13; versions as in
+// pytorch/pytorch RELEASE.md "Release Compatibility Matrix"); 1.10-1.12 from the GitHub release pages.
+constexpr const char* kTorchSrc = "PyTorch GitHub releases / blog (pytorch.org/blog)";
 constexpr const char* kTorchOld = "PyTorch GitHub releases (github.com/pytorch/pytorch/releases)";
 // CUDA: the month of each major.minor GA as listed by the NVIDIA CUDA Toolkit Archive
 // (developer.nvidia.com/cuda-toolkit-archive, "CUDA Toolkit 12.4.0 (March 2024)"): month precision.
 constexpr const char* kCudaSrc = "NVIDIA CUDA Toolkit Archive (month of the GA release)";
 // Driver branches: the branch first shipped as the bundled driver of the CUDA GA named in the
-// CUDA release notes table (knowledge/cuda-driver.md a), so its date is that toolkit's month.
+// CUDA release notes table ("CUDA Toolkit and Corresponding Driver Versions"), so its date is that toolkit's month.
 constexpr const char* kDriverSrc = "first CUDA toolkit bundling the branch (CUDA release notes) + its GA month";
 
 std::vector<ReleaseDate> make_table() {
