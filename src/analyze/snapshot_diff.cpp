@@ -18,7 +18,7 @@ using Flat = std::map<std::string, std::string>;
 // Facts that describe a moment, not the machine's configuration.
 const std::set<std::string>& excluded_paths() {
   static const std::set<std::string> s{"meta", "host.kmsg", "trace", "watch", "framework.python.chosen_by",
-                                       "host.process.environ", "framework.env"};
+                                       "host.process.environ", "framework.env", "allocator", "h5", "topo", "diff"};
   return s;
 }
 

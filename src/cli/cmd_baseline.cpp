@@ -74,7 +74,7 @@ int run(const Args& a) {
     std::cout << fill(tr(lang, "baseline.show"), {{"id", std::to_string(**b)}, {"when", run->summary.started_at},
                                                   {"host", run->summary.hostname}, {"command", run->summary.command}})
               << "\n";
-    std::cout << render_metric_table(run->metrics, lang, false);
+    std::cout << render_metric_table(run->metrics, lang, "term");
     return 0;
   }
   if (a.action == "export") {

@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "bench/bench.h"
-#include "report/bench_render.h"
 #include "bench/step_script.h"
 #include "cli/check_options.h"
 #include "cli/history_options.h"
@@ -53,7 +52,7 @@ std::string list_benches(Lang lang) {
 }
 
 int run(BenchArgs& a) {
-  RenderOptions ro = render_options(a.output);
+  RenderOptions ro = check_output(a.output);  // fails early with the hint; validates --lang
   if (a.list) {
     write_output(list_benches(ro.lang), a.output.out);
     return 0;
@@ -74,9 +73,6 @@ int run(BenchArgs& a) {
   }
   if (b->needs_target && a.target.empty()) throw UsageError("bench " + b->name + " needs a path: plumb bench " + b->name + " " + b->usage.en);
   if (!b->needs_target && !a.target.empty()) throw UsageError("bench " + b->name + " takes no path argument ('" + a.target + "')");
-  if (a.output.format != "term" && a.output.format != "md" && a.output.format != "json") {
-    throw UsageError("bench: unknown format '" + a.output.format + "' (use term, md or json)");
-  }
   if (a.samples < 0 || a.threads < 0 || a.warmup < 0 || a.duration < 0 || a.steps < 0 || a.timeout_s < 0) {
     throw UsageError("bench: counts and durations must not be negative");
   }
@@ -134,11 +130,7 @@ int run(BenchArgs& a) {
   Selection sel;
   sel.only = {"l2.bench", "l2.baseline"};
   r.findings = judge(r.facts, cfg.thresholds, sel);
-  if (a.output.format == "json") {
-    emit(r, a.output);
-  } else {
-    write_output(render_bench_results(r.facts, r.findings, ro.lang, a.output.format == "md"), a.output.out);
-  }
+  emit(r, a.output);
   bool measured = r.facts.bench.results.front().status == "ok";
   if (measured && !record_report(db.get(), r)) return 2;
   return exit_code_for(r.findings);

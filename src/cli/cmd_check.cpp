@@ -43,8 +43,7 @@ int run_check(const CheckArgs& a) {
   Selection sel = make_selection(a.only, a.skip, cfg.skip);
   Context ctx = make_context(a.machine);
   ctx.bench = a.bench;
-  if (!find_renderer(a.output.format)) emit(Report{}, a.output);  // fails early with the hint
-  render_options(a.output);                                       // validates --lang early
+  check_output(a.output);  // fails early with the hint; validates --lang
 
   auto start = std::chrono::steady_clock::now();
   Report r;
@@ -76,6 +75,7 @@ struct ReportArgs {
 };
 
 int run_report(const ReportArgs& a) {
+  check_output(a.output);  // fails early with the hint; validates --lang
   Config cfg = load_config_or_throw(a.config);
   Selection sel = make_selection(a.only, a.skip, cfg.skip);
   auto text = read_user_file(a.snapshot);
@@ -97,7 +97,7 @@ const bool kCheck = register_subcommand({"check", "health check of this machine 
                                          [](CLI::App& app) {
                                            auto a = std::make_shared<CheckArgs>();
                                            add_machine_options(app, a->machine);
-                                           add_output_options(app, a->output);
+                                           add_output_options(app, a->output, report_formats_with_prom());
                                            app.add_option("--only", a->only, "run only these check ids or prefixes (comma-separated)");
                                            app.add_option("--skip", a->skip, "skip these check ids or prefixes (comma-separated)");
                                            app.add_option("--save", a->save, "also save the snapshot (JSON) to FILE");
@@ -117,7 +117,7 @@ const bool kReport = register_subcommand({"report", "judge and render a saved sn
                                           [](CLI::App& app) {
                                             auto a = std::make_shared<ReportArgs>();
                                             app.add_option("snapshot", a->snapshot, "snapshot JSON written by check --save")->required();
-                                            add_output_options(app, a->output);
+                                            add_output_options(app, a->output, report_formats_with_prom());
                                             app.add_option("--config", a->config, "TOML file overriding thresholds");
                                             app.add_option("--only", a->only, "judge only these check ids or prefixes");
                                             app.add_option("--skip", a->skip, "skip these check ids or prefixes");

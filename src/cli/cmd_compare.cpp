@@ -1,11 +1,10 @@
 // `plumb compare [RUN] [--baseline RUN|FILE]`: every metric against the baseline with the change
 // and a verdict, the environment differences, and where to look; `plumb history [METRIC]`.
-#include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "bench/compare.h"
-#include "report/bench_render.h"
+#include "core/json.h"
+#include "report/table.h"
 #include "bench/stats.h"
 #include "cli/check_options.h"
 #include "cli/history_options.h"
@@ -26,10 +25,7 @@ struct CompareArgs {
 };
 
 int run_compare(const CompareArgs& a) {
-  RenderOptions ro = render_options(a.output);
-  if (a.output.format != "term" && a.output.format != "md" && a.output.format != "json") {
-    throw UsageError("compare: unknown format '" + a.output.format + "' (use term, md or json)");
-  }
+  check_output(a.output);  // fails early with the hint; validates --lang
   Config cfg = load_config_or_throw(a.config);
   if (a.warn_pct >= 0) cfg.thresholds.set("baseline.warn_pct", a.warn_pct);
   if (a.fail_pct >= 0) cfg.thresholds.set("baseline.fail_pct", a.fail_pct);
@@ -49,33 +45,28 @@ int run_compare(const CompareArgs& a) {
   }
   auto run = db->load(id);
   if (!run) throw UsageError(run.error().message);
-  Facts facts = run->facts;
+  Report r;
+  r.facts = run->facts;
   // Imported runs carry metrics without benchmark results: wrap them so the rules see them.
   bool has_metrics = false;
-  for (const auto& r : facts.bench.results) has_metrics |= r.status == "ok" && !r.metrics.empty();
+  for (const auto& x : r.facts.bench.results) has_metrics |= x.status == "ok" && !x.metrics.empty();
   if (!has_metrics) {
-    BenchResult r;
-    r.bench = run->summary.command;
-    r.metrics = run->metrics;
-    facts.bench.results.push_back(r);
+    BenchResult x;
+    x.bench = run->summary.command;
+    x.metrics = run->metrics;
+    r.facts.bench.results.push_back(x);
   }
-  attach_baseline(facts, db.get(), a.history);
-  if (!facts.bench.baseline.has()) throw UsageError(facts.bench.baseline.why());
-  const BaselineFacts& b = *facts.bench.baseline;
-
-  CompareView v;
-  v.baseline_label = b.origin + ", " + b.hostname + ", " + b.run_started_at;
-  v.current_label = "run " + std::to_string(id) + ", " + run->summary.hostname + ", " + run->summary.started_at;
-  CompareLimits lim{cfg.thresholds.get("baseline.warn_pct"), cfg.thresholds.get("baseline.fail_pct")};
-  v.rows = compare_metrics(b.metrics, metrics_of(facts), lim);
-  auto env = run->environment.empty() ? run_environment(facts) : run->environment;
-  v.env = environment_diff(b.environment, env);
+  attach_baseline(r.facts, db.get(), a.history);
+  if (!r.facts.bench.baseline.has()) throw UsageError(r.facts.bench.baseline.why());
+  // The report is about run `id` as compared now.
+  r.facts.meta.command = "compare run " + std::to_string(id);
+  r.facts.meta.hostname = run->summary.hostname;
+  r.facts.meta.started_at = run->summary.started_at;
   Selection sel;
-  sel.only = {"l2.baseline.regression"};
-  v.findings = judge(facts, cfg.thresholds, sel);
-  if (a.output.format == "json") write_output(compare_json(v), a.output.out);
-  else write_output(render_compare(v, ro.lang, a.output.format == "md"), a.output.out);
-  return exit_code_for(v.findings);
+  sel.only = {"l2.baseline"};
+  r.findings = judge(r.facts, cfg.thresholds, sel);
+  emit(r, a.output);
+  return exit_code_for(r.findings);
 }
 
 struct HistoryArgs {
@@ -93,55 +84,84 @@ const bool kUi = register_ui({
     {"history.host", {"host", "主机"}},
     {"history.metrics", {"metrics", "指标数"}},
     {"history.baseline", {"baseline", "基线"}},
+    {"history.title", {"recorded runs", "已记录的运行"}},
 });
 
+// The runs (or one metric across runs) as a table in the shared table model.
+TextTable history_table(HistoryDb& db, const HistoryArgs& a, Lang lang) {
+  if (a.metric.empty()) {
+    auto runs = db.runs("", a.limit);
+    if (!runs) throw UsageError(runs.error().message);
+    TextTable t{{tr(lang, "history.id"), tr(lang, "history.when"), tr(lang, "history.command"), tr(lang, "history.host"),
+                 tr(lang, "history.metrics"), tr(lang, "history.baseline")}};
+    for (const auto& r : *runs) {
+      t.push_back({std::to_string(r.id), r.started_at, r.command, r.hostname, std::to_string(r.metrics), r.baseline ? "*" : ""});
+    }
+    return t;
+  }
+  auto h = db.metric_history(a.metric, a.limit);
+  if (!h) throw UsageError(h.error().message);
+  if (h->empty()) throw UsageError("no run has metric '" + a.metric + "' in " + db.path() + " (plumb history lists runs)");
+  double first = h->front().second.median;
+  TextTable t{{tr(lang, "history.id"), tr(lang, "history.when"), a.metric + " (" + h->front().second.unit + ")", "CV",
+               tr(lang, "compare.change"), tr(lang, "history.baseline")}};
+  for (const auto& [r, m] : *h) {
+    t.push_back({std::to_string(r.id), r.started_at, fmt_num(m.median, 3), fmt_num(m.cv_pct, 1) + " %",
+                 format_change(change_pct(first, m.median)), r.baseline ? "*" : ""});
+  }
+  return t;
+}
+
+// JSON of the same table: {"schema_version", "tool", "lang", "history": {"database", "metric", "runs": [...]}}
+// with each row's cells under the documented keys.
+json history_json(HistoryDb& db, const HistoryArgs& a, Lang lang) {
+  json doc;
+  doc["schema_version"] = kSchemaVersion;
+  doc["tool"] = {{"name", "plumb"}, {"version", plumb_version()}};
+  doc["lang"] = lang_code(lang);
+  json runs = json::array();
+  if (a.metric.empty()) {
+    auto rs = db.runs("", a.limit);
+    if (!rs) throw UsageError(rs.error().message);
+    for (const auto& r : *rs) {
+      runs.push_back({{"id", r.id}, {"started_at", r.started_at}, {"command", r.command}, {"hostname", r.hostname},
+                      {"benches", r.benches}, {"metrics", r.metrics}, {"baseline", r.baseline}});
+    }
+  } else {
+    auto h = db.metric_history(a.metric, a.limit);
+    if (!h) throw UsageError(h.error().message);
+    if (h->empty()) throw UsageError("no run has metric '" + a.metric + "' in " + db.path() + " (plumb history lists runs)");
+    for (const auto& [r, m] : *h) {
+      runs.push_back({{"id", r.id}, {"started_at", r.started_at}, {"median", m.median}, {"cv_pct", m.cv_pct}, {"unit", m.unit},
+                      {"baseline", r.baseline}});
+    }
+  }
+  doc["history"] = {{"database", db.path()}, {"metric", a.metric}, {"runs", runs}};
+  return doc;
+}
+
 int run_history(const HistoryArgs& a) {
-  RenderOptions ro = render_options(a.output);
-  Lang lang = ro.lang;
+  RenderOptions ro = check_output(a.output);  // fails early with the hint; validates --lang
+  const Lang lang = ro.lang;
   if (a.limit <= 0) throw UsageError("history: --limit must be positive");
   auto db = open_history_or_throw(a.history, false);
-  std::ostringstream os;
+  const std::string& fmt = a.output.format;
+  if (fmt == "json") {
+    write_output(history_json(*db, a, lang).dump(2) + "\n", a.output.out);
+    return 0;
+  }
   if (a.metric.empty()) {
-    auto runs = db->runs("", a.limit);
-    if (!runs) throw UsageError(runs.error().message);
-    if (runs->empty()) {
+    auto runs = db->runs("", 1);
+    if (runs && runs->empty()) {
       write_output(fill(tr(lang, "history.empty"), {{"db", db->path()}}) + "\n", a.output.out);
       return 0;
     }
-    if (a.output.format == "json") {
-      json j = json::array();
-      for (const auto& r : *runs) {
-        j.push_back({{"id", r.id}, {"started_at", r.started_at}, {"command", r.command}, {"hostname", r.hostname},
-                     {"benches", r.benches}, {"metrics", r.metrics}, {"baseline", r.baseline}});
-      }
-      write_output(j.dump(2) + "\n", a.output.out);
-      return 0;
-    }
-    os << tr(lang, "history.id") << "\t" << tr(lang, "history.when") << "\t" << tr(lang, "history.command") << "\t"
-       << tr(lang, "history.host") << "\t" << tr(lang, "history.metrics") << "\n";
-    for (const auto& r : *runs) {
-      os << r.id << (r.baseline ? " *" : "") << "\t" << r.started_at << "\t" << r.command << "\t" << r.hostname << "\t" << r.metrics
-         << "\n";
-    }
-    os << "(* = " << tr(lang, "history.baseline") << ")\n";
-  } else {
-    auto h = db->metric_history(a.metric, a.limit);
-    if (!h) throw UsageError(h.error().message);
-    if (h->empty()) throw UsageError("no run has metric '" + a.metric + "' in " + db->path() + " (plumb history lists runs)");
-    if (a.output.format == "json") {
-      json j = json::array();
-      for (const auto& [r, m] : *h) j.push_back({{"id", r.id}, {"started_at", r.started_at}, {"median", m.median}, {"cv_pct", m.cv_pct}, {"unit", m.unit}});
-      write_output(j.dump(2) + "\n", a.output.out);
-      return 0;
-    }
-    double first = h->front().second.median;
-    os << a.metric << " (" << h->front().second.unit << ")\n";
-    for (const auto& [r, m] : *h) {
-      os << r.id << (r.baseline ? " *" : "") << "\t" << r.started_at << "\t" << fmt_num(m.median, 3) << "\tCV " << fmt_num(m.cv_pct, 1)
-         << " %\t" << format_change(change_pct(first, m.median)) << "\n";
-    }
   }
-  write_output(os.str(), a.output.out);
+  std::string title = a.metric.empty() ? tr(lang, "history.title") : a.metric;
+  std::string body = render_table(history_table(*db, a, lang), fmt);
+  if (fmt == "html") write_output(render_html_page(title + " — " + db->path(), body, lang), a.output.out);
+  else if (fmt == "md") write_output("## plumb history: " + title + "\n\n" + body, a.output.out);
+  else write_output(body, a.output.out);
   return 0;
 }
 

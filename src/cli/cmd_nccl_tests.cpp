@@ -63,8 +63,7 @@ int run_nccl_tests(const NcclTestsArgs& a) {
     }
   }
   if (a.net_gbps < 0) throw UsageError("--net-gbps must be positive");
-  if (!find_renderer(a.output.format)) emit(Report{}, a.output);
-  RenderOptions ro = render_options(a.output);
+  RenderOptions ro = check_output(a.output);
   Context ctx = make_context(a.machine);
   Report r;
   r.facts.meta.tool_version = plumb_version();

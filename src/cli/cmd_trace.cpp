@@ -38,8 +38,7 @@ trace::StepFilter parse_steps(const std::string& s) {
 
 int run_trace(const TraceArgs& a) {
   Config cfg = load_config_or_throw(a.config);
-  if (!find_renderer(a.output.format)) emit(Report{}, a.output);  // fails early with the hint
-  render_options(a.output);                                       // validates --lang early
+  check_output(a.output);  // fails early with the hint; validates --lang
   trace::TraceOptions opt;
   opt.steps = parse_steps(a.steps);
   auto files = trace::expand_trace_inputs(a.inputs);

@@ -67,8 +67,7 @@ int run_watch(const WatchArgs& a) {
   mo.pid = a.pid;
   mo.nvml_lib = a.nvml_lib;
   Context ctx = make_context(mo);
-  if (!find_renderer(a.output.format)) emit(Report{}, a.output);  // fails early with the hint
-  RenderOptions ro = render_options(a.output);
+  RenderOptions ro = check_output(a.output);  // fails early with the hint
 
   watch::StopSignal stop;  // before anything slow (NVML init), so Ctrl-C is never lost
   std::string gpu_why;
@@ -159,7 +158,7 @@ const bool kWatch = register_subcommand(
        app.add_option("--config", a->config, "TOML file overriding thresholds");
        app.add_option("--keep", a->keep, "samples kept for the summary (older ones are only in --record)")->capture_default_str();
        app.add_flag("--quiet,-q", a->quiet, "no live view, only the summary");
-       add_output_options(app, a->output);
+       add_output_options(app, a->output, report_formats_with_prom());
        return [a] { return run_watch(*a); };
      }});
 

@@ -5,6 +5,7 @@
 #include "core/facts/allocator.h"
 #include "core/facts/bench.h"
 #include "core/facts/comm.h"
+#include "core/facts/diff.h"
 #include "core/facts/framework.h"
 #include "core/facts/gpu.h"
 #include "core/facts/h5.h"
@@ -28,8 +29,9 @@ struct Facts {
   AllocatorFacts allocator;  // `plumb memory`
   H5Facts h5;                // `plumb h5`
   TopoFacts topo;            // `plumb topo`
+  SnapshotDiff diff;         // `plumb diff`
   bool operator==(const Facts&) const = default;
 };
-PLUMB_JSON(Facts, meta, host, gpu, framework, comm, bench, trace, watch, allocator, h5, topo)
+PLUMB_JSON(Facts, meta, host, gpu, framework, comm, bench, trace, watch, allocator, h5, topo, diff)
 
 }  // namespace plumb

@@ -1,13 +1,14 @@
-// Benchmark tables for the terminal and Markdown; words come from register_ui rows.
+// Benchmark blocks of the text reports (baseline section): each result's metric table, sweep,
+// settings, method and context, and the comparison with the baseline; words from register_ui rows.
 #include "report/bench_render.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "core/catalog.h"
-#include "core/json.h"
 #include "core/text.h"
+#include "report/report.h"
+#include "report/table.h"
 
 namespace plumb {
 
@@ -28,7 +29,6 @@ const bool kUi = register_ui({
     {"bench.sweep", {"Sweep", "扫描"}},
     {"bench.skipped", {"skipped: {reason}", "已跳过：{reason}"}},
     {"bench.error", {"could not run: {reason}", "无法运行：{reason}"}},
-    {"bench.findings", {"Findings", "诊断结论"}},
     {"bench.cpu", {"CPU", "CPU"}},
     {"bench.governor", {"governor", "调频策略"}},
     {"bench.load", {"load", "负载"}},
@@ -42,16 +42,8 @@ const bool kUi = register_ui({
     {"compare.baseline", {"baseline", "基线"}},
     {"compare.current", {"current", "当前"}},
     {"compare.change", {"change", "变化"}},
-    {"compare.verdict", {"verdict", "结论"}},
     {"compare.env", {"Environment differences", "环境差异"}},
     {"compare.no_env", {"no environment difference recorded", "未记录到环境差异"}},
-    {"compare.noisy", {"within noise", "在噪声范围内"}},
-    {"verdict.better", {"better", "更好"}},
-    {"verdict.same", {"same", "持平"}},
-    {"verdict.warn", {"worse", "变差"}},
-    {"verdict.fail", {"much worse", "显著变差"}},
-    {"verdict.only_baseline", {"baseline only", "仅基线有"}},
-    {"verdict.only_current", {"new", "新增"}},
 });
 
 std::string n(double v) {
@@ -67,196 +59,116 @@ std::string fact_n(const Fact<T>& f) {
   else return std::to_string(*f);
 }
 
-// A table: first row is the header. Markdown pipes, or aligned columns for the terminal.
-std::string table(const std::vector<std::vector<std::string>>& rows, bool md, const std::string& indent) {
-  std::ostringstream os;
-  if (rows.empty()) return "";
-  if (md) {
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      os << "|";
-      for (const auto& c : rows[i]) os << " " << c << " |";
-      os << "\n";
-      if (i == 0) {
-        os << "|";
-        for (std::size_t k = 0; k < rows[0].size(); ++k) os << "---|";
-        os << "\n";
-      }
-    }
-    return os.str();
-  }
-  // Width by display columns: count UTF-8 lead bytes, and CJK characters as two columns.
-  auto width = [](const std::string& s) {
-    std::size_t w = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      auto c = static_cast<unsigned char>(s[i]);
-      if ((c & 0xC0) == 0x80) continue;
-      w += c >= 0xE3 && c <= 0xE9 ? 2 : 1;
-    }
-    return w;
-  };
-  std::vector<std::size_t> wid(rows[0].size(), 0);
-  for (const auto& r : rows) {
-    for (std::size_t k = 0; k < r.size() && k < wid.size(); ++k) wid[k] = std::max(wid[k], width(r[k]));
-  }
-  for (const auto& r : rows) {
-    os << indent;
-    for (std::size_t k = 0; k < r.size() && k < wid.size(); ++k) {
-      os << r[k];
-      if (k + 1 < r.size()) os << std::string(wid[k] - width(r[k]) + 2, ' ');
-    }
-    os << "\n";
-  }
-  return os.str();
+std::string table(const TextTable& t, const std::string& format) {
+  return render_table(t, format, "    ") + (format == "md" ? "\n" : "");
 }
 
-void context_block(std::ostringstream& os, const BenchContext& c, Lang lang, bool md) {
-  std::string b = md ? "- " : "  ";
-  os << (md ? "\n**" + tr(lang, "bench.context") + "**\n\n" : tr(lang, "bench.context") + ":\n");
-  os << b << tr(lang, "bench.cpu") << ": " << fact_s(c.cpu_model) << "\n";
-  os << b << tr(lang, "bench.governor") << ": " << fact_s(c.governor) << "\n";
-  os << b << tr(lang, "bench.load") << ": " << fact_n(c.load_before) << " -> " << fact_n(c.load_after) << "\n";
-  os << b << tr(lang, "bench.cpus_allowed") << ": " << fact_n(c.allowed_cpus) << ", " << tr(lang, "bench.numa") << ": "
-     << fact_n(c.numa_nodes) << "\n";
-  os << b << tr(lang, "bench.kernel") << ": " << fact_s(c.kernel) << "\n";
+std::string context_block(const BenchContext& c, Lang lang, const std::string& format) {
+  std::string out = block_heading(tr(lang, "bench.context"), format);
+  auto line = [&](const std::string& s) { out += block_line(s, format); };
+  line(tr(lang, "bench.cpu") + ": " + fact_s(c.cpu_model));
+  line(tr(lang, "bench.governor") + ": " + fact_s(c.governor));
+  line(tr(lang, "bench.load") + ": " + fact_n(c.load_before) + " -> " + fact_n(c.load_after));
+  line(tr(lang, "bench.cpus_allowed") + ": " + fact_n(c.allowed_cpus) + ", " + tr(lang, "bench.numa") + ": " + fact_n(c.numa_nodes));
+  line(tr(lang, "bench.kernel") + ": " + fact_s(c.kernel));
   std::string v;
   for (const auto& [k, x] : c.versions) v += (v.empty() ? "" : ", ") + k + " " + x;
-  if (!v.empty()) os << b << tr(lang, "bench.versions") << ": " << v << "\n";
+  if (!v.empty()) line(tr(lang, "bench.versions") + ": " + v);
   auto gpus = [&](const std::vector<BenchGpuState>& g, const char* key) {
     for (const auto& s : g) {
-      os << b << tr(lang, key) << " " << s.bus_id << ": SM " << fact_n(s.sm_clock_mhz) << " MHz, mem " << fact_n(s.mem_clock_mhz)
-         << " MHz, reasons " << fact_n(s.throttle_reasons) << "\n";
+      line(tr(lang, key) + " " + s.bus_id + ": SM " + fact_n(s.sm_clock_mhz) + " MHz, mem " + fact_n(s.mem_clock_mhz) +
+           " MHz, reasons " + fact_n(s.throttle_reasons));
     }
   };
   gpus(c.gpus_before, "bench.gpu_before");
   gpus(c.gpus_after, "bench.gpu_after");
+  return out;
 }
+
+std::string result_block(const BenchResult& r, Lang lang, const std::string& format) {
+  std::string out = block_heading("plumb " + tr(lang, "bench.title") + " " + r.bench + " — " + r.context.hostname + " " +
+                                      r.context.started_at,
+                                  format);
+  if (r.status == "skipped") return out + block_line(fill(tr(lang, "bench.skipped"), {{"reason", r.reason}}), format);
+  if (r.status != "ok") return out + block_line(fill(tr(lang, "bench.error"), {{"reason", r.reason}}), format);
+  out += render_metric_table(r.metrics, lang, format);
+  if (!r.rows.empty()) {
+    out += block_heading(tr(lang, "bench.sweep"), format);
+    std::vector<std::string> keys, vals;
+    for (const auto& [k, v] : r.rows.front().setting) keys.push_back(k);
+    for (const auto& [k, v] : r.rows.front().values) vals.push_back(k);
+    TextTable s{keys};
+    s[0].insert(s[0].end(), vals.begin(), vals.end());
+    for (const auto& row : r.rows) {
+      std::vector<std::string> line;
+      for (const auto& k : keys) line.push_back(row.setting.count(k) ? row.setting.at(k) : "");
+      for (const auto& k : vals) line.push_back(row.values.count(k) ? n(row.values.at(k)) : "");
+      s.push_back(line);
+    }
+    out += table(s, format);
+  }
+  std::string p;
+  for (const auto& [k, v] : r.params) p += (p.empty() ? "" : ", ") + k + "=" + v;
+  out += block_line(tr(lang, "bench.params") + ": " + p, format);
+  for (const auto& [k, v] : r.notes) out += block_line(k + ": " + v, format);
+  return out + context_block(r.context, lang, format);
+}
+
+// The metrics measured in this run, in result order.
+std::vector<BenchMetric> measured(const Facts& f) {
+  std::vector<BenchMetric> v;
+  for (const auto& r : f.bench.results) {
+    if (r.status != "ok") continue;
+    for (const auto& m : r.metrics) v.push_back(m);
+  }
+  return v;
+}
+
+std::string results_block(const Report& r, const RenderOptions& o, const std::string& format) {
+  std::string out;
+  for (const auto& res : r.facts.bench.results) out += result_block(res, o.lang, format) + (format == "html" ? "" : "\n");
+  return out;
+}
+
+// Each metric against the baseline: medians and the change (the verdicts are the l2.baseline findings).
+std::string compare_block(const Report& r, const RenderOptions& o, const std::string& format) {
+  const auto& bf = r.facts.bench;
+  auto cur = measured(r.facts);
+  if (!bf.baseline.has() || cur.empty()) return {};
+  const Lang lang = o.lang;
+  const BaselineFacts& b = *bf.baseline;
+  const auto& m = r.facts.meta;
+  std::string out = block_heading(tr(lang, "compare.title") + ": " + tr(lang, "compare.baseline") + " " + b.origin + ", " +
+                                      b.hostname + ", " + b.run_started_at + "; " + tr(lang, "compare.current") + " " +
+                                      m.command + ", " + m.hostname + ", " + m.started_at,
+                                  format);
+  TextTable t{{tr(lang, "bench.metric"), tr(lang, "compare.baseline"), tr(lang, "compare.current"), tr(lang, "bench.unit"),
+               tr(lang, "compare.change")}};
+  for (const auto& row : compare_metrics(b.metrics, cur, CompareLimits{})) {
+    t.push_back({row.metric, row.baseline ? n(*row.baseline) : "-", row.current ? n(*row.current) : "-", row.unit,
+                 format_change(row.change_pct)});
+  }
+  out += table(t, format);
+  out += block_heading(tr(lang, "compare.env"), format);
+  auto env = environment_diff(b.environment, run_environment(r.facts));
+  if (env.empty()) return out + block_line(tr(lang, "compare.no_env"), format) + (format == "html" ? "" : "\n");
+  TextTable e{{"", tr(lang, "compare.baseline"), tr(lang, "compare.current")}};
+  for (const auto& d : env) e.push_back({d.key, d.baseline, d.current});
+  return out + table(e, format) + (format == "html" ? "" : "\n");
+}
+
+const bool kBlocks = register_report_block(20, {Section::baseline, results_block}) &&
+                     register_report_block(30, {Section::baseline, compare_block});
 
 }  // namespace
 
-std::string render_findings_compact(const std::vector<Finding>& findings, Lang lang, bool md) {
-  std::ostringstream os;
-  std::vector<const Finding*> v;
-  for (const auto& f : findings) v.push_back(&f);
-  std::stable_sort(v.begin(), v.end(), [](const Finding* a, const Finding* b) { return a->status < b->status; });
-  for (const Finding* f : v) {
-    const CatalogEntry* e = find_entry(f->id);
-    std::string title = e != nullptr ? e->title.in(lang) : f->id;
-    std::string tag = "[" + tr(lang, std::string("status.") + status_name(f->status)) + "]";
-    os << (md ? "- " : "") << tag << " " << title;
-    if (f->subject != "host") os << " (" << f->subject << ")";
-    os << (md ? " `" + f->id + "`" : "  " + f->id) << "\n" << (md ? "  " : "       ") << finding_message(*f, lang) << "\n";
-    if (f->status == Status::fail || f->status == Status::warn) {
-      std::string ind = md ? "  - " : "       ";
-      for (const auto& ev : f->evidence) {
-        os << ind << tr(lang, "label.evidence") << ": " << ev.what << " = " << ev.value;
-        if (!ev.source.empty()) os << " (" << ev.source << ")";
-        os << "\n";
-      }
-      if (!f->threshold.empty()) os << ind << tr(lang, "label.threshold") << ": " << f->threshold << "\n";
-      std::string fix = finding_fix(*f, lang);
-      if (!fix.empty()) os << ind << tr(lang, "label.fix") << ": " << fix << "\n";
-      std::string verify = finding_verify(*f);
-      if (!verify.empty()) os << ind << tr(lang, "label.verify") << ": " << verify << "\n";
-    }
-  }
-  return os.str();
-}
-
-std::string render_metric_table(const std::vector<BenchMetric>& metrics, Lang lang, bool md) {
-  std::vector<std::vector<std::string>> t{{tr(lang, "bench.metric"), tr(lang, "bench.median"), tr(lang, "bench.min"), tr(lang, "bench.max"),
-                                           tr(lang, "bench.cv"), tr(lang, "bench.samples"), tr(lang, "bench.unit")}};
+std::string render_metric_table(const std::vector<BenchMetric>& metrics, Lang lang, const std::string& format) {
+  TextTable t{{tr(lang, "bench.metric"), tr(lang, "bench.median"), tr(lang, "bench.min"), tr(lang, "bench.max"),
+               tr(lang, "bench.cv"), tr(lang, "bench.samples"), tr(lang, "bench.unit")}};
   for (const auto& m : metrics) {
     t.push_back({m.name, n(m.median), n(m.min), n(m.max), fmt_num(m.cv_pct, 1) + " %", std::to_string(m.samples), m.unit});
   }
-  return table(t, md, "  ");
-}
-
-std::string render_bench_results(const Facts& facts, const std::vector<Finding>& findings, Lang lang, bool md) {
-  std::ostringstream os;
-  for (const auto& r : facts.bench.results) {
-    os << (md ? "### " : "") << "plumb " << tr(lang, "bench.title") << " " << r.bench << " — " << r.context.hostname << " "
-       << r.context.started_at << "\n";
-    if (md) os << "\n";
-    if (r.status == "skipped") {
-      os << "  " << fill(tr(lang, "bench.skipped"), {{"reason", r.reason}}) << "\n\n";
-      continue;
-    }
-    if (r.status != "ok") {
-      os << "  " << fill(tr(lang, "bench.error"), {{"reason", r.reason}}) << "\n\n";
-      continue;
-    }
-    os << render_metric_table(r.metrics, lang, md);
-    if (!r.rows.empty()) {
-      os << (md ? "\n**" + tr(lang, "bench.sweep") + "**\n\n" : tr(lang, "bench.sweep") + ":\n");
-      std::vector<std::string> keys, vals;
-      for (const auto& [k, v] : r.rows.front().setting) keys.push_back(k);
-      for (const auto& [k, v] : r.rows.front().values) vals.push_back(k);
-      std::vector<std::vector<std::string>> s{keys};
-      s[0].insert(s[0].end(), vals.begin(), vals.end());
-      for (const auto& row : r.rows) {
-        std::vector<std::string> line;
-        for (const auto& k : keys) line.push_back(row.setting.count(k) ? row.setting.at(k) : "");
-        for (const auto& k : vals) line.push_back(row.values.count(k) ? n(row.values.at(k)) : "");
-        s.push_back(line);
-      }
-      os << table(s, md, "  ");
-    }
-    std::string p;
-    for (const auto& [k, v] : r.params) p += (p.empty() ? "" : ", ") + k + "=" + v;
-    os << (md ? "\n- " : "  ") << tr(lang, "bench.params") << ": " << p << "\n";
-    for (const auto& [k, v] : r.notes) os << (md ? "- " : "  ") << k << ": " << v << "\n";
-    context_block(os, r.context, lang, md);
-    os << "\n";
-  }
-  if (!findings.empty()) {
-    os << (md ? "### " : "") << tr(lang, "bench.findings") << (md ? "\n\n" : ":\n") << render_findings_compact(findings, lang, md);
-  }
-  return os.str();
-}
-
-std::string render_compare(const CompareView& v, Lang lang, bool md) {
-  std::ostringstream os;
-  os << (md ? "## " : "") << tr(lang, "compare.title") << ": " << tr(lang, "compare.baseline") << " " << v.baseline_label << "; "
-     << tr(lang, "compare.current") << " " << v.current_label << "\n\n";
-  std::vector<std::vector<std::string>> t{{tr(lang, "bench.metric"), tr(lang, "compare.baseline"), tr(lang, "compare.current"),
-                                           tr(lang, "bench.unit"), tr(lang, "compare.change"), tr(lang, "compare.verdict")}};
-  for (const auto& r : v.rows) {
-    std::string verdict = tr(lang, std::string("verdict.") + verdict_name(r.verdict));
-    if (r.within_noise && (r.verdict == Verdict::warn || r.verdict == Verdict::fail)) verdict += " (" + tr(lang, "compare.noisy") + ")";
-    t.push_back({r.metric, r.baseline ? n(*r.baseline) : "-", r.current ? n(*r.current) : "-", r.unit, format_change(r.change_pct), verdict});
-  }
-  os << table(t, md, "  ") << "\n";
-  os << (md ? "### " : "") << tr(lang, "compare.env") << (md ? "\n\n" : ":\n");
-  if (v.env.empty()) {
-    os << (md ? "- " : "  ") << tr(lang, "compare.no_env") << "\n";
-  } else {
-    std::vector<std::vector<std::string>> e{{"", tr(lang, "compare.baseline"), tr(lang, "compare.current")}};
-    for (const auto& d : v.env) e.push_back({d.key, d.baseline, d.current});
-    os << table(e, md, "  ");
-  }
-  if (!v.findings.empty()) {
-    os << "\n" << (md ? "### " : "") << tr(lang, "bench.findings") << (md ? "\n\n" : ":\n") << render_findings_compact(v.findings, lang, md);
-  }
-  return os.str();
-}
-
-std::string compare_json(const CompareView& v) {
-  json j;
-  j["baseline"] = v.baseline_label;
-  j["current"] = v.current_label;
-  j["rows"] = json::array();
-  for (const auto& r : v.rows) {
-    json x{{"metric", r.metric}, {"unit", r.unit}, {"higher_is_better", r.higher_is_better}, {"verdict", verdict_name(r.verdict)},
-           {"worse_pct", r.worse_pct}, {"noise_pct", r.noise_pct}, {"within_noise", r.within_noise}};
-    x["baseline_median"] = r.baseline ? json(*r.baseline) : json(nullptr);
-    x["current_median"] = r.current ? json(*r.current) : json(nullptr);
-    x["change_pct"] = r.change_pct ? json(*r.change_pct) : json(nullptr);
-    j["rows"].push_back(x);
-  }
-  j["environment"] = json::array();
-  for (const auto& d : v.env) j["environment"].push_back({{"key", d.key}, {"baseline", d.baseline}, {"current", d.current}});
-  j["findings"] = v.findings;
-  return j.dump(2) + "\n";
+  return table(t, format);
 }
 
 }  // namespace plumb

@@ -49,6 +49,15 @@ footer{color:#57606a;font-size:.85em;margin-top:40px}
 @media print{nav{display:none}article.finding{break-inside:avoid}}
 )css";
 
+// Everything up to <main>: the same head (CSP, style) for every page plumb writes.
+std::string page_head(const std::string& title, Lang lang, const std::string& version) {
+  return std::string("<!DOCTYPE html>\n<html lang=\"") + lang_code(lang) + "\">\n<head>\n<meta charset=\"utf-8\"/>\n" +
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"/>\n" +
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n" +
+         "<meta name=\"generator\" content=\"plumb " + html_escape(version) + "\"/>\n<title>" + html_escape(title) +
+         "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<main>\n";
+}
+
 std::string status_badge(Status s, Lang lang) {
   return std::string("<span class=\"status s-") + status_name(s) + "\">" +
          html_escape(tr(lang, std::string("status.") + status_name(s))) + "</span>";
@@ -133,11 +142,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   const auto& m = r.facts.meta;
   const std::string host = m.hostname.empty() ? "?" : m.hostname;
   std::ostringstream os;
-  os << "<!DOCTYPE html>\n<html lang=\"" << lang_code(lang) << "\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-     << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"/>\n"
-     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-     << "<meta name=\"generator\" content=\"plumb " << html_escape(m.tool_version) << "\"/>\n<title>"
-     << html_escape(tr(lang, "report.title") + " — " + host) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<main>\n";
+  os << page_head(tr(lang, "report.title") + " — " + host, lang, m.tool_version);
   os << "<h1>" << html_escape(tr(lang, "report.title")) << "</h1>\n<p class=\"meta\">"
      << html_escape(fill(tr(lang, "report.generated"), {{"version", m.tool_version}, {"host", host}, {"time", m.started_at}}))
      << (m.command.empty() ? "" : " · plumb " + html_escape(m.command)) << "</p>\n";
@@ -235,4 +240,10 @@ std::string render_html(const Report& r, const RenderOptions& o) {
 const bool kRegistered = register_renderer({"html", render_html});
 
 }  // namespace
+
+std::string render_html_page(const std::string& title, const std::string& body, Lang lang) {
+  return page_head(title, lang, plumb_version()) + "<h1>" + html_escape(title) + "</h1>\n<div class=\"table-wrap\">\n" + body +
+         "</div>\n<footer>plumb " + html_escape(plumb_version()) + "</footer>\n</main>\n</body>\n</html>\n";
+}
+
 }  // namespace plumb

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/i18n.h"
+
 namespace plumb {
 
 // First row is the header; cells are plain text (each format escapes what it must).
@@ -21,6 +23,10 @@ std::string block_heading(const std::string& text, const std::string& format);
 std::string block_line(const std::string& text, const std::string& format);
 // Preformatted text (the topology matrix): indented lines, a fenced block or <pre>.
 std::string block_pre(const std::string& text, const std::string& format);
+
+// A complete, self-contained HTML page (the report's head, style and CSP) around HTML blocks, for
+// outputs that are not a Report (`plumb history`).
+std::string render_html_page(const std::string& title, const std::string& body, Lang lang);
 
 // Display width of UTF-8 text in a terminal (µ counts 1 column, CJK 2).
 std::size_t display_width(std::string_view s);

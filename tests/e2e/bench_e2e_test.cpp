@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -69,7 +70,10 @@ TEST_F(BenchE2e, BaselineRoundTripAcrossDatabases) {
   auto strict = plumb({"compare", "--warn-pct", "0", "--fail-pct", "0", "--format", "json"});
   json sj = json::parse(strict.out, nullptr, false);
   ASSERT_TRUE(sj.is_object()) << strict.out;
-  EXPECT_EQ(sj["rows"].size(), 4u);
+  // The documented report: the baseline's metrics in the facts, one regression verdict per metric.
+  EXPECT_EQ(sj["facts"]["bench"]["baseline"]["value"]["metrics"].size(), 4u);
+  EXPECT_TRUE(std::any_of(sj["findings"].begin(), sj["findings"].end(),
+                          [](const json& f) { return f["id"] == "l2.baseline.regression"; }));
   std::string file = dir_ + "/baseline.json";
   auto ex = plumb({"baseline", "export", file});
   ASSERT_EQ(ex.exit_code, 0) << ex.err;

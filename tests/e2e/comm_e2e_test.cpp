@@ -7,6 +7,7 @@
 
 #include "../test_util.h"
 #include "collect/nccl_topo_xml.h"
+#include "core/json.h"
 
 namespace plumb {
 namespace {
