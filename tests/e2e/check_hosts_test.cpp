@@ -173,7 +173,7 @@ TEST_P(CheckHost, JsonFindingsAndExitCode) {
 }
 
 // The facts behind the findings: the numbers the fixtures were built with.
-TEST_P(CheckHost, JsonFactsOfHostb) {
+TEST_P(CheckHost, JsonFactsOfCpuMemoryProcess) {
   const std::string name = GetParam();
   RunOutput r = run_plumb(check_args(name, {"--format", "json", "--only", "collect.cpu,collect.memory,collect.process,collect.sysctl,collect.psi"}));
   json j = parse_json(r);
@@ -200,7 +200,7 @@ INSTANTIATE_TEST_SUITE_P(Hosts, CheckHost, ::testing::ValuesIn(cases()),
                            return n;
                          });
 
-// Once hosta's cgroup collector fills effective_cpus, the thread rule must judge against the quota.
+// Once the cgroup collector fills effective_cpus, the thread rule must judge against the quota.
 TEST(CheckHostDockerV1, ThreadRuleUsesTheCgroupQuotaWhenKnown) {
   RunOutput r = run_plumb(check_args("docker-v1", {"--format", "json"}));
   json j = parse_json(r);
@@ -235,7 +235,7 @@ TEST(CheckSelection, SkippingAllRulesOfACollectorSkipsTheCollector) {
 
 struct TempDir {
   fs::path dir;
-  explicit TempDir(const std::string& name) : dir(fs::path(::testing::TempDir()) / ("hostb_e2e_" + name + "_" + std::to_string(::getpid()))) {
+  explicit TempDir(const std::string& name) : dir(fs::path(::testing::TempDir()) / ("plumb_check_e2e_" + name + "_" + std::to_string(::getpid()))) {
     fs::remove_all(dir);
     fs::create_directories(dir);
   }
@@ -305,7 +305,7 @@ TEST(CheckSelection, UnknownIdGetsDidYouMean) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
-TEST(CheckList, ListsEveryHostbCheckInBothLanguages) {
+TEST(CheckList, ListsEveryCpuMemoryProcessCheckInBothLanguages) {
   RunOutput en = run_plumb({"check", "--list"});
   EXPECT_EQ(en.exit_code, 0) << en.err;
   RunOutput zh = run_plumb({"check", "--list", "--lang", "zh"});

@@ -5,7 +5,7 @@
 
 #include "collect/kmsg.h"
 #include "core/text.h"
-#include "hosta_test_util.h"
+#include "scratch_root.h"
 #include "../../test_util.h"
 
 namespace plumb {

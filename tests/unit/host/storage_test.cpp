@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "collect/storage.h"
-#include "hosta_test_util.h"
+#include "scratch_root.h"
 #include "../../test_util.h"
 
 namespace plumb {

@@ -1,4 +1,4 @@
-// Helpers for host helper A's tests: scratch root trees written file by file.
+// Scratch root trees for collector tests, written file by file.
 #pragma once
 
 #include <filesystem>
@@ -13,7 +13,7 @@ namespace plumb::test {
 class ScratchRoot {
  public:
   explicit ScratchRoot(const std::string& name)
-      : dir_(std::filesystem::path(::testing::TempDir()) / ("plumb_hosta_" + name)) {
+      : dir_(std::filesystem::path(::testing::TempDir()) / ("plumb_scratch_root_" + name)) {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }

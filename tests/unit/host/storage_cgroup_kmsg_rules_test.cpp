@@ -1,4 +1,4 @@
-// Host helper A's rules: a passing and a failing case each, skips with reasons, catalogue rows.
+// The storage, cgroup and kernel-log rules: a passing and a failing case each, skips with reasons, catalogue rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,7 +43,7 @@ Facts with_disks(std::vector<BlockDevice> disks) {
   return f;
 }
 
-TEST(HostaIoSchedulerRule, NvmeWithNoneOrNot) {
+TEST(IoSchedulerRule, NvmeWithNoneOrNot) {
   auto v = run("l3.storage.io_scheduler", with_disks({disk("nvme0n1", false, "none"), disk("nvme1n1", false, "mq-deadline"),
                                                      disk("sda", true, "bfq"), disk("loop0", false, "none")}));
   ASSERT_EQ(v.size(), 2u);  // the HDD and the loop device are not judged
@@ -58,7 +58,7 @@ TEST(HostaIoSchedulerRule, NvmeWithNoneOrNot) {
   EXPECT_NE(finding_fix(bad, Lang::zh).find("udev"), std::string::npos);
 }
 
-TEST(HostaIoSchedulerRule, LegacyCfqAndNoSsd) {
+TEST(IoSchedulerRule, LegacyCfqAndNoSsd) {
   auto v = run("l3.storage.io_scheduler", with_disks({disk("sdb", false, "cfq")}));
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].variant, "legacy");
@@ -69,7 +69,7 @@ TEST(HostaIoSchedulerRule, LegacyCfqAndNoSsd) {
   EXPECT_EQ(hdd[0].variant, "no_ssd");
 }
 
-TEST(HostaIoSchedulerRule, SkipsWithReasons) {
+TEST(IoSchedulerRule, SkipsWithReasons) {
   Facts f;
   f.host.storage.block_devices = Fact<std::vector<BlockDevice>>::none("absent: /sys/block (No such file or directory)");
   auto v = run("l3.storage.io_scheduler", f);
@@ -84,7 +84,7 @@ TEST(HostaIoSchedulerRule, SkipsWithReasons) {
   EXPECT_EQ(j[0].subject, "nvme0n1");
 }
 
-TEST(HostaReadAheadRule, SmallIsInfoAndThresholdsOverride) {
+TEST(ReadAheadRule, SmallIsInfoAndThresholdsOverride) {
   auto v = run("l3.storage.read_ahead", with_disks({disk("nvme0n1", false, "none", 16), disk("nvme1n1", false, "none", 128),
                                                    disk("sda", true, "bfq", 128)}));
   EXPECT_EQ(one(v, "nvme0n1").status, Status::info);
@@ -108,7 +108,7 @@ Facts with_data(const std::string& fs, bool network) {
   return f;
 }
 
-TEST(HostaDataPathRule, LocalNetworkOverlayAndNone) {
+TEST(DataPathRule, LocalNetworkOverlayAndNone) {
   EXPECT_EQ(run("l3.storage.data_path", with_data("xfs", false))[0].status, Status::pass);
   auto nfs = run("l3.storage.data_path", with_data("nfs4", true))[0];
   EXPECT_EQ(nfs.status, Status::info);
@@ -139,7 +139,7 @@ Facts with_shm(const std::string& opts, std::optional<std::uint64_t> mem_total =
   return f;
 }
 
-TEST(HostaShmRule, DockerDefaultFailsLargePasses) {
+TEST(ShmRule, DockerDefaultFailsLargePasses) {
   auto docker = run("l3.storage.shm_size", with_shm("rw,size=64M"))[0];
   EXPECT_EQ(docker.status, Status::fail);
   EXPECT_EQ(docker.variant, "docker_default");
@@ -150,7 +150,7 @@ TEST(HostaShmRule, DockerDefaultFailsLargePasses) {
   EXPECT_EQ(run("l3.storage.shm_size", with_shm("rw,size=16384M"))[0].status, Status::pass);
 }
 
-TEST(HostaShmRule, TmpfsDefaultIsHalfOfRam) {
+TEST(ShmRule, TmpfsDefaultIsHalfOfRam) {
   auto big = run("l3.storage.shm_size", with_shm("rw,nosuid", 64ull << 30))[0];
   EXPECT_EQ(big.status, Status::pass);
   EXPECT_EQ(big.variant, "pass_default");
@@ -161,7 +161,7 @@ TEST(HostaShmRule, TmpfsDefaultIsHalfOfRam) {
   EXPECT_EQ(unknown.variant, "percent_unknown_ram");
 }
 
-TEST(HostaShmRule, NotMountedWarns) {
+TEST(ShmRule, NotMountedWarns) {
   Facts f;
   f.host.storage.collected = true;
   f.host.storage.shm.fs_type = Fact<std::string>::none("/dev/shm is not a mount point in /proc/mounts", "/proc/mounts");
@@ -184,7 +184,7 @@ Facts with_cgroup(std::optional<std::uint64_t> limit, std::optional<std::uint64_
   return f;
 }
 
-TEST(HostaCgroupLimitRule, FarBelowHostMemoryWarns) {
+TEST(CgroupLimitRule, FarBelowHostMemoryWarns) {
   auto low = run("l3.memory.cgroup_limit", with_cgroup(16ull << 30, 256ull << 30))[0];
   EXPECT_EQ(low.status, Status::warn);
   EXPECT_EQ(low.args.at("pct"), "6.2");
@@ -202,7 +202,7 @@ TEST(HostaCgroupLimitRule, FarBelowHostMemoryWarns) {
   EXPECT_EQ(run("l3.memory.cgroup_limit", unread)[0].status, Status::skip);
 }
 
-TEST(HostaCgroupOomRule, KillsFail) {
+TEST(CgroupOomRule, KillsFail) {
   auto bad = run("l3.memory.cgroup_oom_kills", with_cgroup(16ull << 30, 256ull << 30, 3))[0];
   EXPECT_EQ(bad.status, Status::fail);
   EXPECT_NE(finding_message(bad, Lang::en).find("3 OOM kill"), std::string::npos);
@@ -233,7 +233,7 @@ OomKill kill(const std::string& scope, std::int64_t pid, const std::string& name
   return k;
 }
 
-TEST(HostaOomKillsRule, VictimsNamedByScope) {
+TEST(OomKillsRule, VictimsNamedByScope) {
   auto cg = run("l3.kernel.oom_kills", with_log({kill("cgroup", 629, "onmt_train")}))[0];
   EXPECT_EQ(cg.status, Status::fail);
   EXPECT_EQ(cg.variant, "fail_cgroup");
@@ -245,7 +245,7 @@ TEST(HostaOomKillsRule, VictimsNamedByScope) {
   EXPECT_EQ(run("l3.kernel.oom_kills", with_log({}))[0].status, Status::pass);
 }
 
-TEST(HostaOomKillsRule, UnreadableLogSkipsNamingCapSyslog) {
+TEST(OomKillsRule, UnreadableLogSkipsNamingCapSyslog) {
   Facts f;
   f.host.kmsg.collected = true;
   f.host.kmsg.records = Fact<std::uint64_t>::none(
@@ -258,7 +258,7 @@ TEST(HostaOomKillsRule, UnreadableLogSkipsNamingCapSyslog) {
   }
 }
 
-TEST(HostaCatalogue, RowsHaveBothLanguagesAndKnownFunnelLinks) {
+TEST(StorageCgroupKmsgCatalogue, RowsHaveBothLanguagesAndKnownFunnelLinks) {
   for (const char* id : {"l3.storage.io_scheduler", "l3.storage.read_ahead", "l3.storage.data_path", "l3.storage.shm_size",
                          "l3.memory.cgroup_limit", "l3.memory.cgroup_oom_kills", "l3.kernel.oom_kills"}) {
     const CatalogEntry* e = find_entry(id);

@@ -1,12 +1,12 @@
-// End to end: `plumb check` against the fixture host trees for host helper A's checks (cgroups,
-// storage, kernel log): finding ids and statuses in JSON, words in both languages, bad input.
+// End to end: `plumb check` against the fixture host trees for the storage, cgroup and kernel-log checks
+// (block devices, mounts, /dev/shm, cgroup limits and OOM kills, kernel log): finding ids and statuses in JSON, words in both languages, bad input.
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "core/json.h"
 #include "../test_util.h"
-#include "../unit/host/hosta_test_util.h"
+#include "../unit/host/scratch_root.h"
 
 namespace plumb {
 namespace {
@@ -43,7 +43,7 @@ Checked check(const std::string& host, std::vector<std::string> extra = {}) {
   return c;
 }
 
-TEST(HostAE2E, Healthy) {
+TEST(StorageCgroupKmsgE2E, Healthy) {
   auto c = check("healthy", {"--data", "/data/imagenet"});
   EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
   EXPECT_EQ(c.at("l3.storage.io_scheduler", "nvme0n1"), "pass");
@@ -59,7 +59,7 @@ TEST(HostAE2E, Healthy) {
   EXPECT_EQ(c.doc["facts"]["host"]["storage"]["data_paths"][0]["device"]["value"], "nvme0n1");
 }
 
-TEST(HostAE2E, NvmeMisconfigured) {
+TEST(StorageCgroupKmsgE2E, NvmeMisconfigured) {
   auto c = check("nvme-misconfigured", {"--data", "/data/imagenet"});
   EXPECT_EQ(c.run.exit_code, 1);
   EXPECT_EQ(c.at("l3.storage.io_scheduler", "nvme0n1"), "warn");  // mq-deadline
@@ -80,7 +80,7 @@ TEST(HostAE2E, NvmeMisconfigured) {
   EXPECT_EQ(c.doc["facts"]["host"]["cgroup"]["memory_limit_bytes"]["value"], 17179869184ull);
 }
 
-TEST(HostAE2E, DockerV1) {
+TEST(StorageCgroupKmsgE2E, DockerV1) {
   auto c = check("docker-v1");
   EXPECT_EQ(c.run.exit_code, 1);
   EXPECT_EQ(c.at("l3.storage.shm_size"), "fail");  // Docker's 64 MB default
@@ -93,7 +93,7 @@ TEST(HostAE2E, DockerV1) {
   EXPECT_EQ(cg["effective_cpus"]["value"], 2.0);  // cfs_quota 200000 / period 100000
 }
 
-TEST(HostAE2E, OomXidWithKmsgFile) {
+TEST(StorageCgroupKmsgE2E, OomXidWithKmsgFile) {
   auto c = check("oom-xid", {"--kmsg", test::fixture("kmsg/oom-xid-dmesg.log"), "--data", "/mnt/datasets/coco"});
   EXPECT_EQ(c.run.exit_code, 1);
   EXPECT_EQ(c.at("l3.kernel.oom_kills"), "fail");
@@ -116,7 +116,7 @@ TEST(HostAE2E, OomXidWithKmsgFile) {
   EXPECT_EQ(xid48, 1);
 }
 
-TEST(HostAE2E, ReportsInBothLanguages) {
+TEST(StorageCgroupKmsgE2E, ReportsInBothLanguages) {
   std::vector<std::string> base{"check", "--root", test::host_fixture("oom-xid"), "--kmsg", test::fixture("kmsg/oom-xid-dmesg.log"),
                                 "--only", kOnly, "--format", "md"};
   auto en = test::run_plumb(base);
@@ -131,7 +131,7 @@ TEST(HostAE2E, ReportsInBothLanguages) {
   EXPECT_NE(docker.out.find("Docker 默认值"), std::string::npos);
 }
 
-TEST(HostAE2E, SnapshotRoundTripJudgesTheSame) {
+TEST(StorageCgroupKmsgE2E, SnapshotRoundTripJudgesTheSame) {
   test::ScratchRoot r("e2e_snap");
   std::string snap = r.path() + "/snap.json";
   auto c = test::run_plumb({"check", "--root", test::host_fixture("nvme-misconfigured"), "--only", kOnly, "--data",
@@ -141,7 +141,7 @@ TEST(HostAE2E, SnapshotRoundTripJudgesTheSame) {
   EXPECT_EQ(json::parse(again.out)["findings"], json::parse(c.out)["findings"]);
 }
 
-TEST(HostAE2E, BadInput) {
+TEST(StorageCgroupKmsgE2E, BadInput) {
   auto missing = test::run_plumb({"check", "--root", test::host_fixture("healthy"), "--kmsg", "/nonexistent/kmsg.log"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("--kmsg"), std::string::npos);
