@@ -4,13 +4,13 @@
     bench/trace_bench.py --plumb build/release/plumb [--seed TRACE] [--size-mb 1024] [--runs 3]
 
 Builds a large Kineto trace by repeating the events of a real one (each copy shifted in time by
-the seed's span and in correlation ids by the seed's largest, so ProfilerSteps stay distinct and
+the --seed trace's span and in correlation ids by its largest id, so ProfilerSteps stay distinct and
 kernels match the runtime call that launched them), then measures in the same run, with
 /usr/bin/time -v (wall seconds, max RSS):
   1. plumb trace BIG -f json                     (one core: plumb reads on one thread)
   2. python3 -c 'import json; json.load(open(BIG))'
   3. bench/trace_reference.py BIG                (json.load + the same step metrics in Python)
-and prints MB/s, peak RSS and the ratios against the issue's targets (>= 500 MB/s, RSS < half
+and prints MB/s, peak RSS and the ratios against the targets (>= 500 MB/s, RSS < half
 the file, >= 20x faster than json.load). The big file is deleted afterwards unless --keep.
 """
 import argparse

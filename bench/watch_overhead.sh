@@ -4,9 +4,10 @@
 #
 #   bench/watch_overhead.sh [SECONDS] [PLUMB_BINARY]
 #
-# SECONDS defaults to 60 (the issue's figure; pass 10 for a quick run). GPUs: the NVML library
-# in PLUMB_NVML_LIB (the fake 8-GPU NVML of tests/helpers/fake_nvml, or the real driver) when it
-# is set, else the scripted 8-GPU sampler (tests/fixtures/watch/gpu-scripts/eight-gpus.json).
+# SECONDS defaults to 60 (the run length the overhead target is stated for; 10 for a quick run).
+# GPUs: the NVML library in PLUMB_NVML_LIB (the fake 8-GPU NVML of tests/helpers/fake_nvml, or the
+# real driver) when it is set, else the scripted 8-GPU sampler
+# (tests/fixtures/watch/gpu-scripts/eight-gpus.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
