@@ -105,7 +105,7 @@ TEST(BadInput, ConfigThatIsNotANumber) {
   TempDir t("toml_type");
   t.put("type.toml", "[thresholds]\n\"process.memlock_min_mib\" = \"lots\"\n");
   RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--config", (t.dir / "type.toml").string()});
-  expect_one_line_error(r, "must be a number");
+  expect_one_line_error(r, "type.toml:2:29: threshold 'process.memlock_min_mib' must be a finite number >= 0 (MiB), not a string");
 }
 
 TEST(BadInput, OutIntoMissingDirectory) {
