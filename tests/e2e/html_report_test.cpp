@@ -70,7 +70,7 @@ TEST(HtmlReport, CheckReportIsWellFormedSelfContainedAndMatchesJson) {
   }
 }
 
-TEST(HtmlReport, ChineseReportUsesTheSeedVocabulary) {
+TEST(HtmlReport, ChineseReportUsesTheReportTemplateVocabulary) {
   auto h = test::run_plumb({"check", "--root", test::host_fixture("oom-xid"), "--format", "html", "--lang", "zh-CN"});
   std::string error;
   auto doc = parse_html(h.out, error);

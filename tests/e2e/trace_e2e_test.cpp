@@ -33,7 +33,7 @@ TEST(TraceE2E, ResNet50DataLoaderBoundWarnsAndItsTwinDoesNot) {
   ASSERT_TRUE(slow && fast);
   EXPECT_EQ((*slow)["status"], "warn");
   EXPECT_EQ((*fast)["status"], "pass");
-  // The JSON contract of the issue: per trace rank, steps[] and summary shares.
+  // The JSON contract of `plumb trace`: per trace rank, steps[] and summary shares.
   const auto& t = doc["facts"]["trace"]["traces"][0];
   EXPECT_TRUE(t.contains("rank"));
   ASSERT_EQ(t["steps"].size(), 6u);

@@ -93,7 +93,7 @@ TEST(BenchRun, GpuBenchmarksSkipWithAPreciseReasonWithoutAGpu) {
   }
 }
 
-TEST(BenchRun, RegistryHasEveryBenchmarkOfTheIssue) {
+TEST(BenchRun, RegistryHasEveryBenchmark) {
   for (const char* n : {"membw", "storage", "dataload", "h2d", "d2d", "gemm", "allreduce", "step"}) {
     const BenchInfo* b = find_bench(n);
     ASSERT_NE(b, nullptr) << n;

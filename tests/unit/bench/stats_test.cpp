@@ -50,8 +50,8 @@ TEST(BenchKnee, ReaderLevelsEndAtTwiceTheCpus) {
   EXPECT_EQ(reader_levels(8), (std::vector<int>{1, 2, 4, 8, 16}));
 }
 
-TEST(BenchAdvice, SeedRuleOfThumbAndDisagreement) {
-  // The seed's example: 3 GB/s, 2 MB per image -> 1500, capped at 2 x 16 cores = 32.
+TEST(BenchAdvice, RuleOfThumbAndDisagreement) {
+  // The worked example: 3 GB/s, 2 MB per image -> 1500, capped at 2 x 16 cores = 32.
   EXPECT_EQ(rule_of_thumb_workers(16, 3e9, 2e6), 32);
   // Slow storage: 200 MB/s of 40 MB files -> 5.
   EXPECT_EQ(rule_of_thumb_workers(16, 200e6, 40e6), 5);
@@ -130,8 +130,8 @@ TEST(BenchStep, SweepCoversWorkersPinAndPrefetch) {
   EXPECT_EQ(step_key(gpu[5]), "nw8.pin1.pf4");
 }
 
-TEST(BenchCompare, VerdictMathFollowsTheSeedExample) {
-  // The seed: 0.182 s/step healthy, 0.241 s/step now: +32.4 %, a failure with the 25 % default.
+TEST(BenchCompare, VerdictMathFollowsTheReportTemplateExample) {
+  // The health report template's baseline: 0.182 s/step healthy, 0.241 s/step now: +32.4 %, a failure with the 25 % default.
   auto base = make_metric("step.best", "s/step", false, {0.182, 0.182, 0.182});
   auto cur = make_metric("step.best", "s/step", false, {0.241, 0.241, 0.241});
   auto rows = compare_metrics({base}, {cur}, {});
@@ -140,7 +140,7 @@ TEST(BenchCompare, VerdictMathFollowsTheSeedExample) {
   EXPECT_NEAR(rows[0].worse_pct, 32.4, 0.05);
   EXPECT_EQ(rows[0].verdict, Verdict::fail);
   EXPECT_FALSE(rows[0].within_noise);
-  // The seed's optimised figure, 0.195 s/step: +7.1 %, acceptable.
+  // Its optimised figure, 0.195 s/step: +7.1 %, acceptable.
   auto opt = make_metric("step.best", "s/step", false, {0.195});
   auto r2 = compare_metrics({base}, {opt}, {});
   EXPECT_EQ(format_change(r2[0].change_pct), "+7.1 %");

@@ -33,7 +33,7 @@ Facts with_probe(const std::string& recorded) {
   return f;
 }
 
-// GPU layer facts as the GPU helper's collector fills them: 8 GPUs, driver and its CUDA version.
+// GPU layer facts as the NVML collector fills them: 8 GPUs, driver and its CUDA version.
 void with_gpus(Facts& f, const std::string& driver, int cuda) {
   f.gpu.collected = true;
   f.gpu.driver_version = Fact<std::string>::of(driver, "nvmlSystemGetDriverVersion");

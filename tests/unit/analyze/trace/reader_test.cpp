@@ -1,4 +1,4 @@
-// The streaming reader on real traces (copied from ../shared/corpus, see tests/fixtures/SOURCES.md)
+// The streaming reader on real traces (HTA and kineto test data, origins in tests/fixtures/SOURCES.md)
 // and on small hand-written ones: both formats, gzip, chunk boundaries, and every kind of bad input.
 #include <gtest/gtest.h>
 #include <zlib.h>
