@@ -6,7 +6,7 @@
 
 #include "core/json.h"
 #include "../test_util.h"
-#include "../unit/host/scratch_root.h"
+#include "../scratch_root.h"
 
 namespace plumb {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "collect/cgroup.h"
 #include "core/cpulist.h"
-#include "scratch_root.h"
+#include "../../scratch_root.h"
 #include "../../test_util.h"
 
 namespace plumb {

@@ -5,7 +5,7 @@
 
 #include "collect/kmsg.h"
 #include "core/text.h"
-#include "scratch_root.h"
+#include "../../scratch_root.h"
 #include "../../test_util.h"
 
 namespace plumb {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "collect/storage.h"
-#include "scratch_root.h"
+#include "../../scratch_root.h"
 #include "../../test_util.h"
 
 namespace plumb {

@@ -1,31 +1,10 @@
-// Duration options and the exporter's HTTP request parsing and listen addresses.
+// The exporter's HTTP request parsing, listen addresses and response heads.
 #include <gtest/gtest.h>
 
-#include "core/duration.h"
 #include "serve/http.h"
 
 namespace plumb {
 namespace {
-
-using namespace std::chrono_literals;
-
-TEST(Duration, UnitsAndErrors) {
-  EXPECT_EQ(*watch::parse_duration("100ms"), 100ms);
-  EXPECT_EQ(*watch::parse_duration("1s"), 1000ms);
-  EXPECT_EQ(*watch::parse_duration("1.5s"), 1500ms);
-  EXPECT_EQ(*watch::parse_duration("2m"), 120000ms);
-  EXPECT_EQ(*watch::parse_duration(" 1h "), 3600000ms);
-  auto bare = watch::parse_duration("5");
-  ASSERT_FALSE(bare.ok());
-  EXPECT_NE(bare.error().message.find("needs a unit"), std::string::npos);
-  EXPECT_FALSE(watch::parse_duration("5 parsecs").ok());
-  EXPECT_FALSE(watch::parse_duration("-1s").ok());
-  EXPECT_FALSE(watch::parse_duration("0s").ok());
-  EXPECT_FALSE(watch::parse_duration("").ok());
-  EXPECT_FALSE(watch::parse_duration("1e400s").ok());
-  EXPECT_EQ(watch::format_duration(1500ms), "1.5s");
-  EXPECT_EQ(watch::format_duration(120000ms), "2m");
-}
 
 http::Parsed parse(const std::string& s, http::Limits l = {}) { return http::parse_request_head(s, l); }
 

@@ -5,7 +5,7 @@
 
 #include "core/json.h"
 #include "analyze/trace/reader.h"
-#include "../../test_util.h"
+#include "../../../test_util.h"
 
 namespace plumb::trace {
 namespace {
