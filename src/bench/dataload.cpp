@@ -1,6 +1,6 @@
 // dataload DIR: reads the real files of a dataset with 1, 2, 4, ... 2 × allowed CPUs parallel
 // readers (optionally decoding JPEGs), reports files/s and MB/s per level, finds the knee and
-// recommends DataLoader settings next to the seed's rule of thumb.
+// recommends DataLoader settings next to the rule of thumb min(2 × cores, bandwidth ÷ file size).
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -70,7 +70,7 @@ std::vector<int> reader_levels(int cpus) {
 
 std::optional<int> rule_of_thumb_workers(int cores, std::optional<double> storage_bytes_per_s, double mean_file_bytes) {
   if (cores <= 0 || !storage_bytes_per_s || !(mean_file_bytes > 0) || !(*storage_bytes_per_s > 0)) return std::nullopt;
-  // The seed divides bandwidth by file size and caps at 2 × cores (3 GB/s ÷ 2 MB ≈ 1500 → 32).
+  // Bandwidth divided by file size, capped at 2 × cores (3 GB/s ÷ 2 MB ≈ 1500 → 32).
   double by_io = *storage_bytes_per_s / mean_file_bytes;
   double r = std::min(2.0 * cores, by_io);
   return std::max(1, static_cast<int>(std::floor(r)));

@@ -1,5 +1,5 @@
 // Pure arithmetic of the benchmarks: sample statistics, the knee of a scaling curve, the
-// DataLoader advice and the seed's rule of thumb, all-reduce bus bandwidth. No I/O here.
+// DataLoader advice and its rule of thumb, all-reduce bus bandwidth. No I/O here.
 #pragma once
 
 #include <optional>
@@ -31,7 +31,7 @@ Knee find_knee(const std::vector<double>& throughput, double min_gain = 0.05);
 // that is not a power of two).
 std::vector<int> reader_levels(int cpus);
 
-// The seed's rule of thumb for parallel loaders: min(2 × cores, storage bandwidth ÷ mean file
+// The rule of thumb for parallel loaders: min(2 × cores, storage bandwidth ÷ mean file
 // size), at least 1. Missing inputs give nullopt.
 std::optional<int> rule_of_thumb_workers(int cores, std::optional<double> storage_bytes_per_s, double mean_file_bytes);
 

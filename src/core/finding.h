@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
+#include "core/json_fwd.h"
 
 namespace plumb {
 
@@ -14,7 +14,7 @@ namespace plumb {
 enum class Status { fail, warn, skip, info, pass };
 enum class Layer { L1, L2, L3 };
 enum class Pillar { data, compute, memory, comm, serving, platform };
-// Sections of the health report, in report order (the seed's template).
+// Sections of the health report, in report order (the health report template).
 enum class Section { environment, gpu, framework, data, distributed, baseline };
 
 const char* status_name(Status s);
@@ -56,16 +56,9 @@ int exit_code_for(const std::vector<Finding>& findings);
 
 }  // namespace plumb
 
-namespace nlohmann {
-template <>
-struct adl_serializer<plumb::Status> {
-  static void to_json(json& j, plumb::Status s) { j = plumb::status_name(s); }
-  static void from_json(const json& j, plumb::Status& s) {
-    if (!plumb::parse_status(j.get<std::string>(), s)) throw std::runtime_error("unknown status " + j.dump());
-  }
-};
-}  // namespace nlohmann
-
 namespace plumb {
+// A status as its name in JSON ("fail"); reading an unknown name throws (core/finding.cpp).
+void to_json(json& j, Status s);
+void from_json(const json& j, Status& s);
 PLUMB_JSON(Finding, id, status, subject, variant, args, evidence, threshold)
 }

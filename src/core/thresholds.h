@@ -1,5 +1,5 @@
 // Thresholds: named numbers the rules judge against. Each rule file registers its defaults
-// (the seed's figures); `--config FILE` (TOML, [thresholds] table) overrides them.
+// (the health-check method's figures); `--config FILE` (TOML, [thresholds] table) overrides them.
 #pragma once
 
 #include <map>

@@ -1,4 +1,4 @@
-// Markdown health report, following the seed's template (section 4.3): environment, the four
+// Markdown health report, in the order of the health report template: environment, the four
 // layers, baseline comparison, then the funnel summary and the checks that could not run.
 #include <array>
 #include <set>

@@ -1,4 +1,5 @@
-// Interface words of the report renderers, in English and Chinese (the seed's vocabulary).
+// Interface words of the report renderers, in English and Chinese (the health report's
+// established zh-CN terms: 架构健康体检报告, GPU层诊断, 基线对比, ...).
 #include "core/i18n.h"
 
 namespace plumb {

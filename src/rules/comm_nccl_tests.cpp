@@ -1,5 +1,5 @@
 // Distributed layer, L2: nccl-tests results judged against the bottleneck link's busbw ceiling
-// (the seed's rule: busbw above 80 % of the link), and data errors or unfinished runs.
+// (a healthy all-reduce reaches 80 % of the link's bandwidth), and data errors or unfinished runs.
 #include "analyze/nccl_tests.h"
 #include "core/catalog.h"
 #include "core/registry.h"

@@ -22,7 +22,8 @@ bool matches_some_rule(const std::string& prefix) {
 
 }  // namespace
 
-// Areas that commonly cause each behaviour (seed: L2 always points at a verifiable L3 setting).
+// Areas that commonly cause each behaviour (the funnel: an L2 symptom always points at a verifiable
+// L3 setting).
 // Prefixes are catalogue areas (l3.storage.*, l3.compute.* ...); single ids where only one row
 // of an area applies. The rows' own `explains` lists add the rest in next_checks().
 const std::map<std::string, std::vector<std::string>>& next_check_areas() {
@@ -37,8 +38,8 @@ const std::map<std::string, std::vector<std::string>>& next_check_areas() {
       {"l2.compute.cpu_saturated", {"l3.compute"}},
       // IO stalls: the block layer settings and where the data lives; swapping is IO too.
       {"l2.watch.io_bound", {"l3.storage", "l3.memory.swap_active"}},
-      // One GPU moving far more than its peers (seed: a wrong topology file or communication
-      // group; PXN relaying a remote NIC's traffic through one GPU).
+      // One GPU moving far more than its peers (a wrong topology file or communication group;
+      // PXN relaying a remote NIC's traffic through one GPU).
       {"l2.watch.pcie_imbalance", {"l3.comm.topo_file", "l3.comm.visible_devices_span", "l3.comm.gpu_nic_affinity"}},
       // Clock reductions: temperature, the throttle reasons NVML reports.
       {"l2.watch.throttling", {"l3.gpu.throttle", "l3.gpu.temperature"}},

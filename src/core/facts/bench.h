@@ -1,5 +1,5 @@
 // Facts of one area: benchmarks (membw, storage, dataload, GPU copies, GEMM, all-reduce, step)
-// and the baseline a run is compared with (owner: bench helper, issue 6).
+// and the baseline a run is compared with.
 #pragma once
 
 #include <cstdint>

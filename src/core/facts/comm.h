@@ -1,4 +1,4 @@
-// Facts of the distributed layer (issue 5): PCI topology of GPUs and NICs, RDMA ports, network
+// Facts of the distributed layer: PCI topology of GPUs and NICs, RDMA ports, network
 // interfaces, firewall hints, the NCCL/torch.distributed environment, NCCL topology files and
 // nccl-tests results.
 #pragma once

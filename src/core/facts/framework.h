@@ -1,4 +1,4 @@
-// Facts of the framework layer (issue 7): what the Python probe found: interpreter, PyTorch,
+// Facts of the framework layer: what the Python probe found: interpreter, PyTorch,
 // TensorFlow, JAX, ONNX Runtime, numpy, h5py, and the allocator/determinism variables it saw.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Facts of the GPU layer: NVML devices, driver, CUDA libraries (owner: GPU helper, issue 3).
+// Facts of the GPU layer: NVML devices, driver, CUDA libraries.
 #pragma once
 
 #include <cstdint>
@@ -106,7 +106,7 @@ PLUMB_JSON(GpuDevice, uuid, bus_id, name, nvml_index, lost, minor_number, vbios,
            supported_event_reasons, pcie, ecc, mem_health, persistence_mode, compute_mode, mig_enabled, mig_pending,
            nvlink_active, nvlink_peers, processes)
 
-// nvmlDeviceGetTopologyCommonAncestor for one GPU pair (used by the distributed helper).
+// nvmlDeviceGetTopologyCommonAncestor for one GPU pair (used by the distributed-layer rules).
 struct GpuPairTopology {
   std::string bus_a;
   std::string bus_b;

@@ -1,4 +1,4 @@
-// Host facts: cgroup v1/v2 of the target process: memory limit, oom_kill events, CPU quota, cpuset (owner: host helper A).
+// Host facts: cgroup v1/v2 of the target process: memory limit, oom_kill events, CPU quota, cpuset.
 #pragma once
 
 #include <cstdint>

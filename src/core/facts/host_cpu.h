@@ -1,4 +1,4 @@
-// Host facts: CPU model, logical/physical cores, NUMA nodes, frequency governor (owner: host helper B).
+// Host facts: CPU model, logical/physical cores, NUMA nodes, frequency governor.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Host facts: kernel log events: OOM kills, NVIDIA Xid lines (owner: host helper A).
+// Host facts: kernel log events: OOM kills, NVIDIA Xid lines.
 #pragma once
 
 #include <cstdint>

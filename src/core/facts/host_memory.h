@@ -1,4 +1,4 @@
-// Host facts: meminfo, swap, transparent hugepages, PSI, sysctls (owner: host helper B).
+// Host facts: meminfo, swap, transparent hugepages, PSI, sysctls.
 #pragma once
 
 #include <cstdint>

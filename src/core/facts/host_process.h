@@ -1,4 +1,4 @@
-// Host facts: the target process: environment variables, resource limits, status (owner: host helper B).
+// Host facts: the target process: environment variables, resource limits, status.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Host facts: block devices, IO schedulers, read-ahead, data-path file systems, /dev/shm (owner: host helper A).
+// Host facts: block devices, IO schedulers, read-ahead, data-path file systems, /dev/shm.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Facts of one area: issue 4 (PyTorch profiler traces): per rank, per step, where the time went.
+// Facts of PyTorch profiler traces: per rank, per step, where the time went.
 #pragma once
 
 #include <cstdint>

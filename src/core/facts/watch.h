@@ -1,4 +1,4 @@
-// Facts of `plumb watch` (issue 8): the time series sampled during a run, one WatchSample per tick.
+// Facts of `plumb watch`: the time series sampled during a run, one WatchSample per tick.
 // Rates and percentages are derived from counter deltas between two ticks, so the first sample of
 // a run has none of them (std::nullopt, never 0).
 #pragma once
