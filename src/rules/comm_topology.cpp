@@ -58,7 +58,7 @@ std::vector<Finding> judge_visible(const Facts& f, const Thresholds&) {
     const GpuGroup& b = best.front();
     x.arg("best", join_labels(t, b.gpus)).arg("best_worst", b.worst).arg("suggest", visible_devices_value(b.gpus));
     x.add("closest set", b.worst + " (" + join_labels(t, b.gpus) + ")", t.source);
-    // Crossing sockets (SYS) is what the seed measured; a smaller detour is worth a note.
+    // Crossing sockets (SYS) is the case that halves throughput; a smaller detour is worth a note.
     x.status = mine.worst == "SYS" || mine.worst_pcie_cost >= 600 ? Status::warn : Status::info;
     x.variant = "closer";
   } else {
@@ -194,7 +194,7 @@ const bool kRows = register_findings({
                   "CUDA_VISIBLE_DEVICES={value} 跨越 {worst}（{gpus}），而 {best} 之间最差也只是 {best_worst}：集合通信要绕行更慢的路径"}}},
      {"Run the job on the closer set: {suggest}", "改用更近的 GPU 组合：{suggest}"},
      "nvidia-smi topo -m; plumb topo --group {k}",
-     {"the seed's case: restricting a job to 4 physically adjacent GPUs doubled its throughput", "原文案例：把作业限定在 4 张物理相邻的 GPU 上，吞吐翻倍"},
+     {"field case: restricting a job to 4 physically adjacent GPUs doubled its throughput", "现场案例：把作业限定在 4 张物理相邻的 GPU 上，吞吐翻倍"},
      {"l2.comm.allreduce_slow", "l2.watch.pcie_imbalance"}},
     {"l3.comm.gpu_nic_affinity", Layer::L3, Pillar::comm, Section::distributed,
      {"GPU to NIC affinity", "GPU 与网卡的亲和性"},
@@ -212,8 +212,8 @@ const bool kRows = register_findings({
       {"unset", {"NCCL_TOPO_FILE is unset: NCCL detects the topology from sysfs and NVML", "NCCL_TOPO_FILE 未设置：NCCL 从 sysfs 与 NVML 自动探测拓扑"}},
       {"unreadable", {"NCCL_TOPO_FILE={path} is unusable: {why}", "NCCL_TOPO_FILE={path} 不可用：{why}"}},
       {"not_compared", {"{path} parses; this machine's PCI tree is unknown, so its bus ids were not compared", "{path} 可解析；本机 PCI 树未知，未比对总线号"}},
-      {"mismatch", {"{path} does not describe this machine: bus ids absent here: {absent}; GPUs here missing from the file: {unlisted} — NCCL builds rings from a wrong picture (the seed's row: unbalanced bandwidth across GPUs)",
-                    "{path} 描述的不是本机：文件中有而本机没有的总线号：{absent}；本机有而文件缺少的 GPU：{unlisted}——NCCL 会依据错误的拓扑组环（速查表：GPU 间带宽不均）"}}},
+      {"mismatch", {"{path} does not describe this machine: bus ids absent here: {absent}; GPUs here missing from the file: {unlisted} — NCCL builds rings from a wrong picture (typical symptom: unbalanced bandwidth across GPUs)",
+                    "{path} 描述的不是本机：文件中有而本机没有的总线号：{absent}；本机有而文件缺少的 GPU：{unlisted}——NCCL 会依据错误的拓扑组环（典型症状：GPU 间带宽不均）"}}},
      {"Regenerate the file on this machine type (`plumb topo --nccl-xml FILE`, or NCCL_TOPO_DUMP_FILE from a good run) or unset NCCL_TOPO_FILE on bare metal",
       "在同型机器上重新生成（`plumb topo --nccl-xml FILE`，或良好运行时的 NCCL_TOPO_DUMP_FILE），裸机上可直接取消 NCCL_TOPO_FILE"},
      "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH all_reduce_perf -b 1G -e 1G -g 1 2>&1 | grep -i topo",

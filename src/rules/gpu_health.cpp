@@ -1,5 +1,6 @@
 // GPU hardware health rules: NVML answering, lost GPUs, temperature, throttling, PCIe link, ECC,
-// retired pages and remapped rows. Thresholds: the seed's 75 °C line, DCGM's memory-error limits.
+// retired pages and remapped rows. Thresholds: a 75 °C safe line (A100 is rated for 85 °C), DCGM's
+// memory-error limits.
 #include <cstdio>
 
 #include "collect/gpu_nvml.h"
@@ -16,7 +17,9 @@ using gpu_rules::Judged;
 using gpu_rules::per_gpu;
 
 const bool kThresholds = register_thresholds({
-    {"gpu.temperature_warn_c", 75, "°C", {"GPU temperature warning line (the seed's safe line)", "GPU 温度告警线（体检指南的安全线）"}},
+    {"gpu.temperature_warn_c", 75, "°C",
+     {"GPU temperature warning line (a safe margin below the rated maximum, e.g. 85 °C on A100)",
+      "GPU 温度告警线（低于标称上限的安全线，如 A100 标称 85°C）"}},
     {"gpu.slowdown_margin_c", 0, "°C",
      {"fail when the GPU is this close to its slowdown temperature", "距降频温度不足该值即判定失败"}},
     {"gpu.load_pct", 50, "%",

@@ -1,5 +1,6 @@
 // GPU operating rules: expected GPU count, persistence mode, memory use, GPU busy while a process
-// runs (L2), mixed models/VBIOS on one node, MIG. Seed figures: busy > 85 %, memory < 95 %.
+// runs (L2), mixed models/VBIOS on one node, MIG. Healthy figures: busy > 85 %, memory < 95 %
+// (5 % left free against OOM).
 #include <set>
 
 #include "core/catalog.h"
@@ -20,7 +21,9 @@ const bool kThresholds = register_thresholds({
     {"gpu.expected_count", -1, "count",
      {"GPUs this node must have (plumb check --expect-gpus N); -1: not checked", "本节点应有的 GPU 数（--expect-gpus N）；-1 表示不检查"}},
     {"gpu.memory_used_warn_pct", 95, "%", {"GPU memory use warning line", "显存占用告警线"}},
-    {"gpu.busy_min_pct", 85, "%", {"GPU busy share expected while a process runs (the seed's line)", "有进程运行时 GPU 利用率应达到的比例（体检指南）"}},
+    {"gpu.busy_min_pct", 85, "%",
+     {"GPU busy share expected while a process runs (a healthy GPU is busy above 85 %)",
+      "有进程运行时 GPU 利用率应达到的比例（85% 以上为健康）"}},
 });
 
 const bool kCatalog = register_findings({

@@ -237,8 +237,8 @@ const bool kRows = register_findings({
       "echo none | sudo tee /sys/block/{device}/queue/scheduler ；用 udev 规则持久化，例如 "
       "/etc/udev/rules.d/60-io-scheduler.rules：ACTION==\"add|change\", KERNEL==\"{device}\", ATTR{queue/scheduler}=\"none\""},
      kSchedVerify,
-     {"seed case: switching an NVMe from cfq to none lifted GPU busy from 22 % to 89 % (mAP +4.2 points) without touching the model",
-      "种子案例：把 NVMe 的调度器从 cfq 换成 none 后，GPU 利用率从 22% 升至 89%（mAP 提升 4.2 个百分点），没改一行模型代码"},
+     {"field case: switching an NVMe from cfq to none lifted GPU busy from 22 % to 89 % (mAP +4.2 points) without touching the model",
+      "现场案例：把 NVMe 的调度器从 cfq 换成 none 后，GPU 利用率从 22% 升至 89%（mAP 提升 4.2 个百分点），没改一行模型代码"},
      {"l2.trace.dataloader_share", "l2.compute.gpu_underutilized", "l2.watch.io_bound", "l2.bench.storage"}},
     {"l3.storage.read_ahead", Layer::L3, Pillar::data, Section::data,
      {"Read-ahead of block devices", "块设备预读量"},

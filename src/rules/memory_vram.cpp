@@ -179,8 +179,8 @@ const bool kThresholds = register_thresholds({
      {"caching allocator: reserved-but-unallocated memory below this is never called fragmentation",
       "缓存分配器：已保留但未分配的显存低于该值时不视为碎片"}},
     {"vram.peak_fraction_warn", 0.95, "ratio",
-     {"peak reserved GPU memory at or above this fraction of the capacity is memory pressure (the seed: < 95 %)",
-      "峰值保留显存达到容量的该比例即为显存压力（参考：< 95%）"}},
+     {"peak reserved GPU memory at or above this fraction of the capacity is memory pressure (healthy: < 95 %, 5 % left against OOM)",
+      "峰值保留显存达到容量的该比例即为显存压力（健康：< 95%，留 5% 余量防 OOM）"}},
 });
 
 const Text kOomFix{

@@ -1,5 +1,5 @@
-// Catalogue rows and thresholds of the L2 watch findings (issue 8): GPU busy, VRAM sawtooth, CPU
-// saturation, IO-bound, PCIe imbalance, throttling. Words follow the seed's vocabulary.
+// Catalogue rows and thresholds of the L2 watch findings: GPU busy, VRAM sawtooth, CPU saturation,
+// IO-bound, PCIe imbalance, throttling. Words follow the L2 symptoms of the health-check method.
 #include "core/catalog.h"
 #include "core/thresholds.h"
 
@@ -11,8 +11,10 @@ const bool kThresholds = register_thresholds({
     {"watch.gpu_job_memory_mib", 1024, "MiB",
      {"without --pid, a GPU counts as running a job while this much VRAM is in use",
       "未指定 --pid 时，显存占用达到该值即视为该 GPU 上有任务在运行"}},
-    {"watch.gpu_busy_fail_pct", 30, "%", {"average GPU busy below this fails (seed: below 30 % for long)", "GPU利用率平均值低于该值判为失败（种子：长期低于30%）"}},
-    {"watch.gpu_busy_warn_pct", 85, "%", {"average GPU busy below this warns (seed: healthy above 85 %)", "GPU利用率平均值低于该值给出警告（种子：85%以上为健康）"}},
+    {"watch.gpu_busy_fail_pct", 30, "%",
+     {"average GPU busy below this fails (GPU busy below 30 % for long is an L2 symptom)",
+      "GPU利用率平均值低于该值判为失败（长期低于30%属于L2运行时异常）"}},
+    {"watch.gpu_busy_warn_pct", 85, "%", {"average GPU busy below this warns (healthy above 85 %)", "GPU利用率平均值低于该值给出警告（85%以上为健康）"}},
     {"watch.sawtooth_min_amplitude_pct", 10, "%",
      {"a VRAM rise and drop counts as a sawtooth cycle when it spans this share of total VRAM",
       "显存涨落幅度达到显存总量的该比例才计为一次锯齿"}},
