@@ -1,10 +1,11 @@
 // SM/memory clocks and clock-event reasons per GPU for the benchmark context block, through the
-// GPU layer's NVML loader (gpu/nvml_loader.h: one table, newest names first, never closed).
+// NVML loader (vendor/nvml_loader.h: one table, newest names first, never closed) under a deadline.
 #include "bench/nvml_clocks.h"
 
-#include <cstring>
+#include <memory>
 
-#include "collect/gpu_nvml.h"
+#include "core/deadline.h"
+#include "vendor/nvml_devices.h"
 #include "vendor/nvml_loader.h"
 
 namespace plumb {
@@ -28,43 +29,43 @@ Fact<int> clock_of(const NvmlApi& a, nvml::Device d, int which, const std::strin
   return Fact<int>::none("not supported", "nvmlDeviceGetClockInfo" + src);
 }
 
-}  // namespace
-
-std::vector<BenchGpuState> read_gpu_states(const std::string& nvml_lib) {
+// Reads every GPU; NVML is initialised and shut down here (both reference-counted by NVML, so
+// this pairs with the collector's own).
+std::vector<BenchGpuState> read_states(const NvmlLibrary& lib) {
   std::vector<BenchGpuState> out;
-  auto lib = NvmlLibrary::open(nvml_lib);
-  if (!lib) return out;
-  const NvmlApi& a = (*lib)->api();
-  // nvmlInit/nvmlShutdown are reference-counted by NVML, so this pairs with the collector's own.
-  if (a.init() != nvml::kSuccess) return out;
-  const std::string reasons = reasons_name(**lib);
-  unsigned n = 0;
-  if (a.device_count(&n) == nvml::kSuccess) {
-    for (unsigned i = 0; i < n && i < 64; ++i) {
-      nvml::Device d = nullptr;
-      if (a.handle_by_index(i, &d) != nvml::kSuccess) continue;
-      BenchGpuState s;
-      nvml::PciInfo p{};
-      if (a.pci_info != nullptr && a.pci_info(d, &p) == nvml::kSuccess) {
-        std::string id(p.busId, strnlen(p.busId, sizeof p.busId));
-        s.bus_id = normalise_bus_id(id).value_or(id);  // "00000000:3B:00.0" -> "0000:3b:00.0"
-      } else {
-        s.bus_id = "index " + std::to_string(i);
-      }
-      const std::string src = "(gpu " + s.bus_id + ")";
-      s.sm_clock_mhz = clock_of(a, d, nvml::kClockSm, src);
-      s.mem_clock_mhz = clock_of(a, d, nvml::kClockMem, src);
-      unsigned long long r = 0;
-      if (a.event_reasons != nullptr && a.event_reasons(d, &r) == nvml::kSuccess) {
-        s.throttle_reasons = Fact<std::uint64_t>::of(r, reasons + src);
-      } else {
-        s.throttle_reasons = Fact<std::uint64_t>::none("not supported", reasons + src);
-      }
-      out.push_back(std::move(s));
+  const NvmlApi& a = lib.api();
+  auto list = nvml_devices(lib);
+  if (!list) return out;
+  const std::string reasons = reasons_name(lib);
+  for (const NvmlDevice& nd : list->devices) {
+    if (nd.handle == nullptr || out.size() >= 64) continue;
+    nvml::Device d = nd.handle;
+    BenchGpuState s;
+    s.bus_id = nd.bus_id.empty() ? "index " + std::to_string(nd.index) : nd.bus_id;
+    const std::string src = "(gpu " + s.bus_id + ")";
+    s.sm_clock_mhz = clock_of(a, d, nvml::kClockSm, src);
+    s.mem_clock_mhz = clock_of(a, d, nvml::kClockMem, src);
+    unsigned long long r = 0;
+    if (a.event_reasons != nullptr && a.event_reasons(d, &r) == nvml::kSuccess) {
+      s.throttle_reasons = Fact<std::uint64_t>::of(r, reasons + src);
+    } else {
+      s.throttle_reasons = Fact<std::uint64_t>::none("not supported", reasons + src);
     }
+    out.push_back(std::move(s));
   }
   if (a.shutdown != nullptr) a.shutdown();
   return out;
+}
+
+}  // namespace
+
+std::vector<BenchGpuState> read_gpu_states(const std::string& nvml_lib, std::chrono::milliseconds deadline) {
+  auto lib = NvmlLibrary::open(nvml_lib);
+  if (!lib) return {};
+  // The worker owns the library's shared pointer only, so abandoning it at the deadline is safe.
+  std::shared_ptr<const NvmlLibrary> keep = *lib;
+  auto states = run_with_deadline<std::vector<BenchGpuState>>([keep] { return read_states(*keep); }, deadline);
+  return states.value_or(std::vector<BenchGpuState>{});
 }
 
 }  // namespace plumb

@@ -1,7 +1,8 @@
 // GPU clocks and clock-event (throttle) reasons for the benchmark context block, through the
-// GPU layer's NVML loader (gpu/nvml_loader.h), the one dlopen of NVML in plumb.
+// NVML loader (vendor/nvml_loader.h) and its device list (vendor/nvml_devices.h).
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,9 @@
 
 namespace plumb {
 
-// One entry per GPU NVML sees; empty when NVML cannot be loaded or initialised.
-std::vector<BenchGpuState> read_gpu_states(const std::string& nvml_lib);
+// One entry per GPU NVML sees; empty when NVML cannot be loaded or initialised, or does not answer
+// within `deadline` (the NVML calls run on a thread that is abandoned then).
+std::vector<BenchGpuState> read_gpu_states(const std::string& nvml_lib,
+                                           std::chrono::milliseconds deadline = std::chrono::milliseconds(5000));
 
 }  // namespace plumb

@@ -4,37 +4,16 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
-#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <thread>
 
 #include "core/registry.h"
 #include "core/text.h"
+#include "vendor/nvml_devices.h"
 #include "vendor/nvml_loader.h"
 
 namespace plumb {
-
-std::optional<std::string> normalise_bus_id(std::string_view s) {
-  s = trim(s);
-  auto parts = split(s, ':');
-  if (parts.size() != 3) return std::nullopt;
-  auto dot = parts[2].find('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  auto dom = parse_hex(parts[0]);
-  auto bus = parse_hex(parts[1]);
-  auto dev = parse_hex(parts[2].substr(0, dot));
-  auto fn = parse_hex(parts[2].substr(dot + 1));
-  if (!dom || !bus || !dev || !fn || parts[0].empty() || parts[0].size() > 8 || parts[1].empty() ||
-      parts[1].size() > 2 || *dev > 0x1f || *fn > 7) {
-    return std::nullopt;
-  }
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%04llx:%02llx:%02llx.%llx", static_cast<unsigned long long>(*dom),
-                static_cast<unsigned long long>(*bus), static_cast<unsigned long long>(*dev),
-                static_cast<unsigned long long>(*fn));
-  return std::string(buf);
-}
 
 std::string topology_level_name(int level) {
   switch (level) {
@@ -334,18 +313,9 @@ void Reader::read_nvlink_peers(nvml::Device d, const std::vector<bool>& links, G
   dev.nvlink_peers = Fact<std::vector<GpuNvLinkPeer>>::of(std::move(peers), src(name));
 }
 
+// `dev` comes with the bus id (or why there is none) from the device list.
 void Reader::read_device(nvml::Device d, GpuDevice& dev) {
   char buf[nvml::kNameBufferSize] = {};
-  if (a_.pci_info != nullptr) {
-    nvml::PciInfo pci{};
-    auto rc = call("nvmlDeviceGetPciInfo", a_.pci_info, d, &pci);
-    if (rc == nvml::kSuccess) {
-      pci.busId[sizeof pci.busId - 1] = '\0';
-      dev.bus_id = normalise_bus_id(pci.busId).value_or(pci.busId);
-    } else {
-      dev.lost = "nvmlDeviceGetPciInfo: " + lib_.describe(rc);
-    }
-  }
   if (a_.uuid != nullptr && call("nvmlDeviceGetUUID", a_.uuid, d, buf, nvml::kUuidBufferSize) == nvml::kSuccess) {
     dev.uuid = buf;
   }
@@ -451,35 +421,36 @@ void Reader::run() {
   g.collected = true;
   g.nvml_library = lib_.path();
   g.nvml_symbols = lib_.resolved();
-  auto rc = call("nvmlInit", a_.init);
-  if (rc != nvml::kSuccess) {
+  auto list = nvml_devices(lib_, [this](const char* name) {
+    std::lock_guard<std::mutex> lock(p_.mu);
+    p_.current = name;
+  });
+  if (!list) {
     std::lock_guard<std::mutex> lock(p_.mu);
     p_.facts = g;
-    p_.facts.unavailable = "nvmlInit failed: " + lib_.describe(rc);
+    p_.facts.unavailable = list.error().message;
     return;
   }
   read_system(g);
-  unsigned int count = 0;
-  rc = call("nvmlDeviceGetCount", a_.device_count, &count);
-  g.device_count = fact(rc, static_cast<int>(count), "nvmlDeviceGetCount");
+  g.device_count = list->count_error.empty()
+                       ? Fact<int>::of(static_cast<int>(list->count), "nvmlDeviceGetCount")
+                       : Fact<int>::none(list->count_error, "nvmlDeviceGetCount");
   {
     std::lock_guard<std::mutex> lock(p_.mu);
     p_.facts = g;
   }
   std::vector<std::pair<nvml::Device, std::size_t>> handles;  // handle, index into devices
-  for (unsigned int i = 0; rc == nvml::kSuccess && i < count && i < 1024; ++i) {
+  for (const NvmlDevice& nd : list->devices) {
     GpuDevice dev;
-    dev.nvml_index = static_cast<int>(i);
+    dev.nvml_index = static_cast<int>(nd.index);
+    dev.bus_id = nd.bus_id;
+    dev.lost = nd.error;
     subject_.clear();
     lost_rc_ = nvml::kSuccess;
-    nvml::Device h = nullptr;
-    auto hrc = call("nvmlDeviceGetHandleByIndex", a_.handle_by_index, i, &h);
-    if (hrc != nvml::kSuccess) {
-      dev.lost = "nvmlDeviceGetHandleByIndex(" + std::to_string(i) + "): " + lib_.describe(hrc);
-    } else {
-      read_device(h, dev);
+    if (nd.handle != nullptr) {
+      read_device(nd.handle, dev);
       if (dev.lost.empty() && lost_rc_ != nvml::kSuccess) dev.lost = lib_.describe(lost_rc_);
-      if (dev.lost.empty()) handles.emplace_back(h, i);
+      if (dev.lost.empty()) handles.emplace_back(nd.handle, nd.index);
     }
     std::lock_guard<std::mutex> lock(p_.mu);
     p_.facts.devices.push_back(std::move(dev));
@@ -507,7 +478,8 @@ void Reader::run() {
   if (a_.shutdown != nullptr) call("nvmlShutdown", a_.shutdown);
 }
 
-// nvidia-persistenced keeps the driver state alive with persistence mode off ([DOC-PM]).
+// nvidia-persistenced keeps the driver state alive with persistence mode off
+// (docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html).
 Fact<bool> persistenced_running(const HostRoot& root) {
   const std::string shown = "/proc/*/comm";  // display form of the paths read through root
   auto procs = root.list("/proc");

@@ -10,11 +10,9 @@
 #include "core/context.h"
 #include "core/facts/gpu.h"
 #include "core/knowledge/throttle.h"  // describe_event_reasons: the reason bits named
+#include "vendor/nvml_devices.h"      // normalise_bus_id
 
 namespace plumb {
-
-// NVML's "00000000:3B:00.0" (or the legacy "0000:3B:00.0") -> sysfs's "0000:3b:00.0"; nullopt on garbage.
-std::optional<std::string> normalise_bus_id(std::string_view nvml_bus_id);
 
 // "PIX", "PXB", "PHB", "NODE", "SYS", "internal" for an NVML topology level.
 std::string topology_level_name(int level);

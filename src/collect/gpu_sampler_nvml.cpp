@@ -1,10 +1,10 @@
-// GpuSampler over the project's NVML loader (src/gpu/nvml_loader.h): every per-device query is
+// GpuSampler over the project's NVML loader (vendor/nvml_loader.h, the device list from vendor/nvml_devices.h): every per-device query is
 // optional, a value the driver does not give stays unknown. NVLink throughput comes from the
 // cumulative field counters, turned into rates between two reads.
 #include <chrono>
 #include <optional>
 
-#include "collect/gpu_nvml.h"
+#include "vendor/nvml_devices.h"
 #include "vendor/nvml_loader.h"
 #include "collect/gpu_sampler.h"
 
@@ -210,29 +210,22 @@ Result<std::unique_ptr<GpuSampler>> open_nvml_sampler(const std::string& lib, do
   std::shared_ptr<const NvmlLibrary> l = *opened;
   const NvmlApi& a = l->api();
   if (a.shutdown == nullptr) return make_error(ErrorKind::unsupported, l->path() + " lacks nvmlShutdown");
-  nvml::Return r = a.init();
-  if (r != nvml::kSuccess) return make_error(ErrorKind::unsupported, "nvmlInit failed: " + l->describe(r));
-  unsigned int count = 0;
-  r = a.device_count(&count);
-  if (r != nvml::kSuccess) {
+  auto list = nvml_devices(*l);
+  if (!list) return list.error();
+  if (!list->count_error.empty()) {
     a.shutdown();
-    return make_error(ErrorKind::unsupported, "nvmlDeviceGetCount failed: " + l->describe(r));
+    return make_error(ErrorKind::unsupported, list->count_error);
   }
   std::vector<nvml::Device> devs;
   std::vector<WatchGpu> ids;
-  for (unsigned int i = 0; i < count && i < 1024; ++i) {
-    nvml::Device d = nullptr;
-    if (a.handle_by_index(i, &d) != nvml::kSuccess || d == nullptr) continue;  // no permission, lost: not watchable
+  for (const NvmlDevice& nd : list->devices) {
+    if (nd.handle == nullptr) continue;  // no permission, lost: not watchable
     WatchGpu g;
-    g.uuid = read_string(a.uuid, d);
-    g.name = read_string(a.name, d);
-    nvml::PciInfo pci{};
-    if (a.pci_info != nullptr && a.pci_info(d, &pci) == nvml::kSuccess) {
-      pci.busId[sizeof pci.busId - 1] = '\0';
-      g.bus_id = normalise_bus_id(pci.busId).value_or("");
-    }
-    if (g.bus_id.empty()) g.bus_id = "nvml-index-" + std::to_string(i);
-    devs.push_back(d);
+    g.uuid = read_string(a.uuid, nd.handle);
+    g.name = read_string(a.name, nd.handle);
+    g.bus_id = normalise_bus_id(nd.bus_id).value_or("");
+    if (g.bus_id.empty()) g.bus_id = "nvml-index-" + std::to_string(nd.index);
+    devs.push_back(nd.handle);
     ids.push_back(std::move(g));
   }
   if (devs.empty()) {

@@ -136,7 +136,7 @@ std::vector<Finding> judge_persistence(const Facts& f, const Thresholds&) {
   return per_gpu("l3.gpu.persistence", g, [&](const GpuDevice& d) {
     if (!d.persistence_mode.has()) return Judged::skip(d.persistence_mode.why());
     if (*d.persistence_mode) return Judged::pass();
-    // [DOC-PM]: persistence mode is legacy; the daemon keeps the state loaded just as well.
+    // Persistence mode is legacy (NVIDIA's driver persistence docs); the daemon keeps the state loaded just as well.
     if (g.persistenced_running.has() && *g.persistenced_running) return Judged::pass();
     Judged j;
     j.kind = Judged::problem;

@@ -1,6 +1,8 @@
-// Our own NVML declarations, written from the NVML API reference (docs.nvidia.com/deploy/nvml-api;
-// facts checked against NVML 13.3.29's nvml.h as published in NVIDIA/go-nvml gen/nvml/nvml.h [H13]);
-// NVIDIA's nvml.h is not vendored.
+// Our own NVML declarations, written from the NVML API reference (docs.nvidia.com/deploy/nvml-api)
+// and checked against NVIDIA's published nvml.h; NVIDIA's nvml.h is not vendored. References below:
+//   [H13]         NVML 13.3.29 nvml.h, NVIDIA/go-nvml gen/nvml/nvml.h @2f9e261f (line numbers)
+//   [DCGM-EP]     NVIDIA/DCGM sdk/nvidia/nvml/nvml_entry_points.h @72fa3fea
+//   [ISSUE-MEMV2] NVIDIA/nvidia-settings#78: nvmlMemory_v2_t.version is the macro value, not 2
 // Sizes and offsets are pinned with static_assert so a layout slip cannot go unnoticed.
 #pragma once
 

@@ -53,7 +53,7 @@ Result<std::shared_ptr<const NvmlLibrary>> load(const std::string& path, NvmlLib
   resolve(h, a.power_limit, {"nvmlDeviceGetEnforcedPowerLimit"});
   resolve(h, a.clock, {"nvmlDeviceGetClockInfo"});
   resolve(h, a.max_clock, {"nvmlDeviceGetMaxClockInfo"});
-  // EventReasons arrived with R535 (absent from [H12.1], present in [H12.2]).
+  // EventReasons arrived with R535 (absent from NVML 12.1's nvml.h, present in 12.2's).
   resolve(h, a.event_reasons, {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   resolve(h, a.supported_event_reasons,
           {"nvmlDeviceGetSupportedClocksEventReasons", "nvmlDeviceGetSupportedClocksThrottleReasons"});

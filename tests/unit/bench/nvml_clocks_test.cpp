@@ -2,7 +2,9 @@
 // (tests/helpers/fake_nvml): current and legacy (unversioned names only) libraries.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "bench/nvml_clocks.h"
 #include "../../test_util.h"
@@ -39,6 +41,22 @@ TEST(BenchNvmlClocks, LegacyDriverUsesTheOldNames) {
   EXPECT_EQ(s[0].bus_id, "0000:1a:00.0");
   EXPECT_EQ(*s[0].sm_clock_mhz, 135);
   EXPECT_EQ(s[0].throttle_reasons.source, "nvmlDeviceGetCurrentClocksThrottleReasons(gpu 0000:1a:00.0)");
+}
+
+TEST(BenchNvmlClocks, StuckNvmlIsAbandonedAtTheDeadline) {
+  // Every nvmlDeviceGetClockInfo sleeps 300 ms: two GPUs, two clocks each take 1.2 s in all.
+  ::setenv("PLUMB_FAKE_NVML_SCENARIO", test::fixture("gpu/scenarios/v100-2x-clock-hang.json").c_str(), 1);
+  auto t0 = std::chrono::steady_clock::now();
+  auto s = read_gpu_states(fake_lib(false), std::chrono::milliseconds(100));
+  auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_TRUE(s.empty());
+  EXPECT_LT(took, std::chrono::milliseconds(900));
+  // The same library answers in full with time to spare; this also outlasts the abandoned reader,
+  // so the fake is shut down before the next scenario.
+  s = read_gpu_states(fake_lib(false), std::chrono::milliseconds(10000));
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(*s[0].sm_clock_mhz, 135);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
 }
 
 TEST(BenchNvmlClocks, MissingLibraryGivesNoStates) {
