@@ -62,7 +62,10 @@ void flatten_object_array(const json& arr, const std::string& path, Flat& out) {
   }
   for (const auto& [k, counts] : fields) {
     std::string text;
-    for (const auto& [v, n] : counts) text += (text.empty() ? "" : "; ") + std::to_string(n) + "x " + v;
+    for (const auto& [v, n] : counts) {
+      if (!text.empty()) text += "; ";
+      text.append(std::to_string(n)).append("x ").append(v);
+    }
     out[path + "[]." + k] = text;
   }
 }

@@ -34,11 +34,7 @@ int run_diff(const DiffArgs& args) {
   check_output(args.output);  // fails early with the hint; validates --lang
   Facts a = load(args.a);
   Facts b = load(args.b);
-  Report r;
-  r.facts.meta.tool_version = plumb_version();
-  r.facts.meta.command = "diff";
-  r.facts.meta.started_at = now_iso8601();
-  r.facts.meta.hostname = host_name(HostRoot("/"));
+  Report r = new_report("diff", host_name(HostRoot("/")));
   r.facts.diff = diff_facts(a, b);
   r.facts.diff.collected = true;
   r.facts.diff.a = side(args.a, a);

@@ -8,7 +8,6 @@
 #include "analyze/h5_layout.h"
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
-#include "core/atomic_file.h"
 #include "core/registry.h"
 
 namespace plumb {
@@ -32,11 +31,7 @@ int run_h5(const H5Args& a) {
   auto lib = load_hdf5(a.lib);
   if (!lib) throw UsageError("h5 needs libhdf5: " + lib.error().message);
   auto start = std::chrono::steady_clock::now();
-  Report r;
-  r.facts.meta.tool_version = plumb_version();
-  r.facts.meta.command = "h5";
-  r.facts.meta.started_at = now_iso8601();
-  r.facts.meta.hostname = host_name(HostRoot("/"));
+  Report r = new_report("h5", host_name(HostRoot("/")));
   for (const auto& f : a.files) {
     auto l = read_h5_layout(f);
     if (!l) throw UsageError(l.error().message);
@@ -46,10 +41,7 @@ int run_h5(const H5Args& a) {
   r.facts.h5.collected = true;
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.findings = judge(r.facts, cfg.thresholds, sel);
-  if (!a.save.empty()) {
-    auto w = write_file_atomic(a.save, render_json_text(r, ro));
-    if (!w) throw UsageError(w.error().message);
-  }
+  save_report(r, a.save, ro);
   emit(r, a.output);
   int rc = exit_code_for(r.findings);
   return rc != 0 ? rc : (r.facts.h5.differences.empty() ? 0 : 1);

@@ -7,7 +7,6 @@
 #include "analyze/memory_stats.h"
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
-#include "core/atomic_file.h"
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -43,11 +42,7 @@ int run_memory(const MemoryArgs& a) {
   RenderOptions ro = check_output(a.output);
   Selection sel = make_selection(a.only.empty() ? std::vector<std::string>{"l2.vram"} : a.only, a.skip, cfg.skip);
   auto start = std::chrono::steady_clock::now();
-  Report r;
-  r.facts.meta.tool_version = plumb_version();
-  r.facts.meta.command = "memory";
-  r.facts.meta.started_at = now_iso8601();
-  r.facts.meta.hostname = host_name(HostRoot("/"));
+  Report r = new_report("memory", host_name(HostRoot("/")));
   r.facts.allocator.gpu_memory_bytes = gpu_memory_arg(a.gpu_memory);
   for (const auto& file : a.files) {
     auto text = read_user_file(file, 64u << 20);
@@ -60,10 +55,7 @@ int run_memory(const MemoryArgs& a) {
   r.facts.allocator.collected = true;
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.findings = judge(r.facts, cfg.thresholds, sel);
-  if (!a.save.empty()) {
-    auto w = write_file_atomic(a.save, render_json_text(r, ro));
-    if (!w) throw UsageError(w.error().message);
-  }
+  save_report(r, a.save, ro);
   emit(r, a.output);
   return exit_code_for(r.findings);
 }

@@ -65,11 +65,7 @@ int run_nccl_tests(const NcclTestsArgs& a) {
   if (a.net_gbps < 0) throw UsageError("--net-gbps must be positive");
   RenderOptions ro = check_output(a.output);
   Context ctx = make_context(a.machine);
-  Report r;
-  r.facts.meta.tool_version = plumb_version();
-  r.facts.meta.command = "nccl-tests";
-  r.facts.meta.started_at = now_iso8601();
-  r.facts.meta.hostname = host_name(ctx.root);
+  Report r = new_report("nccl-tests", host_name(ctx.root));
   r.facts.meta.root = ctx.root.root();
   // The machine the logs may have run on: a saved topology, else this one (--root).
   if (!a.topo_text.empty()) {

@@ -56,13 +56,9 @@ int run_topo(const TopoArgs& a) {
   if (a.group < 0) throw UsageError("--group must be a positive number of GPUs");
   check_output(a.output);  // fails early with the hint
   auto start = std::chrono::steady_clock::now();
-  Report r;
-  Facts& facts = r.facts;
   Context ctx = make_context(a.machine);
-  facts.meta.tool_version = plumb_version();
-  facts.meta.command = "topo";
-  facts.meta.started_at = now_iso8601();
-  facts.meta.hostname = host_name(ctx.root);
+  Report r = new_report("topo", host_name(ctx.root));
+  Facts& facts = r.facts;
   facts.meta.root = ctx.root.root();
   if (!a.from_text.empty()) {
     auto text = read_user_file(a.from_text);

@@ -6,7 +6,6 @@
 #include "analyze/trace/reader.h"
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
-#include "core/atomic_file.h"
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -45,11 +44,7 @@ int run_trace(const TraceArgs& a) {
   if (!files) throw UsageError(files.error().message);
 
   auto start = std::chrono::steady_clock::now();
-  Report r;
-  r.facts.meta.tool_version = plumb_version();
-  r.facts.meta.command = "trace";
-  r.facts.meta.started_at = now_iso8601();
-  r.facts.meta.hostname = host_name(HostRoot("/"));
+  Report r = new_report("trace", host_name(HostRoot("/")));
   for (const auto& file : *files) {
     auto t = trace::analyze_trace_file(file, opt);
     if (!t) throw UsageError(t.error().message);
@@ -69,10 +64,7 @@ int run_trace(const TraceArgs& a) {
   sel.only = {"l2.trace"};
   sel.skip = cfg.skip;
   r.findings = judge(r.facts, cfg.thresholds, sel);
-  if (!a.save.empty()) {
-    auto w = write_file_atomic(a.save, render_json_text(r, render_options(a.output)));
-    if (!w) throw UsageError(w.error().message);
-  }
+  save_report(r, a.save, render_options(a.output));
   emit(r, a.output);
   return exit_code_for(r.findings);
 }

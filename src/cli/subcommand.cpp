@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/check_options.h"
 #include "core/atomic_file.h"
 #include "core/suggest.h"
 
@@ -70,6 +71,21 @@ void write_output(const std::string& text, const std::string& out) {
     return;
   }
   auto w = write_file_atomic(out, text);
+  if (!w) throw UsageError(w.error().message);
+}
+
+Report new_report(const std::string& command, const std::string& hostname) {
+  Report r;
+  r.facts.meta.tool_version = plumb_version();
+  r.facts.meta.command = command;
+  r.facts.meta.started_at = now_iso8601();
+  r.facts.meta.hostname = hostname;
+  return r;
+}
+
+void save_report(const Report& r, const std::string& file, const RenderOptions& ro) {
+  if (file.empty()) return;
+  auto w = write_file_atomic(file, render_json_text(r, ro));
   if (!w) throw UsageError(w.error().message);
 }
 

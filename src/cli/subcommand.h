@@ -50,4 +50,9 @@ void emit(const Report& r, const OutputOptions& o);
 void write_output(const std::string& text, const std::string& out);
 RenderOptions render_options(const OutputOptions& o);
 
+// A report of `command` started now (facts.meta: tool version, command, start time, host name).
+Report new_report(const std::string& command, const std::string& hostname);
+// --save FILE: the report's JSON document, written atomically; nothing for an empty path.
+void save_report(const Report& r, const std::string& file, const RenderOptions& ro);
+
 }  // namespace plumb

@@ -72,7 +72,10 @@ std::string context_block(const BenchContext& c, Lang lang, const std::string& f
   line(tr(lang, "bench.cpus_allowed") + ": " + fact_n(c.allowed_cpus) + ", " + tr(lang, "bench.numa") + ": " + fact_n(c.numa_nodes));
   line(tr(lang, "bench.kernel") + ": " + fact_s(c.kernel));
   std::string v;
-  for (const auto& [k, x] : c.versions) v += (v.empty() ? "" : ", ") + k + " " + x;
+  for (const auto& [k, x] : c.versions) {
+    if (!v.empty()) v += ", ";
+    v.append(k).append(" ").append(x);
+  }
   if (!v.empty()) line(tr(lang, "bench.versions") + ": " + v);
   auto gpus = [&](const std::vector<BenchGpuState>& g, const char* key) {
     for (const auto& s : g) {
@@ -101,6 +104,7 @@ std::string result_block(const BenchResult& r, Lang lang, const std::string& for
     s[0].insert(s[0].end(), vals.begin(), vals.end());
     for (const auto& row : r.rows) {
       std::vector<std::string> line;
+      line.reserve(keys.size() + vals.size());
       for (const auto& k : keys) line.push_back(row.setting.count(k) ? row.setting.at(k) : "");
       for (const auto& k : vals) line.push_back(row.values.count(k) ? n(row.values.at(k)) : "");
       s.push_back(line);
@@ -108,9 +112,12 @@ std::string result_block(const BenchResult& r, Lang lang, const std::string& for
     out += table(s, format);
   }
   std::string p;
-  for (const auto& [k, v] : r.params) p += (p.empty() ? "" : ", ") + k + "=" + v;
+  for (const auto& [k, v] : r.params) {
+    if (!p.empty()) p += ", ";
+    p.append(k).append("=").append(v);
+  }
   out += block_line(tr(lang, "bench.params") + ": " + p, format);
-  for (const auto& [k, v] : r.notes) out += block_line(k + ": " + v, format);
+  for (const auto& [k, v] : r.notes) out += block_line(std::string(k).append(": ").append(v), format);
   return out + context_block(r.context, lang, format);
 }
 
