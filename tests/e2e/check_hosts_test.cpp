@@ -1,6 +1,6 @@
-// End-to-end: `plumb check --root tests/fixtures/hosts/<case>` per fixture host, compared with golden
-// Markdown (en, zh) and asserted finding by finding from the JSON; snapshots, --out, --only/--skip, --list.
-// PLUMB_UPDATE_GOLDEN=1 rewrites tests/e2e/golden/<case>.<lang>.md (review the diff).
+// End-to-end: `plumb check --root tests/fixtures/hosts/<case>` per fixture host, asserted finding by
+// finding from the JSON; snapshots, --out, --only/--skip, --list. The golden reports of the same
+// runs (md, json, html) are in golden_test.cpp.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -8,10 +8,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include "core/catalog.h"
 #include "core/json.h"
+#include "golden.h"
 #include "../test_util.h"
 
 namespace plumb {
@@ -20,38 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 using test::run_plumb;
 
-const std::vector<std::string>& cases() {
-  static const std::vector<std::string> c{"healthy", "nvme-misconfigured", "docker-v1", "oom-xid"};
-  return c;
-}
-
-// The kernel log of a case, when its tree comes with one: `--kmsg` makes the run independent of /dev/kmsg.
-std::vector<std::string> kmsg_args(const std::string& name) {
-  for (const std::string& p : {test::fixture("kmsg/" + name + "-dmesg.log"), test::host_fixture(name + "/kmsg.log")}) {
-    if (fs::is_regular_file(p)) return {"--kmsg", p};
-  }
-  return {};
-}
-
-std::vector<std::string> check_args(const std::string& name, std::vector<std::string> extra) {
-  std::vector<std::string> a{"check", "--root", test::host_fixture(name)};
-  auto k = kmsg_args(name);
-  a.insert(a.end(), k.begin(), k.end());
-  a.insert(a.end(), extra.begin(), extra.end());
-  return a;
-}
-
-// Volatile parts of a report: the date in the title, absolute paths of this checkout.
-std::string normalise(std::string md) {
-  md = std::regex_replace(md, std::regex(R"(\d{4}-\d{2}-\d{2}(T[0-9:]+Z)?)"), "YYYY-MM-DD");
-  std::string dir = test::test_dir();
-  for (std::size_t p = md.find(dir); p != std::string::npos; p = md.find(dir, p)) md.replace(p, dir.size(), "<tests>");
-  return md;
-}
-
-std::string golden_path(const std::string& name, const std::string& lang) {
-  return test::test_dir() + "/e2e/golden/" + name + "." + lang + ".md";
-}
+using golden::cases;
+using golden::check_args;
 
 json parse_json(const RunOutput& r) {
   json j = json::parse(r.out, nullptr, false);
@@ -74,25 +44,6 @@ std::map<std::string, std::string> statuses(const json& report) {
 }
 
 class CheckHost : public ::testing::TestWithParam<std::string> {};
-
-// Markdown in both languages against the goldens.
-TEST_P(CheckHost, MarkdownMatchesGolden) {
-  const std::string name = GetParam();
-  for (const std::string lang : {"en", "zh"}) {
-    RunOutput r = run_plumb(check_args(name, {"--format", "md", "--lang", lang}));
-    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << name << " " << lang << ": " << r.err;
-    std::string got = normalise(r.out);
-    std::string path = golden_path(name, lang);
-    if (test::update_golden()) {
-      fs::create_directories(fs::path(path).parent_path());
-      std::ofstream(path, std::ios::binary) << got;
-      continue;
-    }
-    auto want = read_user_file(path);
-    ASSERT_TRUE(want.ok()) << "missing golden " << path << ": run PLUMB_UPDATE_GOLDEN=1 ctest -R CheckHost";
-    EXPECT_EQ(got, *want) << "golden differs: " << path << " (PLUMB_UPDATE_GOLDEN=1 rewrites it; review the diff)";
-  }
-}
 
 // What each case must show, finding by finding. Ids from other areas are checked only when their
 // rule is registered in this build, so this table can list them before they are merged.
@@ -273,7 +224,7 @@ TEST(CheckOut, WritesAtomicallyAndLeavesNoTemporaries) {
   auto text = read_user_file(out);
   ASSERT_TRUE(text.ok());
   RunOutput direct = run_plumb(check_args("healthy", {"--format", "md"}));
-  EXPECT_EQ(normalise(*text), normalise(direct.out));
+  EXPECT_EQ(golden::normalise_text(*text), golden::normalise_text(direct.out));
   int files = 0;
   for (const auto& e : fs::directory_iterator(t.dir)) {
     ++files;

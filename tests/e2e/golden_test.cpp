@@ -15,6 +15,15 @@ using test::run_plumb;
 
 class GoldenReport : public ::testing::TestWithParam<std::string> {};
 
+TEST_P(GoldenReport, MarkdownMatchesGolden) {
+  const std::string name = GetParam();
+  for (const std::string lang : {"en", "zh"}) {
+    RunOutput r = run_plumb(golden::check_args(name, {"--format", "md", "--lang", lang}));
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << name << " " << lang << ": " << r.err;
+    golden::expect_matches(golden::path(name, lang, "md"), golden::normalise_text(r.out));
+  }
+}
+
 TEST_P(GoldenReport, JsonMatchesGolden) {
   const std::string name = GetParam();
   for (const std::string lang : {"en", "zh"}) {
