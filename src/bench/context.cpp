@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 
 #include "bench/nvml_clocks.h"
 #include "collect/cpu.h"
 #include "core/cpulist.h"
+#include "core/iso_time.h"
 #include "core/text.h"
 
 namespace plumb {
@@ -72,15 +72,6 @@ std::optional<std::uint64_t> last_level_cache_bytes(const HostRoot& root) {
 
 namespace {
 
-std::string iso_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 Fact<double> read_load(const HostRoot& root) {
   auto t = root.read("/proc/loadavg");
   if (!t) return Fact<double>::none(t.error().describe(), "/proc/loadavg");
@@ -93,7 +84,7 @@ Fact<double> read_load(const HostRoot& root) {
 
 BenchContext read_bench_context(const Context& ctx, bool gpu) {
   BenchContext c;
-  c.started_at = iso_now();
+  c.started_at = now_iso8601();
   auto h = ctx.root.read_value("/proc/sys/kernel/hostname");
   c.hostname = h ? *h : "unknown";
   auto info = ctx.root.read("/proc/cpuinfo");

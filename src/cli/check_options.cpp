@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <ctime>
 
 #include "cli/subcommand.h"
 
@@ -77,15 +76,6 @@ Selection make_selection(const std::vector<std::string>& only, const std::vector
   auto bad = unknown_selectors(sel);
   if (!bad.empty()) throw UsageError(bad.front());
   return sel;
-}
-
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string host_name(const HostRoot& root) {

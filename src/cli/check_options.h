@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/context.h"
+#include "core/iso_time.h"  // now_iso8601, for the subcommands that stamp their reports
 #include "core/registry.h"
 #include "core/thresholds.h"
 
@@ -30,7 +31,6 @@ Config load_config_or_throw(const std::string& path);
 // Splits "a,b" items of repeated --only/--skip options and checks them against the registries.
 Selection make_selection(const std::vector<std::string>& only, const std::vector<std::string>& skip,
                          const std::vector<std::string>& config_skip);
-std::string now_iso8601();
 std::string host_name(const HostRoot& root);
 
 }  // namespace plumb

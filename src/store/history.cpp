@@ -229,6 +229,21 @@ Result<bool> insert_metrics(sqlite3* db, std::int64_t run, const std::vector<Ben
 }
 }  // namespace
 
+Result<std::int64_t> HistoryDb::finish_run(bool inserted, const std::vector<BenchMetric>& metrics, const std::string& what) {
+  std::int64_t id = inserted ? sqlite3_last_insert_rowid(db_) : 0;
+  bool ok = inserted && insert_metrics(db_, id, metrics).ok();
+  if (!ok) {
+    Error e = sql_error(what);
+    rollback();
+    return e;
+  }
+  if (auto r = exec("COMMIT"); !r) {
+    rollback();
+    return r.error();
+  }
+  return id;
+}
+
 Result<std::int64_t> HistoryDb::record(const Facts& facts, const std::vector<Finding>& findings) {
   if (auto r = exec("BEGIN IMMEDIATE"); !r) return r.error();
   Stmt s(db_, "INSERT INTO runs(started_at, command, hostname, benches, environment, facts, findings) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
@@ -238,18 +253,7 @@ Result<std::int64_t> HistoryDb::record(const Facts& facts, const std::vector<Fin
     s.bind(5, json(run_environment(facts)).dump()).bind(6, json(facts).dump()).bind(7, json(findings).dump());
     ok = s.step() == SQLITE_DONE;
   }
-  std::int64_t id = ok ? sqlite3_last_insert_rowid(db_) : 0;
-  if (ok) ok = insert_metrics(db_, id, metrics_of(facts)).ok();
-  if (!ok) {
-    Error e = sql_error("recording the run");
-    rollback();
-    return e;
-  }
-  if (auto r = exec("COMMIT"); !r) {
-    rollback();
-    return r.error();
-  }
-  return id;
+  return finish_run(ok, metrics_of(facts), "recording the run");
 }
 
 Result<std::int64_t> HistoryDb::record_imported(const std::string& started_at, const std::string& hostname, const std::string& origin,
@@ -267,18 +271,7 @@ Result<std::int64_t> HistoryDb::record_imported(const std::string& started_at, c
     s.bind(1, started_at).bind(2, hostname).bind(3, origin).bind(4, json(env).dump()).bind(5, json(f).dump());
     ok = s.step() == SQLITE_DONE;
   }
-  std::int64_t id = ok ? sqlite3_last_insert_rowid(db_) : 0;
-  if (ok) ok = insert_metrics(db_, id, metrics).ok();
-  if (!ok) {
-    Error e = sql_error("importing the baseline");
-    rollback();
-    return e;
-  }
-  if (auto r = exec("COMMIT"); !r) {
-    rollback();
-    return r.error();
-  }
-  return id;
+  return finish_run(ok, metrics, "importing the baseline");
 }
 
 Result<std::vector<RunSummary>> HistoryDb::runs(const std::string& metric, int limit) {

@@ -66,6 +66,9 @@ class HistoryDb {
   // Best effort: a failed rollback leaves SQLite to roll back when the connection closes.
   void rollback() { (void)exec("ROLLBACK"); }
   Error sql_error(const std::string& what) const;
+  // The tail of an insert into runs inside BEGIN IMMEDIATE: the new run's metrics, then COMMIT, or a rollback
+  // and an error about `what` when the run row (`inserted` false) or a metric could not be written.
+  Result<std::int64_t> finish_run(bool inserted, const std::vector<BenchMetric>& metrics, const std::string& what);
   sqlite3* db_;
   std::string path_;
 };

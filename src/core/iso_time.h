@@ -1,0 +1,11 @@
+// The wall-clock time stamps of reports, benchmark contexts and exports.
+#pragma once
+
+#include <string>
+
+namespace plumb {
+
+// The current UTC time as ISO 8601 to the second: "2024-05-01T12:34:56Z".
+std::string now_iso8601();
+
+}  // namespace plumb
