@@ -2,6 +2,8 @@
 // complete steps (each share = total time / total step time, never a mean of per-step ratios).
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "analyze/trace/intervals.h"
@@ -82,10 +84,16 @@ void walk_nesting(const PodVector<CpuRec>& ops, const PodVector<CpuRec>& calls, 
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) done(*it->rec, it->child);
 }
 
-}  // namespace
 
-Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out) {
-  TraceSummary& sum = out.summary;
+// A time as a share of the complete steps' total time; none when there is no step time.
+std::optional<double> share_of_steps(const TraceSummary& sum, double v) {
+  if (sum.step_time_total_us <= 0) return std::nullopt;
+  return v / sum.step_time_total_us;
+}
+
+// The accelerator the GPU rows came from ("cuda", "rocm"), or why there are none; true when
+// there are GPU kernel, memcpy or memset rows to analyse.
+bool detect_accelerator(const TraceRecords& rec, TraceRank& out) {
   const bool has_gpu = rec.n_kernel + rec.n_memcpy + rec.n_memset > 0;
   bool amd = rec.hip_runtime;
   for (const auto& d : rec.devices) amd |= d.find("AMD") != std::string::npos;
@@ -93,30 +101,54 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
                     : rec.n_mtia > 0 ? "mtia"
                     : rec.n_profiler_range > 0 ? "cupti_range"
                     : "none";
-  if (!rec.any_x) return make_error(ErrorKind::invalid, out.file + ": no complete (ph \"X\") events: nothing to analyse");
-  if (!has_gpu) out.notes.push_back(out.accelerator == "none" ? "no_gpu_events" : out.accelerator + "_not_analysed");
+  return has_gpu;
+}
 
-  // Steps: ProfilerStep#N spans, or the whole trace as one window.
-  std::vector<StepSpan> steps = rec.steps;
+// The step windows the breakdown is cut into, in time order.
+struct StepWindows {
+  std::vector<StepSpan> spans;
+  std::vector<bool> complete;  // per span: false for the partial last step
+  bool whole = false;          // no ProfilerStep#N: one window over the whole trace
+
+  // Index of the step whose window holds t, or -1.
+  [[nodiscard]] long step_of(double t) const {
+    auto it = std::upper_bound(spans.begin(), spans.end(), t, [](double x, const StepSpan& s) { return x < s.ts; });
+    if (it == spans.begin()) return -1;
+    --it;
+    return t < it->end || (whole && t <= it->end) ? static_cast<long>(it - spans.begin()) : -1;
+  }
+  // True when t lies in a complete step.
+  [[nodiscard]] bool in_complete_step(double t) const {
+    long i = step_of(t);
+    return i >= 0 && complete[static_cast<std::size_t>(i)];
+  }
+};
+
+// Steps: ProfilerStep#N spans (deduplicated, the short last one marked partial), or the whole
+// trace as one window; then the --steps filter.
+Result<StepWindows> select_steps(const TraceRecords& rec, const StepFilter& filter, TraceRank& out) {
+  StepWindows w;
+  std::vector<StepSpan>& steps = w.spans;
+  steps = rec.steps;
   std::sort(steps.begin(), steps.end(), [](const StepSpan& a, const StepSpan& b) { return a.ts < b.ts; });
   steps.erase(std::unique(steps.begin(), steps.end(),
                           [](const StepSpan& a, const StepSpan& b) { return a.ts == b.ts && a.name == b.name; }),
               steps.end());
-  const bool whole = steps.empty();
-  std::vector<bool> complete(steps.size(), true);
-  if (whole) {
+  w.whole = steps.empty();
+  w.complete.assign(steps.size(), true);
+  if (w.whole) {
     if (filter.active()) {
       return make_error(ErrorKind::invalid, out.file + ": --steps given but the trace has no ProfilerStep#N spans");
     }
     out.notes.push_back("no_profiler_steps");
     steps.push_back({rec.first_ts, rec.last_end, -1, "whole trace"});
-    complete.push_back(true);
+    w.complete.push_back(true);
   } else if (steps.size() >= 2) {
     // The span opened by the last profiler.step() is closed when profiling stops: usually short.
     std::vector<double> others;
     for (std::size_t i = 0; i + 1 < steps.size(); ++i) others.push_back(steps[i].end - steps[i].ts);
     if (steps.back().end - steps.back().ts < 0.5 * median_of(others)) {
-      complete.back() = false;
+      w.complete.back() = false;
       out.notes.push_back("last_step_partial");
     }
   }
@@ -126,7 +158,7 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
     for (std::size_t i = 0; i < steps.size(); ++i) {
       if (steps[i].number >= filter.first && steps[i].number <= filter.last) {
         kept.push_back(steps[i]);
-        kept_complete.push_back(complete[i]);
+        kept_complete.push_back(w.complete[i]);
       }
     }
     if (kept.empty()) {
@@ -135,75 +167,96 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
                                                 steps.front().name + " .. " + steps.back().name + ")");
     }
     steps = std::move(kept);
-    complete = std::move(kept_complete);
+    w.complete = std::move(kept_complete);
     out.notes.push_back("steps_filtered");
   }
-  // Index of the step whose window holds t, or -1.
-  auto step_of = [&](double t) -> long {
-    auto it = std::upper_bound(steps.begin(), steps.end(), t, [](double x, const StepSpan& s) { return x < s.ts; });
-    if (it == steps.begin()) return -1;
-    --it;
-    return t < it->end || (whole && t <= it->end) ? static_cast<long>(it - steps.begin()) : -1;
-  };
+  return w;
+}
 
-  // Unions of each kind of activity.
-  auto dl_u = merged(rec.dataloader);
-  auto opt_u = merged(rec.optimizer);
-  auto cpy_u = merged(rec.cpu_copy);
-  auto busy_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat != Cat::cuda_sync; });
-  auto h2d_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::htod; });
-  auto d2h_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::dtoh; });
-  auto copy_u = merged_gpu(rec.gpu, [](const GpuRec& g) {
+// Unions of each kind of activity over the whole trace.
+struct ActivityUnions {
+  std::vector<Interval> dataloader, optimizer, cpu_copy;
+  std::vector<Interval> gpu_busy, h2d, d2h, copy, pageable_h2d, compute, comm;
+  std::vector<Interval> comm_overlap;        // compute ∩ comm
+  std::vector<Interval> busy_in_dataloader;  // gpu_busy ∩ dataloader
+};
+
+ActivityUnions build_unions(const TraceRecords& rec) {
+  ActivityUnions u;
+  u.dataloader = merged(rec.dataloader);
+  u.optimizer = merged(rec.optimizer);
+  u.cpu_copy = merged(rec.cpu_copy);
+  u.gpu_busy = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat != Cat::cuda_sync; });
+  u.h2d = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::htod; });
+  u.d2h = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::dtoh; });
+  u.copy = merged_gpu(rec.gpu, [](const GpuRec& g) {
     return g.cat == Cat::memcpy && (g.dir == CopyDir::htod || g.dir == CopyDir::dtoh);
   });
-  auto page_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::htod && g.pageable; });
-  auto comp_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::kernel && g.type == KernelType::computation; });
-  auto comm_u = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::kernel && g.type == KernelType::communication; });
-  auto ovl_u = intersect(comp_u, comm_u);
-  auto busy_in_dl_u = intersect(busy_u, dl_u);
+  u.pageable_h2d = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::htod && g.pageable; });
+  u.compute = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::kernel && g.type == KernelType::computation; });
+  u.comm = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::kernel && g.type == KernelType::communication; });
+  u.comm_overlap = intersect(u.compute, u.comm);
+  u.busy_in_dataloader = intersect(u.gpu_busy, u.dataloader);
+  return u;
+}
 
+// One TraceStep per window: the time of each activity inside it.
+void fill_step_times(const TraceRecords& rec, const StepWindows& w, const ActivityUnions& u, bool has_gpu, TraceRank& out) {
   out.steps.clear();
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const auto& s = steps[i];
+  for (std::size_t i = 0; i < w.spans.size(); ++i) {
+    const auto& s = w.spans[i];
     TraceStep st;
     st.name = s.name;
     if (s.number >= 0) st.number = s.number;
     st.start_us = s.ts - rec.first_ts;
     st.duration_us = s.end - s.ts;
-    st.complete = complete[i];
-    st.dataloader_us = clipped_length(dl_u, s.ts, s.end);
-    st.optimizer_us = clipped_length(opt_u, s.ts, s.end);
-    st.cpu_copy_us = clipped_length(cpy_u, s.ts, s.end);
+    st.complete = w.complete[i];
+    st.dataloader_us = clipped_length(u.dataloader, s.ts, s.end);
+    st.optimizer_us = clipped_length(u.optimizer, s.ts, s.end);
+    st.cpu_copy_us = clipped_length(u.cpu_copy, s.ts, s.end);
     if (has_gpu) {
-      st.h2d_us = clipped_length(h2d_u, s.ts, s.end);
-      st.d2h_us = clipped_length(d2h_u, s.ts, s.end);
-      st.pageable_h2d_us = clipped_length(page_u, s.ts, s.end);
-      st.gpu_busy_us = clipped_length(busy_u, s.ts, s.end);
+      st.h2d_us = clipped_length(u.h2d, s.ts, s.end);
+      st.d2h_us = clipped_length(u.d2h, s.ts, s.end);
+      st.pageable_h2d_us = clipped_length(u.pageable_h2d, s.ts, s.end);
+      st.gpu_busy_us = clipped_length(u.gpu_busy, s.ts, s.end);
       st.gpu_idle_us = std::max(0.0, st.duration_us - *st.gpu_busy_us);
-      st.compute_us = clipped_length(comp_u, s.ts, s.end);
-      st.comm_us = clipped_length(comm_u, s.ts, s.end);
-      st.comm_overlap_us = clipped_length(ovl_u, s.ts, s.end);
+      st.compute_us = clipped_length(u.compute, s.ts, s.end);
+      st.comm_us = clipped_length(u.comm, s.ts, s.end);
+      st.comm_overlap_us = clipped_length(u.comm_overlap, s.ts, s.end);
     }
     out.steps.push_back(std::move(st));
   }
+}
 
-  // Synchronising calls and launches, by the step their CPU call started in.
+// Synchronising calls counted in the step their CPU call started in, and the complete steps'
+// calls by name (most time first).
+void count_syncs(const TraceRecords& rec, const StepWindows& w, TraceRank& out) {
   std::map<std::uint32_t, TraceSyncCall> sync_by_name;
   for (const auto& sc : rec.syncs) {
-    long i = step_of(sc.ts);
+    long i = w.step_of(sc.ts);
     if (i < 0) continue;
     auto& st = out.steps[static_cast<std::size_t>(i)];
     ++st.sync_calls;
     st.sync_us += sc.end - sc.ts;
-    if (complete[static_cast<std::size_t>(i)]) {
+    if (w.complete[static_cast<std::size_t>(i)]) {
       auto& agg = sync_by_name[sc.name];
       agg.name = rec.names[sc.name];
       ++agg.count;
       agg.total_us += sc.end - sc.ts;
     }
   }
+  TraceSummary& sum = out.summary;
+  for (const auto& [id, s] : sync_by_name) sum.sync_by_name.push_back(s);
+  std::sort(sum.sync_by_name.begin(), sum.sync_by_name.end(),
+            [](const TraceSyncCall& a, const TraceSyncCall& b) { return a.total_us > b.total_us; });
+}
+
+// Kernel launches per step, and the kernels matched to their launch call with the short ones
+// among them (ran shorter than the call that launched them); returns the matched count per step
+// (sorts the correlation rows in place).
+std::vector<std::int64_t> count_launches(TraceRecords& rec, const StepWindows& w, TraceRank& out) {
   for (const auto& l : rec.launches) {
-    long i = step_of(l.ts);
+    long i = w.step_of(l.ts);
     if (i >= 0) ++out.steps[static_cast<std::size_t>(i)].kernel_launches;
   }
   sort_nearly_sorted(rec.corr.data(), rec.corr.size(), [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; });
@@ -213,24 +266,39 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
     auto it = std::lower_bound(rec.corr.begin(), rec.corr.end(), g.correlation,
                                [](const CorrRec& c, std::int64_t v) { return c.correlation < v; });
     if (it == rec.corr.end() || it->correlation != g.correlation || !it->launch) continue;
-    long i = step_of(it->ts);
+    long i = w.step_of(it->ts);
     if (i < 0) continue;
     ++matched[static_cast<std::size_t>(i)];
     if (g.end - g.ts < it->dur) ++out.steps[static_cast<std::size_t>(i)].short_kernels;
   }
+  return matched;
+}
+
+// Each step's launch-bound verdict from its matched and short kernels and its GPU idle time.
+void mark_launch_bound(const StepWindows& w, const ActivityUnions& u, const std::vector<std::int64_t>& matched, bool has_gpu,
+                       TraceRank& out) {
   for (std::size_t i = 0; i < out.steps.size(); ++i) {
     auto& st = out.steps[i];
     // GPU idle while the loop waited for data is the data loader's, not the launcher's.
-    double idle_in_dl = st.dataloader_us - clipped_length(busy_in_dl_u, steps[i].ts, steps[i].end);
+    double idle_in_dl = st.dataloader_us - clipped_length(u.busy_in_dataloader, w.spans[i].ts, w.spans[i].end);
     double idle_launching = st.gpu_idle_us.value_or(0) - std::max(0.0, idle_in_dl);
     st.launch_bound = has_gpu && matched[i] >= kLaunchBoundMinKernels && st.duration_us > 0 &&
                       static_cast<double>(st.short_kernels) >= kLaunchBoundShortShare * static_cast<double>(matched[i]) &&
                       idle_launching >= kLaunchBoundIdleShare * st.duration_us;
   }
+}
 
-  // Totals over the complete steps.
-  std::vector<double> durations;
+// GPU times summed over the complete steps.
+struct GpuTotals {
   double h2d = 0, d2h = 0, busy = 0, idle = 0, comp = 0, comm = 0, ovl = 0, copy = 0;
+};
+
+// Totals over the complete steps: the summary's step times, CPU-side times and shares; returns
+// the GPU times for summarize_gpu.
+GpuTotals sum_complete_steps(const TraceRecords& rec, const StepWindows& w, const ActivityUnions& u, bool has_gpu, TraceRank& out) {
+  TraceSummary& sum = out.summary;
+  std::vector<double> durations;
+  GpuTotals g;
   for (std::size_t i = 0; i < out.steps.size(); ++i) {
     const auto& st = out.steps[i];
     if (!st.complete) continue;
@@ -245,23 +313,18 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
     sum.short_kernels += st.short_kernels;
     sum.launch_bound_steps += st.launch_bound ? 1 : 0;
     if (has_gpu) {
-      h2d += *st.h2d_us;
-      d2h += *st.d2h_us;
-      busy += *st.gpu_busy_us;
-      idle += *st.gpu_idle_us;
-      comp += *st.compute_us;
-      comm += *st.comm_us;
-      ovl += *st.comm_overlap_us;
-      copy += clipped_length(copy_u, steps[i].ts, steps[i].end);
+      g.h2d += *st.h2d_us;
+      g.d2h += *st.d2h_us;
+      g.busy += *st.gpu_busy_us;
+      g.idle += *st.gpu_idle_us;
+      g.comp += *st.compute_us;
+      g.comm += *st.comm_us;
+      g.ovl += *st.comm_overlap_us;
+      g.copy += clipped_length(u.copy, w.spans[i].ts, w.spans[i].end);
     }
   }
   sum.steps = static_cast<std::int64_t>(out.steps.size());
   sum.complete_steps = static_cast<std::int64_t>(durations.size());
-  const double total = sum.step_time_total_us;
-  auto share = [&](double v) -> std::optional<double> {
-    if (total <= 0) return std::nullopt;
-    return v / total;
-  };
   if (!durations.empty()) {
     sum.step_time_median_us = median_of(durations);
     sum.step_time_min_us = *std::min_element(durations.begin(), durations.end());
@@ -274,66 +337,71 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
         "no enumerate(DataLoader)#...__next__ spans in the trace: the loop does not iterate a torch DataLoader, "
         "or its batches were fetched outside the profiled steps";
   } else {
-    sum.dataloader_share = share(sum.dataloader_us);
+    sum.dataloader_share = share_of_steps(sum, sum.dataloader_us);
   }
   if (rec.optimizer.empty()) {
     sum.unavailable["optimizer_share"] = "no Optimizer.step#... spans in the trace";
   } else {
-    sum.optimizer_share = share(sum.optimizer_us);
+    sum.optimizer_share = share_of_steps(sum, sum.optimizer_us);
   }
-  sum.cpu_copy_share = share(sum.cpu_copy_us);
-  sum.sync_share = share(sum.sync_us);
-  for (auto& [id, s] : sync_by_name) sum.sync_by_name.push_back(s);
-  std::sort(sum.sync_by_name.begin(), sum.sync_by_name.end(),
-            [](const TraceSyncCall& a, const TraceSyncCall& b) { return a.total_us > b.total_us; });
+  sum.cpu_copy_share = share_of_steps(sum, sum.cpu_copy_us);
+  sum.sync_share = share_of_steps(sum, sum.sync_us);
+  return g;
+}
 
-  if (has_gpu) {
-    sum.copy_source = "gpu_memcpy";
-    sum.copy_us = copy;
-    sum.copy_share = share(copy);
-    sum.h2d_us = h2d;
-    sum.d2h_us = d2h;
-    sum.gpu_busy_us = busy;
-    sum.gpu_idle_us = idle;
-    sum.gpu_idle_share = share(idle);
-    sum.compute_us = comp;
-    sum.comm_us = comm;
-    sum.comm_overlap_us = ovl;
-    if (comm > 0) {
-      sum.comm_overlap = ovl / comm;
-    } else {
-      sum.unavailable["comm_overlap"] = "no communication (NCCL) kernels in the complete steps";
-    }
-    double h2d_dur = 0, d2h_dur = 0;
-    for (const auto& g : rec.gpu) {
-      if (g.cat != Cat::memcpy) continue;
-      long i = step_of(g.ts);
-      if (i < 0 || !complete[static_cast<std::size_t>(i)]) continue;
-      if (g.dir == CopyDir::htod) {
-        sum.h2d_bytes += static_cast<std::uint64_t>(g.bytes);
-        h2d_dur += g.end - g.ts;
-        if (g.pageable) {
-          ++sum.pageable_h2d_count;
-          sum.pageable_h2d_us += g.end - g.ts;
-          sum.pageable_h2d_bytes += static_cast<std::uint64_t>(g.bytes);
-        }
-      } else if (g.dir == CopyDir::dtoh) {
-        sum.d2h_bytes += static_cast<std::uint64_t>(g.bytes);
-        d2h_dur += g.end - g.ts;
-      }
-    }
-    // bytes / µs / 1e3 = GB/s (1 GB = 1e9 bytes)
-    if (h2d_dur > 0 && sum.h2d_bytes > 0) sum.h2d_gbps = static_cast<double>(sum.h2d_bytes) / h2d_dur / 1e3;
-    if (d2h_dur > 0 && sum.d2h_bytes > 0) sum.d2h_gbps = static_cast<double>(sum.d2h_bytes) / d2h_dur / 1e3;
-  } else {
+// The GPU part of the summary: busy/idle, compute/comm overlap and host-device copies (bytes and
+// bandwidth of the complete steps' memcpy rows); without GPU rows, the CPU copy time and why the
+// GPU figures are missing.
+void summarize_gpu(const TraceRecords& rec, const StepWindows& w, const GpuTotals& g, bool has_gpu, TraceRank& out) {
+  TraceSummary& sum = out.summary;
+  if (!has_gpu) {
     sum.copy_source = "cpu_aten_copy";
     sum.copy_us = sum.cpu_copy_us;
     sum.copy_share = sum.cpu_copy_share;
     std::string why = gpu_missing_reason(out);
     for (const char* k : {"gpu_busy_us", "gpu_idle_share", "h2d_us", "comm_overlap"}) sum.unavailable[k] = why;
+    return;
   }
+  sum.copy_source = "gpu_memcpy";
+  sum.copy_us = g.copy;
+  sum.copy_share = share_of_steps(sum, g.copy);
+  sum.h2d_us = g.h2d;
+  sum.d2h_us = g.d2h;
+  sum.gpu_busy_us = g.busy;
+  sum.gpu_idle_us = g.idle;
+  sum.gpu_idle_share = share_of_steps(sum, g.idle);
+  sum.compute_us = g.comp;
+  sum.comm_us = g.comm;
+  sum.comm_overlap_us = g.ovl;
+  if (g.comm > 0) {
+    sum.comm_overlap = g.ovl / g.comm;
+  } else {
+    sum.unavailable["comm_overlap"] = "no communication (NCCL) kernels in the complete steps";
+  }
+  double h2d_dur = 0, d2h_dur = 0;
+  for (const auto& r : rec.gpu) {
+    if (r.cat != Cat::memcpy) continue;
+    if (!w.in_complete_step(r.ts)) continue;
+    if (r.dir == CopyDir::htod) {
+      sum.h2d_bytes += static_cast<std::uint64_t>(r.bytes);
+      h2d_dur += r.end - r.ts;
+      if (r.pageable) {
+        ++sum.pageable_h2d_count;
+        sum.pageable_h2d_us += r.end - r.ts;
+        sum.pageable_h2d_bytes += static_cast<std::uint64_t>(r.bytes);
+      }
+    } else if (r.dir == CopyDir::dtoh) {
+      sum.d2h_bytes += static_cast<std::uint64_t>(r.bytes);
+      d2h_dur += r.end - r.ts;
+    }
+  }
+  // bytes / µs / 1e3 = GB/s (1 GB = 1e9 bytes)
+  if (h2d_dur > 0 && sum.h2d_bytes > 0) sum.h2d_gbps = static_cast<double>(sum.h2d_bytes) / h2d_dur / 1e3;
+  if (d2h_dur > 0 && sum.d2h_bytes > 0) sum.d2h_gbps = static_cast<double>(sum.d2h_bytes) / d2h_dur / 1e3;
+}
 
-  // Memory peaks per device from the [memory] events.
+// Memory peaks per device from the [memory] events.
+void summarize_memory(const TraceRecords& rec, TraceSummary& sum) {
   for (const auto& [dev, m] : rec.memory) {
     TraceMemory tm;
     tm.device = dev.first == 1   ? "cuda:" + std::to_string(dev.second)
@@ -346,8 +414,10 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
     sum.memory.push_back(std::move(tm));
   }
   if (rec.memory.empty()) sum.unavailable["memory"] = "no [memory] events (profile with profile_memory=True)";
+}
 
-  // Top operators by self time, inside the complete steps.
+// Top operators by self time, inside the complete steps (sorts each thread's records in place).
+void rank_top_ops(TraceRecords& rec, const StepWindows& w, TraceSummary& sum) {
   std::unordered_map<std::uint32_t, TraceOp> ops;
   for (std::size_t t = 0; t < rec.cpu.size(); ++t) {
     // Kineto writes each thread's ops almost in time order: sorting is near linear then.
@@ -356,8 +426,7 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
     sort_nearly_sorted(rec.runtime[t].data(), rec.runtime[t].size(), order);
     walk_nesting(rec.cpu[t], rec.runtime[t], [&](const CpuRec& c, double child) {
       if (!c.op) return;
-      long s = step_of(c.ts);
-      if (s < 0 || !complete[static_cast<std::size_t>(s)]) return;
+      if (!w.in_complete_step(c.ts)) return;
       auto& op = ops[c.name];
       ++op.calls;
       op.total_us += c.end - c.ts;
@@ -372,8 +441,28 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
     return a.self_us != b.self_us ? a.self_us > b.self_us : a.name < b.name;
   });
   if (sum.top_ops.size() > kTopOps) sum.top_ops.resize(kTopOps);
+}
 
-  sum.hta = hta_breakdown(rec);
+}  // namespace
+
+Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out) {
+  const bool has_gpu = detect_accelerator(rec, out);
+  if (!rec.any_x) return make_error(ErrorKind::invalid, out.file + ": no complete (ph \"X\") events: nothing to analyse");
+  if (!has_gpu) out.notes.push_back(out.accelerator == "none" ? "no_gpu_events" : out.accelerator + "_not_analysed");
+
+  auto windows = select_steps(rec, filter, out);
+  if (!windows) return windows.error();
+  const StepWindows& w = *windows;
+  const ActivityUnions u = build_unions(rec);
+  fill_step_times(rec, w, u, has_gpu, out);
+  count_syncs(rec, w, out);
+  const auto matched = count_launches(rec, w, out);
+  mark_launch_bound(w, u, matched, has_gpu, out);
+  const GpuTotals g = sum_complete_steps(rec, w, u, has_gpu, out);
+  summarize_gpu(rec, w, g, has_gpu, out);
+  summarize_memory(rec, out.summary);
+  rank_top_ops(rec, w, out.summary);
+  out.summary.hta = hta_breakdown(rec);
   return true;
 }
 
