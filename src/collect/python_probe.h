@@ -15,7 +15,8 @@
 
 namespace plumb {
 
-// The Python source of the probe (python_probe_script.cpp).
+// The Python source of the probe: src/collect/python_probe.py, compiled in by the build
+// (plumb_embed_text in CMakeLists.txt) so the binary is self-contained.
 const char* python_probe_script();
 
 // The line prefix the probe prints before its JSON answer.
