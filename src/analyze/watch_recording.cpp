@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "core/host_root.h"
+#include "core/json.h"
 #include "core/text.h"
 #include "core/version.h"
 

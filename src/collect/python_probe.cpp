@@ -10,6 +10,7 @@
 #include "collect/pyenv.h"
 #include "core/registry.h"
 #include "core/subprocess.h"
+#include "core/json.h"
 #include "core/text.h"
 #include "core/knowledge/cuda_version.h"
 

@@ -2,6 +2,9 @@
 #include "core/finding.h"
 
 #include <array>
+#include <stdexcept>
+
+#include "core/json.h"
 
 namespace plumb {
 
@@ -30,6 +33,11 @@ bool parse_status(const std::string& s, Status& out) { return parse_enum(kStatus
 bool parse_layer(const std::string& s, Layer& out) { return parse_enum(kLayer, s, out); }
 bool parse_pillar(const std::string& s, Pillar& out) { return parse_enum(kPillar, s, out); }
 bool parse_section(const std::string& s, Section& out) { return parse_enum(kSection, s, out); }
+
+void to_json(json& j, Status s) { j = status_name(s); }
+void from_json(const json& j, Status& s) {
+  if (!parse_status(j.get<std::string>(), s)) throw std::runtime_error("unknown status " + j.dump());
+}
 
 int exit_code_for(const std::vector<Finding>& findings) {
   for (const auto& f : findings) {

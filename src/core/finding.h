@@ -54,11 +54,9 @@ struct Finding {
 // The exit code of a judged report: 1 when any finding failed, else 0.
 int exit_code_for(const std::vector<Finding>& findings);
 
-}  // namespace plumb
-
-namespace plumb {
 // A status as its name in JSON ("fail"); reading an unknown name throws (core/finding.cpp).
 void to_json(json& j, Status s);
 void from_json(const json& j, Status& s);
 PLUMB_JSON(Finding, id, status, subject, variant, args, evidence, threshold)
-}
+
+}  // namespace plumb

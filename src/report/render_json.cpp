@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "core/catalog.h"
+#include "core/json.h"
 #include "report/report.h"
 
 namespace plumb {
