@@ -17,8 +17,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
+#include <system_error>
 
 #include "core/host_root.h"
 
@@ -26,7 +26,7 @@ namespace plumb {
 
 namespace {
 
-std::string errno_text(int e) { return std::strerror(e); }
+std::string errno_text(int e) { return std::system_category().message(e); }  // thread-safe strerror
 
 Error write_error(const std::string& path, int e) {
   return make_error(error_kind_from_errno(e), "cannot write " + path + " (" + errno_text(e) + ")");

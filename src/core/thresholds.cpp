@@ -84,7 +84,7 @@ Result<bool> read_thresholds(const toml::table& t, const std::string& prefix, Th
     }
     if (!defs_table().count(key)) {
       std::string hint = closest(key, known_keys());
-      return make_error(ErrorKind::invalid, origin + ": unknown threshold '" + key + "'" +
+      return make_error(ErrorKind::invalid, origin + ": unknown threshold '" += key + "'" +
                                                 (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
     const ThresholdDef& def = defs_table().at(key);
@@ -101,7 +101,7 @@ Result<bool> read_thresholds(const toml::table& t, const std::string& prefix, Th
              (def.unit.empty() ? "" : " (" + def.unit + ")");
     };
     if (!v) {
-      return make_error(ErrorKind::invalid, where + ": threshold '" + key + "' must be " + expected() + ", not " +
+      return make_error(ErrorKind::invalid, std::string(where).append(": threshold '").append(key).append("' must be ").append(expected()).append(", not ") +
                                                 std::string(toml_type_name(node)));
     }
     bool ok = std::isfinite(*v);
@@ -109,7 +109,7 @@ Result<bool> read_thresholds(const toml::table& t, const std::string& prefix, Th
     if (ok && def.unit == "%") ok = *v >= 0.0 && *v <= 100.0;
     if (ok && !flag && def.unit != "%") ok = *v >= std::min(0.0, def.value);
     if (!ok) {
-      return make_error(ErrorKind::invalid, where + ": threshold '" + key + "' must be " + expected() + ", not " +
+      return make_error(ErrorKind::invalid, std::string(where).append(": threshold '").append(key).append("' must be ").append(expected()).append(", not ") +
                                                 fmt_num(*v, 3));
     }
     out.set(key, *v);
@@ -170,7 +170,7 @@ Result<Config> parse_config(const std::string& text, const std::string& origin) 
       }
     } else {
       std::string hint = closest(key, {"thresholds", "skip"});
-      return make_error(ErrorKind::invalid, origin + ": unknown setting '" + key + "'" +
+      return make_error(ErrorKind::invalid, origin + ": unknown setting '" += key + "'" +
                                                 (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
   }
