@@ -291,7 +291,9 @@ TEST(GpuXid, TableIsSortedUniqueAndComplete) {
     EXPECT_FALSE(x.cause.en.empty() || x.cause.zh.empty()) << x.code;
     EXPECT_FALSE(x.action.en.empty() || x.action.zh.empty()) << x.code;
     EXPECT_TRUE(x.severity == Status::fail || x.severity == Status::warn) << x.code;
-    if (x.app) EXPECT_EQ(x.severity, Status::warn) << x.code;
+    if (x.app) {
+      EXPECT_EQ(x.severity, Status::warn) << x.code;
+    }
   }
   EXPECT_EQ(xid_table().size(), 42u);
 }
