@@ -3,6 +3,7 @@
 
 #include "collect/nccl_env.h"
 #include "core/knowledge/nccl_vars.h"
+#include "core/registry.h"
 
 namespace plumb {
 
@@ -30,6 +31,37 @@ std::string env_command(const Facts& f) {
 }
 
 Finding& with_env_cmd(Finding& x, const Facts& f) { return x.arg("env_cmd", env_command(f)); }
+
+EnvVarRule start_env_var_rule(const Facts& f, const std::string& id, const std::string& var) {
+  EnvVarRule r;
+  auto env = job_env(f);
+  if (!env) {
+    r.answer.push_back(skipped(id, env.error().message));
+    return r;
+  }
+  r.x.id = id;
+  with_env_cmd(r.x, f);
+  auto it = env->find(var);
+  if (it == env->end()) {
+    r.x.status = Status::pass;
+    r.x.variant = "unset";
+    r.answer.push_back(r.x);
+    return r;
+  }
+  r.value = it->second;
+  return r;
+}
+
+Finding* pass_if_empty(std::vector<Finding>& out, const std::string& id, const Facts& f, const std::string& variant) {
+  if (!out.empty()) return nullptr;
+  Finding x;
+  x.id = id;
+  x.status = Status::pass;
+  x.variant = variant;
+  with_env_cmd(x, f);
+  out.push_back(std::move(x));
+  return &out.back();
+}
 
 bool has_nvlink(const Topology& t) {
   if (t.nvswitch_count > 0) return true;

@@ -22,6 +22,11 @@ std::vector<std::string> known_names() {
   return n;
 }
 
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
 std::vector<Finding> judge_unknown(const Facts& f, const Thresholds&) {
   const std::string id = "l3.comm.nccl_env_unknown";
   auto env = job_env(f);
@@ -51,14 +56,7 @@ std::vector<Finding> judge_unknown(const Facts& f, const Thresholds&) {
     x.threshold = "known NCCL / torch.distributed variable";
     out.push_back(std::move(x));
   }
-  if (out.empty()) {
-    Finding x;
-    x.id = id;
-    x.status = Status::pass;
-    x.arg("count", std::to_string(audited));
-    with_env_cmd(x, f);
-    out.push_back(std::move(x));
-  }
+  if (Finding* pass = pass_if_empty(out, id, f)) pass->arg("count", std::to_string(audited));
   return out;
 }
 
@@ -79,41 +77,25 @@ std::vector<Finding> judge_values(const Facts& f, const Thresholds&) {
     x.status = v.problem == "legacy_int" ? Status::info : Status::warn;
     // NCCL 2.24+ fails the collective on an unknown algorithm or protocol instead of falling back.
     if ((name == "NCCL_ALGO" || name == "NCCL_PROTO") && v.problem == "not_allowed") x.status = Status::fail;
-    std::string up = ev.value;
-    std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    x.arg("var", name).arg("value", ev.value).arg("allowed", v.allowed).arg("upper", up);
+    x.arg("var", name).arg("value", ev.value).arg("allowed", v.allowed).arg("upper", upper(ev.value));
     x.add(name, ev.value, ev.source);
     x.threshold = "one of: " + v.allowed;
     with_env_cmd(x, f);
     out.push_back(std::move(x));
   }
-  if (out.empty()) {
-    Finding x;
-    x.id = id;
-    x.status = Status::pass;
-    with_env_cmd(x, f);
-    out.push_back(std::move(x));
-  }
+  pass_if_empty(out, id, f);
   return out;
 }
 
 std::vector<Finding> judge_debug(const Facts& f, const Thresholds&) {
   const std::string id = "l3.comm.nccl_debug";
-  auto env = job_env(f);
-  if (!env) return {skipped(id, env.error().message)};
-  Finding x;
-  x.id = id;
-  with_env_cmd(x, f);
-  auto it = env->find("NCCL_DEBUG");
-  if (it == env->end()) {
-    x.status = Status::pass;
-    x.variant = "unset";
-    return {x};
-  }
-  std::string up = it->second.value;
-  std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  x.arg("value", it->second.value);
-  x.add("NCCL_DEBUG", it->second.value, it->second.source);
+  auto start = start_env_var_rule(f, id, "NCCL_DEBUG");
+  if (!start.answer.empty()) return start.answer;
+  Finding& x = start.x;
+  const EnvValue& v = *start.value;
+  std::string up = upper(v.value);
+  x.arg("value", v.value);
+  x.add("NCCL_DEBUG", v.value, v.source);
   x.threshold = "NCCL_DEBUG in {unset, VERSION, WARN} for production";
   x.status = (up == "INFO" || up == "TRACE") ? Status::info : Status::pass;
   return {x};
@@ -180,14 +162,7 @@ std::vector<Finding> judge_p2p(const Facts& f, const Thresholds&) {
     x.threshold = "P2P/SHM transports enabled where GPUs have NVLink or P2P paths";
     out.push_back(std::move(x));
   }
-  if (out.empty()) {
-    Finding x;
-    x.id = id;
-    x.status = Status::pass;
-    x.variant = "enabled";
-    with_env_cmd(x, f);
-    out.push_back(std::move(x));
-  }
+  pass_if_empty(out, id, f, "enabled");
   return out;
 }
 
@@ -227,13 +202,7 @@ std::vector<Finding> judge_timeouts(const Facts& f, const Thresholds&) {
   if (const auto* v = get("TORCH_NCCL_ENABLE_MONITORING"); v != nullptr && v->value == "0") {
     add("TORCH_NCCL_ENABLE_MONITORING", *v, "no_monitoring", Status::info);
   }
-  if (out.empty()) {
-    Finding x;
-    x.id = id;
-    x.status = Status::pass;
-    with_env_cmd(x, f);
-    out.push_back(std::move(x));
-  }
+  pass_if_empty(out, id, f);
   return out;
 }
 

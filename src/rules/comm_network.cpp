@@ -16,6 +16,24 @@ std::vector<IbPort> ports_of(const Facts& f) { return f.comm.ib_ports.has() ? *f
 
 std::string port_name(const IbPort& p) { return p.device + ":" + std::to_string(p.port); }
 
+// NCCL's device lists (NCCL_IB_HCA, NCCL_SOCKET_IFNAME): "^" excludes the names, "=" matches them
+// exactly instead of as prefixes, then comma-separated names.
+struct NameList {
+  bool exclude = false;
+  bool exact = false;
+  std::string_view names;
+};
+
+NameList parse_name_list(std::string_view spec) {
+  NameList l;
+  l.names = trim(spec);
+  l.exclude = !l.names.empty() && l.names.front() == '^';
+  if (l.exclude) l.names.remove_prefix(1);
+  l.exact = !l.names.empty() && l.names.front() == '=';
+  if (l.exact) l.names.remove_prefix(1);
+  return l;
+}
+
 std::vector<Finding> judge_ib_disable(const Facts& f, const Thresholds&) {
   const std::string id = "l3.comm.ib_disable";
   auto env = job_env(f);
@@ -54,20 +72,12 @@ std::vector<Finding> judge_ib_disable(const Facts& f, const Thresholds&) {
 // NCCL_IB_HCA: [^][=]hca[:port],... (prefix match unless '=').
 std::vector<Finding> judge_ib_hca(const Facts& f, const Thresholds&) {
   const std::string id = "l3.comm.ib_hca";
-  auto env = job_env(f);
-  if (!env) return {skipped(id, env.error().message)};
-  auto it = env->find("NCCL_IB_HCA");
-  Finding x;
-  x.id = id;
-  with_env_cmd(x, f);
-  if (it == env->end()) {
-    x.status = Status::pass;
-    x.variant = "unset";
-    return {x};
-  }
-  std::string spec = it->second.value;
+  auto start = start_env_var_rule(f, id, "NCCL_IB_HCA");
+  if (!start.answer.empty()) return start.answer;
+  Finding& x = start.x;
+  std::string spec = start.value->value;
   x.arg("value", spec);
-  x.add("NCCL_IB_HCA", spec, it->second.source);
+  x.add("NCCL_IB_HCA", spec, start.value->source);
   auto ports = ports_of(f);
   std::vector<std::string> devices;
   for (const auto& p : ports) {
@@ -77,11 +87,7 @@ std::vector<Finding> judge_ib_hca(const Facts& f, const Thresholds&) {
   for (const auto& d : devices) list += (list.empty() ? "" : " ") + d;
   x.arg("devices", list.empty() ? "none" : list);
   x.add("RDMA devices", list.empty() ? (f.comm.ib_ports.has() ? "none" : f.comm.ib_ports.why()) : list, "/sys/class/infiniband");
-  std::string_view s = trim(spec);
-  bool exclude = !s.empty() && s.front() == '^';
-  if (exclude) s.remove_prefix(1);
-  bool exact = !s.empty() && s.front() == '=';
-  if (exact) s.remove_prefix(1);
+  auto [exclude, exact, s] = parse_name_list(spec);
   std::string missing, down, wide;
   for (auto raw : split(s, ',')) {
     auto parts = split(trim(raw), ':');
@@ -128,32 +134,20 @@ std::vector<Finding> judge_ib_hca(const Facts& f, const Thresholds&) {
 // NCCL_SOCKET_IFNAME: [^][=]prefix,... ; the included interfaces must exist and be up.
 std::vector<Finding> judge_ifname(const Facts& f, const Thresholds&) {
   const std::string id = "l3.comm.socket_ifname";
-  auto env = job_env(f);
-  if (!env) return {skipped(id, env.error().message)};
-  auto it = env->find("NCCL_SOCKET_IFNAME");
-  Finding x;
-  x.id = id;
-  with_env_cmd(x, f);
-  if (it == env->end()) {
-    x.status = Status::pass;
-    x.variant = "unset";
-    return {x};
-  }
+  auto start = start_env_var_rule(f, id, "NCCL_SOCKET_IFNAME");
+  if (!start.answer.empty()) return start.answer;
+  Finding& x = start.x;
   if (!f.comm.interfaces.has()) return {skipped(id, "network interfaces: " + f.comm.interfaces.why(), "NCCL_SOCKET_IFNAME")};
   const auto& ifaces = *f.comm.interfaces;
-  std::string spec = it->second.value;
+  std::string spec = start.value->value;
   x.subject = "NCCL_SOCKET_IFNAME";
   x.arg("value", spec);
-  x.add("NCCL_SOCKET_IFNAME", spec, it->second.source);
+  x.add("NCCL_SOCKET_IFNAME", spec, start.value->source);
   std::string all;
   for (const auto& i : ifaces) all += (all.empty() ? "" : " ") + i.name + "(" + i.operstate + ")";
   x.arg("interfaces", all);
   x.add("interfaces", all, "/sys/class/net");
-  std::string_view s = trim(spec);
-  bool exclude = !s.empty() && s.front() == '^';
-  if (exclude) s.remove_prefix(1);
-  bool exact = !s.empty() && s.front() == '=';
-  if (exact) s.remove_prefix(1);
+  auto [exclude, exact, s] = parse_name_list(spec);
   std::string missing, down;
   int up = 0;
   for (auto raw : split(s, ',')) {
