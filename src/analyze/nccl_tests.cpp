@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "analyze/topology.h"
@@ -28,6 +29,7 @@ std::optional<double> num_or_na(std::string_view s) {
 // "#  Rank  0 Group  0 Pid   6899 on ztan-mig-235z device  0 [0000:04:00] NVIDIA H100 80GB HBM3"
 struct DeviceLine {
   int rank = -1;
+  int device = -1;
   std::string host, bus, name;
 };
 std::optional<DeviceLine> parse_device_line(std::string_view l) {
@@ -43,6 +45,9 @@ std::optional<DeviceLine> parse_device_line(std::string_view l) {
     }
   }
   for (; i < toks.size(); ++i) {
+    if (toks[i] == "device" && i + 1 < toks.size()) {
+      if (auto v = parse_int(toks[i + 1]); v && *v >= 0 && *v < 4096) d.device = static_cast<int>(*v);
+    }
     if (toks[i].size() > 2 && toks[i].front() == '[' && toks[i].back() == ']') {
       d.bus = std::string(toks[i].substr(1, toks[i].size() - 2));
       for (std::size_t j = i + 1; j < toks.size(); ++j) d.name += (d.name.empty() ? "" : " ") + std::string(toks[j]);
@@ -97,15 +102,18 @@ Result<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& 
   }
   NcclTestsRun run;
   run.origin = origin;
-  std::set<std::string> hosts;
+  std::map<std::string, int> hosts;  // host -> ranks listed on it
   std::set<std::string> names;
   int ranks = 0;
+  int listed = 0;
+  int max_device = -1;
   bool rows_then_footer = false;
   for (auto raw : split_lines(text)) {
     std::string_view l = trim(strip_launcher_prefix(raw));
     if (l.empty()) continue;
     if (l.find(" NCCL INFO ") != std::string_view::npos || l.find(" NCCL WARN ") != std::string_view::npos) {
       auto p = l.find("NCCL version ");
+      if (l.find(" MNNVL 1") != std::string_view::npos) run.mnnvl = true;
       if (p != std::string_view::npos && run.nccl_version.empty()) {
         auto toks = split_ws(l.substr(p + 13));
         if (!toks.empty()) run.nccl_version = std::string(toks[0]);
@@ -123,7 +131,9 @@ Result<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& 
       if (auto d = parse_device_line(l)) {
         // Long rank lists are often elided ("..."): the highest rank number counts them.
         ranks = std::max({ranks + 1, d->rank + 1});
-        hosts.insert(d->host);
+        ++hosts[d->host];
+        ++listed;
+        max_device = std::max(max_device, d->device);
         if (!d->name.empty()) names.insert(d->name);
       }
       auto colon = l.find(':');
@@ -172,7 +182,25 @@ Result<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& 
   // A footer printed before the last row belongs to an earlier run; the log ends without one.
   run.truncated = !run.footer_seen || rows_then_footer;
   if (ranks > 0) run.ranks = ranks;
-  run.hosts = static_cast<int>(hosts.size());
+  run.hosts_listed = static_cast<int>(hosts.size());
+  run.hosts = run.hosts_listed;
+  if (ranks > listed && listed > 0) {
+    // An elided rank list names only some hosts: count them as ranks / ranks per host, the ranks per
+    // host being the most seen on one host or the highest device index + 1.
+    int per_host = max_device + 1;
+    for (const auto& [h, n] : hosts) per_host = std::max(per_host, n);
+    if (per_host > 0) run.hosts = std::max(run.hosts, (ranks + per_host - 1) / per_host);
+  }
+  if (run.collective.empty()) {
+    // Logs without "# Collective test starting:" often keep the binary's name in the file name.
+    for (const char* bin : {"sendrecv_perf", "all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "alltoall_perf",
+                            "broadcast_perf", "reduce_perf", "gather_perf", "scatter_perf", "hypercube_perf"}) {
+      if (origin.find(bin) != std::string::npos) {
+        run.collective = bin;
+        break;
+      }
+    }
+  }
   run.gpu_names.assign(names.begin(), names.end());
   if (run.collective.empty() && !run.rows.empty() && run.rows.front().redop == "none") run.collective = "";
   return run;
@@ -360,13 +388,21 @@ Fact<BusbwCeiling> infer_ceiling(const NcclTestsRun& run, const std::vector<std:
     }
     if (!set.empty()) intra = from_topology(*topo, set, model);
   }
-  if (!intra && !model.empty()) {
-    if (const GpuModel* m = gpu_model_by_name(model)) {
-      if (m->nvlink_gen > 0) {
-        intra = nvlink_ceiling(m->nvlink_gen, m->nvlinks, "GPU model in the log: " + model);
-      } else if (m->pcie_gen > 0) {
-        intra = pcie_ceiling(m->pcie_gen, 16, "GPU model in the log: " + model);
-      }
+  const bool p2p = run.collective == "sendrecv_perf";
+  if (intra) intra->path = "intra-node";
+  const GpuModel* named = model.empty() ? nullptr : gpu_model_by_name(model);
+  if (!intra && named != nullptr) {
+    std::string src = "GPU model in the log: " + model;
+    if (named->nvlink_gen > 0) {
+      intra = nvlink_ceiling(named->nvlink_gen, named->nvlinks, src);
+    } else if (named->pcie_gen > 0) {
+      intra = pcie_ceiling(named->pcie_gen, 16, src);
+    }
+    if (intra) {
+      intra->assumed = true;
+      intra->path = "intra-node";
+      intra->source += " (link assumed: give --topo-text or --link, or run plumb on that machine)";
+      if (p2p) intra->source += "; a point-to-point pair may have fewer links than the GPU";
     }
   }
   if (!intra) {
@@ -374,11 +410,26 @@ Fact<BusbwCeiling> infer_ceiling(const NcclTestsRun& run, const std::vector<std:
                                                   : "no link rate known for '" + model + "': give --link");
   }
   if (hosts > 1) {
-    if (net_gbit && *net_gbit > 0) {
+    int domain = named != nullptr ? named->nvlink_domain : 0;
+    bool nvl = run.mnnvl || domain > 0;
+    std::string across = std::to_string(hosts) + " hosts";
+    if (nvl && (domain == 0 || !run.ranks || *run.ranks <= domain)) {
+      intra->path = "NVLink domain";
+      intra->source += "; " + across + " in one multi-node NVLink domain";
+    } else if (net_gbit && *net_gbit > 0) {
       BusbwCeiling net = network_ceiling(*net_gbit, net_ports, net_source);
+      net.path = "network";
       if (net.gbps < intra->gbps) return Fact<BusbwCeiling>::of(net, net.source);
+      intra->path = nvl ? "NVLink domain" : "network";
+    } else if (nvl) {
+      intra->path = "NVLink domain";
+      intra->assumed = true;
+      intra->source += "; " + across + " across " + std::to_string((*run.ranks + domain - 1) / domain) +
+                       " NVLink domains of " + std::to_string(domain) + " GPUs: the network between them is not known (give --net-gbps)";
     } else {
-      intra->source += "; " + std::to_string(hosts) + " hosts, network rate unknown (give --net-gbps)";
+      intra->path = "network";
+      intra->assumed = true;
+      intra->source += "; " + across + ": the network is the path and its rate is unknown (give --net-gbps); the GPU link bounds it from above";
     }
   }
   std::string src = intra->source;

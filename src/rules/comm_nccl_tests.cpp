@@ -1,5 +1,7 @@
 // Distributed layer, L2: nccl-tests results judged against the bottleneck link's busbw ceiling
 // (a healthy all-reduce reaches 80 % of the link's bandwidth), and data errors or unfinished runs.
+#include <algorithm>
+
 #include "analyze/nccl_tests.h"
 #include "core/catalog.h"
 #include "core/registry.h"
@@ -31,22 +33,36 @@ std::vector<Finding> judge_busbw(const Facts& f, const Thresholds& th) {
     Finding x;
     x.id = id;
     x.subject = run.origin;
-    double need = c.gbps * frac;
+    // The ceiling is the link's nominal rate; NCCL reaches `expected` of it, and the run must reach
+    // the threshold share of that.
+    double expected = c.expected > 0 ? std::min(c.expected, c.gbps) : c.gbps;
+    double need = expected * frac;
     double pct = c.gbps > 0 ? 100.0 * *s.large_avg / c.gbps : 0;
+    std::string path = c.path.empty() ? std::string("intra-node") : c.path;
     x.arg("busbw", fmt_num(*s.large_avg, 1)).arg("ceiling", fmt_num(c.gbps, 1)).arg("link", c.link)
         .arg("formula", c.formula).arg("pct", fmt_num(pct, 0)).arg("need", fmt_num(need, 1))
+        .arg("expected", fmt_num(expected, 1)).arg("path", path).arg("source", c.source)
         .arg("coll", run.collective.empty() ? std::string("nccl-tests") : run.collective)
         .arg("peak", s.peak ? fmt_num(*s.peak, 1) : std::string("?"));
     x.add("busbw, mean of sizes >= 1 GiB", fmt_num(*s.large_avg, 2) + " GB/s (" + std::to_string(s.large_samples) + " values)", run.origin);
     if (s.peak) x.add("peak busbw", fmt_num(*s.peak, 2) + " GB/s at " + human_bytes(s.peak_size), run.origin);
     if (run.avg_busbw) x.add("nccl-tests 'Avg bus bandwidth' (every size, not a peak)", fmt_num(*run.avg_busbw, 3) + " GB/s", run.origin);
-    x.add("ceiling", fmt_num(c.gbps, 1) + " GB/s = " + c.formula + " (" + c.link + ")", c.source);
-    x.threshold = ">= " + fmt_num(frac * 100, 0) + " % of " + fmt_num(c.gbps, 1) + " GB/s = " + fmt_num(need, 1) + " GB/s";
-    if (*s.large_avg > c.gbps * 1.05) {
+    x.add("ceiling (nominal, per direction)", fmt_num(c.gbps, 1) + " GB/s = " + c.formula + " (" + c.link + ")", c.source);
+    x.add("NCCL reaches on this link", fmt_num(expected, 1) + " GB/s", c.source);
+    x.add("path judged", path + (c.assumed ? ", assumed" : ""), c.source);
+    x.threshold = ">= " + fmt_num(frac * 100, 0) + " % of " + fmt_num(expected, 1) + " GB/s = " + fmt_num(need, 1) +
+                  " GB/s, and <= the ceiling " + fmt_num(c.gbps, 1) + " GB/s";
+    if (*s.large_avg > c.gbps) {
+      // Above the link's nominal rate: the ceiling does not describe this run.
       x.status = Status::warn;
       x.variant = "above";
     } else if (*s.large_avg >= need) {
       x.status = Status::pass;
+      if (c.assumed) x.variant = "pass_assumed";
+    } else if (c.assumed) {
+      // A guessed link never fails a run: say what was assumed and how to give the real one.
+      x.status = Status::warn;
+      x.variant = "low_assumed";
     } else {
       x.status = Status::fail;
     }
@@ -86,19 +102,23 @@ std::vector<Finding> judge_errors(const Facts& f, const Thresholds&) {
 
 const bool kThresholds = register_thresholds({
     {"comm.busbw_min_percent", 80, "%",
-     {"nccl-tests busbw (sizes >= 1 GiB) must reach this share of the bottleneck link's ceiling",
-      "nccl-tests 的 busbw（消息 >= 1 GiB）须达到瓶颈链路上限的该比例"}},
+     {"nccl-tests busbw (sizes >= 1 GiB) must reach this share of what NCCL achieves on the bottleneck link",
+      "nccl-tests 的 busbw（消息 >= 1 GiB）须达到 NCCL 在瓶颈链路上可达带宽的该比例"}},
 });
 
 const bool kRows = register_findings({
     {"l2.comm.allreduce_slow", Layer::L2, Pillar::comm, Section::distributed,
      {"Collective bus bandwidth against the link", "集合通信总线带宽与链路上限"},
-     {{"pass", {"{coll}: busbw {busbw} GB/s is {pct} % of the {link} ceiling {ceiling} GB/s ({formula})",
-                "{coll}：busbw {busbw} GB/s，为 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}）"}},
-      {"fail", {"{coll}: busbw {busbw} GB/s is only {pct} % of the {link} ceiling {ceiling} GB/s ({formula}); at least {need} GB/s expected",
-                "{coll}：busbw {busbw} GB/s 仅为 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}）；应不低于 {need} GB/s"}},
-      {"above", {"{coll}: busbw {busbw} GB/s exceeds the ring-model ceiling of {link} ({ceiling} GB/s, {formula}): NVLS / SHARP or tree algorithms are at work, so the ring ceiling cannot judge this run",
-                 "{coll}：busbw {busbw} GB/s 超过 {link} 的环形模型上限（{ceiling} GB/s，{formula}）：NVLS / SHARP 或树形算法在起作用，环形上限无法评判本次结果"}}},
+     {{"pass", {"{coll}: busbw {busbw} GB/s is {pct} % of the {link} ceiling {ceiling} GB/s ({formula}; path: {path}); NCCL reaches about {expected} GB/s on it",
+                "{coll}：busbw {busbw} GB/s，为 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}；路径：{path}）；NCCL 在该链路上约可达 {expected} GB/s"}},
+      {"pass_assumed", {"{coll}: busbw {busbw} GB/s is {pct} % of the assumed {link} ceiling {ceiling} GB/s ({formula}; path: {path}; {source})",
+                        "{coll}：busbw {busbw} GB/s，为假定的 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}；路径：{path}；{source}）"}},
+      {"fail", {"{coll}: busbw {busbw} GB/s is only {pct} % of the {link} ceiling {ceiling} GB/s ({formula}; path: {path}); NCCL reaches about {expected} GB/s on it, at least {need} GB/s expected",
+                "{coll}：busbw {busbw} GB/s 仅为 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}；路径：{path}）；NCCL 在该链路上约可达 {expected} GB/s，应不低于 {need} GB/s"}},
+      {"low_assumed", {"{coll}: busbw {busbw} GB/s is {pct} % of the assumed {link} ceiling {ceiling} GB/s ({formula}; path: {path}); below {need} GB/s, but the link is a guess ({source}), so this is no verdict",
+                       "{coll}：busbw {busbw} GB/s，为假定的 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}；路径：{path}）；低于 {need} GB/s，但链路系推测（{source}），不作判定"}},
+      {"above", {"{coll}: busbw {busbw} GB/s is above the {link} ceiling {ceiling} GB/s ({formula}; path: {path}): the ceiling is unknown or wrong for this run (or NVLS / SHARP in-network reduction is at work); give the real link with --topo-text or --link",
+                 "{coll}：busbw {busbw} GB/s 高于 {link} 上限 {ceiling} GB/s（{formula}；路径：{path}）：该上限未知或有误（或 NVLS / SHARP 网内归约在起作用）；请用 --topo-text 或 --link 给出实际链路"}}},
      {"Follow the L3 causes listed for this effect (transport disabled, IB down, GPUs across sockets, wrong topology file); rerun with NCCL_DEBUG=INFO to see the transports chosen",
       "按本现象对应的 L3 根因逐项排查（传输被禁用、IB 未激活、GPU 跨插槽、拓扑文件错误）；加 NCCL_DEBUG=INFO 重跑查看所选传输"},
      "all_reduce_perf -b 1G -e 8G -f 2 -g <gpus>",

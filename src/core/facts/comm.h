@@ -141,19 +141,24 @@ PLUMB_JSON(NcclTestsRow, size, count, type, redop, oop_time_us, oop_algbw, oop_b
 
 // The bandwidth one run is judged against: the bottleneck link's busbw ceiling.
 struct BusbwCeiling {
-  double gbps = 0;           // GB/s (1e9 B/s)
+  double gbps = 0;           // GB/s (1e9 B/s): the nominal per-direction rate of the link (vendor figure)
   std::string link;          // "NVLink4 x18", "PCIe Gen4 x16", "network 4 x 200 Gb/s"
-  std::string formula;       // "18 links x 20.6 GB/s"
+  std::string formula;       // "18 links x 25 GB/s per direction"
   std::string source;        // where the link came from: --link, topology, GPU model in the log
+  double expected = 0;       // GB/s NCCL achieves on that link (its ring model); <= gbps
+  bool assumed = false;      // the link (type, count, model or NIC rate) was guessed, not read
+  std::string path;          // what the run crosses: "intra-node", "NVLink domain", "network"
   bool operator==(const BusbwCeiling&) const = default;
 };
-PLUMB_JSON(BusbwCeiling, gbps, link, formula, source)
+PLUMB_JSON(BusbwCeiling, gbps, link, formula, source, expected, assumed, path)
 
 struct NcclTestsRun {
   std::string origin;        // file name
   std::string collective;    // "all_reduce_perf" when stated, else guessed from redop
   std::optional<int> ranks;  // from the device lines
-  int hosts = 0;             // distinct host names in the device lines
+  int hosts = 0;             // hosts: distinct host names, or ranks / ranks per host when the list is elided
+  int hosts_listed = 0;      // distinct host names in the device lines
+  bool mnnvl = false;        // NCCL INFO "MNNVL 1": the ranks share a multi-node NVLink domain
   std::vector<std::string> gpu_names;
   std::vector<NcclTestsRow> rows;
   std::optional<std::int64_t> out_of_bounds;
@@ -165,7 +170,7 @@ struct NcclTestsRun {
   Fact<BusbwCeiling> ceiling;       // filled by the caller that knows the machine
   bool operator==(const NcclTestsRun&) const = default;
 };
-PLUMB_JSON(NcclTestsRun, origin, collective, ranks, hosts, gpu_names, rows, out_of_bounds, avg_busbw, header_seen,
+PLUMB_JSON(NcclTestsRun, origin, collective, ranks, hosts, hosts_listed, mnnvl, gpu_names, rows, out_of_bounds, avg_busbw, header_seen,
            footer_seen, truncated, nccl_version, ceiling)
 
 struct CommFacts {

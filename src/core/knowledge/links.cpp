@@ -1,5 +1,6 @@
-// Link rates and GPU models as data. Nominal NVLink figures from NVIDIA's NVLink page
-// (nvidia.com/en-us/data-center/nvlink/); effective per-link figures follow NCCL's ring model as
+// Link rates and GPU models as data. Nominal NVLink figures (per link, per direction: NVLink2-4
+// 25 GB/s, NVLink5 50 GB/s) from NVIDIA's NVLink page (nvidia.com/en-us/data-center/nvlink/) and
+// PCIe figures from the PCI-SIG rates after encoding; effective per-link figures follow NCCL's ring model as
 // reported by its maintainers (A100: ~20 GB/s per link, NVIDIA/nccl-tests#149; H100: ~370 GB/s
 // ring busbw over 18 links, NVIDIA/nccl-tests#212).
 #include "core/knowledge/links.h"
@@ -28,8 +29,8 @@ constexpr std::array<GpuModel, 14> kModels{{
     {"0x20f1", "a100-pcie", "NVIDIA A100-PCIE-40GB", 0, 0, 4},
     {"0x1db1", "v100-sxm2", "Tesla V100-SXM2-16GB", 2, 6, 3},
     {"0x1db5", "v100-sxm2-32gb", "Tesla V100-SXM2-32GB", 2, 6, 3},
-    {"", "gb300", "NVIDIA GB300", 5, 18, 6},
-    {"", "gb200", "NVIDIA GB200", 5, 18, 6},
+    {"", "gb300", "NVIDIA GB300", 5, 18, 6, 72},
+    {"", "gb200", "NVIDIA GB200", 5, 18, 6, 72},
     {"", "b200", "NVIDIA B200", 5, 18, 6},
     {"0x2684", "rtx 4090", "NVIDIA GeForce RTX 4090", 0, 0, 4},
 }};
@@ -88,6 +89,12 @@ std::optional<double> pcie_effective_gbps(int gen, int width) {
   return kX16[static_cast<std::size_t>(gen)] * width / 16.0;
 }
 
+std::optional<double> pcie_nominal_gbps(int gen, int width) {
+  static constexpr std::array<double, 7> kLane{0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.56};
+  if (gen < 1 || gen > 6 || width <= 0 || width > 32) return std::nullopt;
+  return kLane[static_cast<std::size_t>(gen)] * width;
+}
+
 std::optional<int> pcie_gen_from_speed(std::string_view speed) {
   speed = trim(speed);
   std::size_t n = 0;
@@ -106,20 +113,21 @@ std::optional<int> pcie_gen_from_speed(std::string_view speed) {
 BusbwCeiling nvlink_ceiling(int gen, int links, const std::string& source) {
   BusbwCeiling c;
   const NvlinkRate* r = nvlink_rate(gen);
-  double per = r != nullptr ? r->effective_per_link : 0;
+  double per = r != nullptr ? r->nominal_per_link : 0;
   c.gbps = per * links;
+  c.expected = (r != nullptr ? r->effective_per_link : 0) * links;
   c.link = "NVLink" + std::to_string(gen) + " x" + std::to_string(links);
-  c.formula = std::to_string(links) + " links x " + fmt_num(per, 1) + " GB/s";
+  c.formula = std::to_string(links) + " links x " + fmt_num(per, 1) + " GB/s per direction";
   c.source = source;
   return c;
 }
 
 BusbwCeiling pcie_ceiling(int gen, int width, const std::string& source) {
   BusbwCeiling c;
-  c.gbps = pcie_effective_gbps(gen, width).value_or(0);
+  c.gbps = pcie_nominal_gbps(gen, width).value_or(0);
+  c.expected = pcie_effective_gbps(gen, width).value_or(0);
   c.link = "PCIe Gen" + std::to_string(gen) + " x" + std::to_string(width);
-  c.formula = "NCCL PCIe model: " + fmt_num(c.gbps, 1) + " GB/s for Gen" + std::to_string(gen) + " x" +
-              std::to_string(width);
+  c.formula = std::to_string(width) + " lanes x " + fmt_num(c.gbps / width, 3) + " GB/s per direction";
   c.source = source;
   return c;
 }
@@ -127,6 +135,7 @@ BusbwCeiling pcie_ceiling(int gen, int width, const std::string& source) {
 BusbwCeiling network_ceiling(double node_gbit, int ports, const std::string& source) {
   BusbwCeiling c;
   c.gbps = node_gbit / 8.0;
+  c.expected = c.gbps;
   c.link = "network " + fmt_num(node_gbit, 0) + " Gb/s per node";
   c.formula = (ports > 0 ? std::to_string(ports) + " ports, " : std::string()) + fmt_num(node_gbit, 0) +
               " Gb/s / 8 = " + fmt_num(c.gbps, 1) + " GB/s";

@@ -19,6 +19,7 @@ struct GpuModel {
   int nvlink_gen = 0;           // 0: no NVLink on this form factor (bridges aside)
   int nvlinks = 0;              // links per GPU
   int pcie_gen = 0;
+  int nvlink_domain = 0;        // GPUs of one multi-node NVLink domain (72 for NVL72); 0: one node
 };
 const GpuModel* gpu_model_by_pci_device(std::string_view device_id);
 // Longest matching entry for a name such as "NVIDIA H100 80GB HBM3" or "A100-SXM-64GB".
@@ -33,6 +34,8 @@ struct NvlinkRate {
 const NvlinkRate* nvlink_rate(int gen);
 // NCCL's PCIe model (kvDictPciGen): x16 Gen3 12, Gen4 24, Gen5 48, Gen6 96 GB/s; width scales.
 std::optional<double> pcie_effective_gbps(int gen, int width);
+// Nominal per-direction PCIe rate after line encoding (PCI-SIG figures: Gen4 x16 31.5 GB/s).
+std::optional<double> pcie_nominal_gbps(int gen, int width);
 // "16.0 GT/s PCIe", "8 GT/s" -> generation (2.5 -> 1 ... 64 -> 6).
 std::optional<int> pcie_gen_from_speed(std::string_view speed);
 

@@ -184,18 +184,34 @@ TEST(CommRules, BusbwJudgedAgainstCeiling) {
   r.oop_wrong = 0;
   run_.rows.push_back(r);
   run_.footer_seen = true;
-  run_.ceiling = Fact<BusbwCeiling>::of({240, "NVLink3 x12", "12 links x 20.0 GB/s", "--link nvlink3"}, "--link");
+  BusbwCeiling c{300, "NVLink3 x12", "12 links x 25 GB/s per direction", "--link nvlink3", 240, false, "intra-node"};
+  run_.ceiling = Fact<BusbwCeiling>::of(c, "--link");
   f.comm.nccl_tests.push_back(run_);
   auto slow = run(f, "l2.comm.allreduce_slow");
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_EQ(slow[0].status, Status::fail);
-  EXPECT_NE(msg(slow[0]).find("only 58 %"), std::string::npos) << msg(slow[0]);
+  EXPECT_NE(msg(slow[0]).find("only 47 %"), std::string::npos) << msg(slow[0]);
   EXPECT_NE(msg(slow[0]).find("at least 192 GB/s expected"), std::string::npos) << msg(slow[0]);
+  // The same numbers against a guessed link: a warning that says what was assumed, never a fail.
+  c.assumed = true;
+  c.source = "GPU model in the log (link assumed: give --topo-text or --link)";
+  f.comm.nccl_tests[0].ceiling = Fact<BusbwCeiling>::of(c, "model");
+  auto guessed = run(f, "l2.comm.allreduce_slow");
+  EXPECT_EQ(guessed[0].status, Status::warn);
+  EXPECT_EQ(guessed[0].variant, "low_assumed");
+  EXPECT_NE(msg(guessed[0]).find("--topo-text"), std::string::npos) << msg(guessed[0]);
   f.comm.nccl_tests[0].rows[0].oop_busbw = 230;
   f.comm.nccl_tests[0].rows[0].ip_busbw = 230;
   EXPECT_EQ(run(f, "l2.comm.allreduce_slow")[0].status, Status::pass);
-  f.comm.nccl_tests[0].rows[0].oop_busbw = 300;
-  EXPECT_EQ(run(f, "l2.comm.allreduce_slow")[0].variant, "above");
+  EXPECT_EQ(run(f, "l2.comm.allreduce_slow")[0].variant, "pass_assumed");
+  // Above the nominal ceiling: the ceiling is unknown or wrong, a warning, never a pass above 100 %.
+  f.comm.nccl_tests[0].rows[0].oop_busbw = 310;
+  f.comm.nccl_tests[0].rows[0].ip_busbw = 305;
+  auto above = run(f, "l2.comm.allreduce_slow");
+  EXPECT_EQ(above[0].status, Status::warn);
+  EXPECT_EQ(above[0].variant, "above");
+  EXPECT_NE(msg(above[0]).find("ceiling is unknown or wrong"), std::string::npos) << msg(above[0]);
+  EXPECT_NE(msg(above[0]).find("307.5"), std::string::npos) << msg(above[0]);
   EXPECT_EQ(run(f, "l2.comm.nccl_tests_errors")[0].status, Status::pass);
   f.comm.nccl_tests[0].rows[0].oop_wrong = 12;
   EXPECT_EQ(run(f, "l2.comm.nccl_tests_errors")[0].status, Status::fail);
