@@ -1,12 +1,15 @@
 // The dataset walk over libhdf5 (loaded by vendor/hdf5) and the layout comparison of `plumb h5`.
 #include "analyze/h5_layout.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
 
+#include "core/host_root.h"
 #include "vendor/hdf5.h"
 
 
@@ -139,7 +142,13 @@ Result<H5FileLayout> read_h5_layout(const std::string& file) {
   out.file = file;
   out.library = a.soname + " (HDF5 " + std::to_string(a.major) + "." + std::to_string(a.minor) + "." +
                 std::to_string(a.release) + ")";
-  hid_t f = a.fopen(file.c_str(), kReadOnly, kDefault);
+  // HDF5 opens by name and would block on a FIFO: check the file here and hand HDF5 this very
+  // descriptor through /proc/self/fd, so it cannot be swapped for a FIFO in between.
+  auto fd = open_user_file(file);
+  if (!fd) return fd.error();
+  std::string by_fd = "/proc/self/fd/" + std::to_string(*fd);
+  hid_t f = a.fopen(by_fd.c_str(), kReadOnly, kDefault);
+  ::close(*fd);
   if (f < 0) return make_error(ErrorKind::invalid, file + ": not an HDF5 file or unreadable");
   Walk w{&out};
   herr_t rc = a.lvisit(f, kIndexName, kIterNative, visit, &w);

@@ -3,8 +3,9 @@
 
 #include <unistd.h>
 
-#include <fstream>
+#include <cstddef>
 
+#include "core/host_root.h"
 #include "core/text.h"
 
 namespace plumb {
@@ -31,13 +32,11 @@ std::string parent_of(const std::string& dir) {
 }
 
 std::optional<std::vector<std::string>> read_version_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text;
-  char buf[4096];
-  // A version file is a few bytes; read at most 64 KiB of whatever is there.
-  while (text.size() < (std::size_t{64} << 10) && in.read(buf, sizeof buf).gcount() > 0) text.append(buf, in.gcount());
-  return parse_pyenv_version_file(text);
+  // A version file is a few bytes; it may sit in a user's directory, so a FIFO or a huge file
+  // there is refused (read_user_file) rather than read as root.
+  auto text = read_user_file(path, std::size_t{64} << 10);
+  if (!text) return std::nullopt;
+  return parse_pyenv_version_file(*text);
 }
 
 }  // namespace

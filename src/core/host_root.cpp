@@ -3,12 +3,16 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 
 namespace plumb {
 
@@ -36,19 +40,158 @@ Result<std::string> read_fd_all(int fd, const std::string& shown, std::size_t ma
   return out;
 }
 
-Result<std::string> read_path(const std::string& real, const std::string& shown, std::size_t max_bytes) {
-  // O_NONBLOCK: a FIFO or character device must never block a collector.
-  int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    int e = errno;
-    return make_error(error_kind_from_errno(e), shown + " (" + std::strerror(e) + ")");
-  }
+Result<std::string> fail(int e, std::string_view shown) {
+  return make_error(error_kind_from_errno(e), std::string(shown) + " (" + std::strerror(e) + ")");
+}
+
+// Reads an open descriptor after refusing what is not a file to read: a directory, a FIFO or a
+// socket (a FIFO with no writer would read as empty, one with a writer could stream forever).
+Result<std::string> read_checked(int fd, const std::string& shown, std::size_t max_bytes) {
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return fail(e, shown);
+  }
+  if (S_ISDIR(st.st_mode)) {
     ::close(fd);
     return make_error(ErrorKind::invalid, shown + " is a directory");
   }
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorKind::invalid, shown + ": not a regular file");
+  }
   return read_fd_all(fd, shown, max_bytes);
+}
+
+std::atomic<bool> g_force_walk{false};
+std::atomic<bool> g_no_openat2{false};
+
+constexpr int kMaxLinkHops = 40;  // the kernel's own limit on symlinks in one lookup
+
+void close_all(std::vector<int>& fds) {
+  for (int fd : fds) ::close(fd);
+  fds.clear();
+}
+
+std::deque<std::string> components(std::string_view p) {
+  std::deque<std::string> out;
+  std::size_t i = 0;
+  while (i <= p.size()) {
+    auto j = p.find('/', i);
+    if (j == std::string_view::npos) j = p.size();
+    if (j > i) out.emplace_back(p.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+// The component walk RESOLVE_IN_ROOT performs, for kernels without openat2(2): every component
+// is opened O_PATH|O_NOFOLLOW below the previous one, ".." stops at the root, a symbolic link is
+// read and its target walked again from the root (absolute) or the current directory (relative).
+// Returns a descriptor or -errno.
+int walk_in_root(int root_fd, std::string_view rel, int flags) {
+  bool follow_last = (flags & O_NOFOLLOW) == 0;
+  std::deque<std::string> pending = components(rel);
+  std::vector<int> stack;  // descriptors of the directories below the root, innermost last
+  int hops = 0;
+  auto top = [&] { return stack.empty() ? root_fd : stack.back(); };
+  if (pending.empty()) {
+    int fd = ::openat(root_fd, ".", flags | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+  }
+  while (!pending.empty()) {
+    std::string name = std::move(pending.front());
+    pending.pop_front();
+    bool last = pending.empty();
+    if (name == ".") {
+      if (last) {
+        int fd = ::openat(top(), ".", flags | O_CLOEXEC);
+        int e = errno;
+        close_all(stack);
+        return fd < 0 ? -e : fd;
+      }
+      continue;
+    }
+    if (name == "..") {
+      if (!stack.empty()) {
+        ::close(stack.back());
+        stack.pop_back();
+      }
+      if (last) pending.emplace_back(".");
+      continue;
+    }
+    int fd = ::openat(top(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      int e = errno;
+      close_all(stack);
+      return -e;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      int e = errno;
+      ::close(fd);
+      close_all(stack);
+      return -e;
+    }
+    if (S_ISLNK(st.st_mode) && (!last || follow_last)) {
+      char buf[4096];
+      ssize_t n = ::readlinkat(fd, "", buf, sizeof buf - 1);
+      int e = errno;
+      ::close(fd);
+      if (n < 0 || ++hops > kMaxLinkHops) {
+        close_all(stack);
+        return n < 0 ? -e : -ELOOP;
+      }
+      std::string_view target(buf, static_cast<std::size_t>(n));
+      if (!target.empty() && target.front() == '/') close_all(stack);
+      auto more = components(target);
+      if (more.empty()) more.emplace_back(".");
+      pending.insert(pending.begin(), more.begin(), more.end());
+      continue;
+    }
+    if (last) {
+      ::close(fd);
+      // O_NOFOLLOW: the component was not a link when looked at; if it became one since, fail.
+      int out = ::openat(top(), name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+      int e = errno;
+      close_all(stack);
+      return out < 0 ? -e : out;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      close_all(stack);
+      return -ENOTDIR;
+    }
+    stack.push_back(fd);
+  }
+  close_all(stack);
+  return -ENOENT;
+}
+
+// Opens `abs` under `root` with RESOLVE_IN_ROOT semantics. Returns a descriptor or -errno.
+int open_in_root(const std::string& root, std::string_view abs, int flags) {
+  if (root == "/") {
+    int fd = ::open(std::string(abs).c_str(), flags | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+  }
+  int root_fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0) return -errno;
+  std::string rel(abs);
+  while (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
+  if (rel.empty()) rel = ".";
+  int fd = -ENOSYS;
+  if (!g_force_walk.load() && !g_no_openat2.load()) {
+    open_how how{};
+    how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    long r = ::syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how);
+    fd = r < 0 ? -errno : static_cast<int>(r);
+    if (fd == -ENOSYS) g_no_openat2.store(true);
+  }
+  if (fd == -ENOSYS) fd = walk_in_root(root_fd, rel, flags);
+  ::close(root_fd);
+  return fd;
 }
 
 }  // namespace
@@ -90,7 +233,16 @@ std::string HostRoot::path(std::string_view abs) const {
 }
 
 Result<std::string> HostRoot::read(std::string_view abs, std::size_t max_bytes) const {
-  return read_path(path(abs), std::string(abs), max_bytes);
+  // O_NONBLOCK: a FIFO or character device must never block a collector.
+  int fd = open_in_root(root_, abs, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return fail(-fd, abs);
+  return read_checked(fd, std::string(abs), max_bytes);
+}
+
+Result<int> HostRoot::open(std::string_view abs, int flags) const {
+  int fd = open_in_root(root_, abs, flags);
+  if (fd < 0) return fail(-fd, abs).error();
+  return fd;
 }
 
 Result<std::string> HostRoot::read_value(std::string_view abs) const {
@@ -103,11 +255,12 @@ Result<std::string> HostRoot::read_value(std::string_view abs) const {
 }
 
 Result<std::vector<std::string>> HostRoot::list(std::string_view abs) const {
-  std::string real = path(abs);
-  DIR* d = ::opendir(real.c_str());
+  int fd = open_in_root(root_, abs, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
   if (d == nullptr) {
-    int e = errno;
-    return make_error(error_kind_from_errno(e), std::string(abs) + " (" + std::strerror(e) + ")");
+    int e = fd < 0 ? -fd : errno;
+    if (fd >= 0) ::close(fd);
+    return fail(e, abs).error();
   }
   std::vector<std::string> names;
   while (dirent* ent = ::readdir(d)) {
@@ -121,23 +274,52 @@ Result<std::vector<std::string>> HostRoot::list(std::string_view abs) const {
 }
 
 Result<std::string> HostRoot::read_link(std::string_view abs) const {
-  std::string real = path(abs);
+  int fd = open_in_root(root_, abs, O_PATH | O_NOFOLLOW);
+  if (fd < 0) return fail(-fd, abs);
   char buf[4096];
-  ssize_t n = ::readlink(real.c_str(), buf, sizeof buf - 1);
-  if (n < 0) {
-    int e = errno;
-    return make_error(error_kind_from_errno(e), std::string(abs) + " (" + std::strerror(e) + ")");
-  }
+  ssize_t n = ::readlinkat(fd, "", buf, sizeof buf - 1);
+  int e = errno;
+  ::close(fd);
+  if (n < 0) return fail(e == ENOENT ? EINVAL : e, abs);
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
 bool HostRoot::exists(std::string_view abs) const {
+  int fd = open_in_root(root_, abs, O_PATH | O_NOFOLLOW);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+void host_root_force_walk_for_testing(bool on) { g_force_walk.store(on); }
+
+Result<int> open_user_file(const std::string& path) {
+  // O_NONBLOCK so that opening a FIFO with no writer returns at once; cleared before reading.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return fail(errno, path).error();
   struct stat st {};
-  return ::lstat(path(abs).c_str(), &st) == 0;
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return fail(e, path).error();
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorKind::invalid, path + " is a directory");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorKind::invalid, path + ": not a regular file");
+  }
+  int fl = ::fcntl(fd, F_GETFL);
+  if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  return fd;
 }
 
 Result<std::string> read_user_file(const std::string& path, std::size_t max_bytes) {
-  return read_path(path, path, max_bytes);
+  auto fd = open_user_file(path);
+  if (!fd) return fd.error();
+  return read_fd_all(*fd, path, max_bytes);
 }
 
 }  // namespace plumb

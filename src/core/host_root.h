@@ -32,13 +32,25 @@ class HostRoot {
   // Target of a symbolic link (as stored in the link).
   [[nodiscard]] Result<std::string> read_link(std::string_view abs) const;
   [[nodiscard]] bool exists(std::string_view abs) const;
+  // Opens `abs` resolved inside the root (a jail: absolute symlinks and ".." never leave the
+  // tree; at most 40 link hops). `flags` are open(2) flags; O_NOFOLLOW keeps a final symlink.
+  // The caller owns the descriptor. With the root "/" this is a plain open(2).
+  [[nodiscard]] Result<int> open(std::string_view abs, int flags) const;
 
  private:
   std::string root_;
 };
 
 // Reads a file that is not under the root (a user-given trace, log or config path).
+// Anything but a regular file (a FIFO, socket or device) is refused without blocking.
 Result<std::string> read_user_file(const std::string& path, std::size_t max_bytes = 256u << 20);
+
+// Opens a user-given path for reading without blocking on a FIFO, and refuses anything but a
+// regular file ("not a regular file"); the descriptor comes back blocking. The caller owns it.
+Result<int> open_user_file(const std::string& path);
+
+// Tests only: resolve inside the root by the component walk even where openat2(2) exists.
+void host_root_force_walk_for_testing(bool on);
 
 // Maps errno to our error kinds.
 ErrorKind error_kind_from_errno(int err);

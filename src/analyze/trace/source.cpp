@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/host_root.h"
+
 namespace plumb::trace {
 
 namespace {
@@ -174,16 +176,14 @@ std::unique_ptr<ByteSource> wrap(std::unique_ptr<Raw> raw, const std::string& na
 }  // namespace
 
 Result<std::unique_ptr<ByteSource>> open_trace_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    return make_error(e == ENOENT ? ErrorKind::absent : e == EACCES ? ErrorKind::denied : ErrorKind::io,
-                      path + ": " + std::strerror(e));
-  }
+  // A FIFO or device must not block the open: refused before any read.
+  auto opened = open_user_file(path);
+  if (!opened) return opened.error();
+  int fd = *opened;
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
     ::close(fd);
-    return make_error(ErrorKind::invalid, path + ": not a regular file");
+    return make_error(ErrorKind::io, path + ": " + std::strerror(errno));
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   Result<std::string> err = std::string();

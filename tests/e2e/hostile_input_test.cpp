@@ -1,0 +1,100 @@
+// Hostile input end to end: plumb runs as root on shared nodes and reads files users control. A
+// FIFO given where a file is expected must be refused at once ("not a regular file", exit 2)
+// instead of blocking in open(2) forever.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "../test_util.h"
+
+namespace plumb {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FifoDir {
+  fs::path dir;
+  fs::path fifo;
+  FifoDir() : dir(fs::path(::testing::TempDir()) / ("plumb_hostile_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fifo = dir / "pipe";
+    EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  }
+  ~FifoDir() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  FifoDir(const FifoDir&) = delete;
+  FifoDir& operator=(const FifoDir&) = delete;
+};
+
+// Runs plumb with a short deadline: a hang shows up as timed_out, not as a stuck test run.
+RunOutput run_briefly(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{PLUMB_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions o;
+  o.timeout = std::chrono::milliseconds(20000);
+  o.extra_env = {{"LANG", "C"}, {"LC_ALL", ""}, {"NO_COLOR", "1"},
+                 {"PLUMB_DB", "/tmp/plumb-e2e-history-" + std::to_string(::getpid()) + ".db"}};
+  auto r = run_program(argv, o);
+  if (!r) {
+    RunOutput bad;
+    bad.timed_out = r.error().kind == ErrorKind::timed_out;
+    bad.err = r.error().describe();
+    return bad;
+  }
+  return *r;
+}
+
+void expect_refused(const std::vector<std::string>& args) {
+  RunOutput r = run_briefly(args);
+  EXPECT_FALSE(r.timed_out) << args[0] << " blocked on a FIFO";
+  EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.out << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << args[0] << ": " << r.err;
+}
+
+TEST(HostileInput, FifoAsTraceFile) {
+  FifoDir d;
+  expect_refused({"trace", d.fifo.string()});
+}
+
+TEST(HostileInput, FifoAsHdf5File) {
+  FifoDir d;
+  RunOutput r = run_briefly({"h5", d.fifo.string()});
+  EXPECT_FALSE(r.timed_out) << "h5 blocked on a FIFO";
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  if (r.err.find("needs libhdf5") != std::string::npos) GTEST_SKIP() << "no libhdf5 here: " << r.err;
+  EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+}
+
+TEST(HostileInput, FifoAsMemorySummary) {
+  FifoDir d;
+  expect_refused({"memory", d.fifo.string()});
+}
+
+TEST(HostileInput, FifoAsNcclTestsLog) {
+  FifoDir d;
+  expect_refused({"nccl-tests", d.fifo.string()});
+}
+
+TEST(HostileInput, FifoAsSnapshot) {
+  FifoDir d;
+  expect_refused({"report", d.fifo.string()});
+  expect_refused({"diff", d.fifo.string(), d.fifo.string()});
+}
+
+TEST(HostileInput, FifoAsConfig) {
+  FifoDir d;
+  expect_refused({"check", "--root", test::host_fixture("healthy"), "--config", d.fifo.string()});
+}
+
+}  // namespace
+}  // namespace plumb
