@@ -2,8 +2,12 @@
 #include "collect/process.h"
 #include "collect/gpu_cuda.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <cstdlib>
 #include <set>
 
@@ -83,10 +87,15 @@ std::string dir_name(std::string_view p) {
 
 // The path with symlinks resolved, inside the root, shown without the root prefix.
 std::string resolve(const HostRoot& root, const std::string& abs) {
+  // Opened through the root (symlinks resolve inside the tree), then named by the kernel.
+  auto fd = root.open(abs, O_PATH);
+  if (!fd) return abs;
   char buf[PATH_MAX];
-  std::string real = root.path(abs);
-  if (::realpath(real.c_str(), buf) == nullptr) return abs;
-  std::string r = buf;
+  std::string self = "/proc/self/fd/" + std::to_string(*fd);
+  ssize_t n = ::readlink(self.c_str(), buf, sizeof buf - 1);
+  ::close(*fd);
+  if (n <= 0) return abs;
+  std::string r(buf, static_cast<std::size_t>(n));
   if (!root.is_live()) {
     // The root as realpath() spells it: a relative --root or one reached through a symlink.
     char rbuf[PATH_MAX];

@@ -521,7 +521,20 @@ KernelLogFacts read_kernel_log(const Context& ctx) {
   bool truncated = false;
   std::string shown = ctx.kmsg_file.empty() ? std::string("/dev/kmsg") : ctx.kmsg_file;
   std::string real = ctx.kmsg_file.empty() ? ctx.root.path("/dev/kmsg") : ctx.kmsg_file;
+  // Under a fixture root /dev/kmsg resolves inside the tree (a link to the host's is not followed
+  // out); the reader then opens that very file through /proc/self/fd.
+  int jailed = -1;
+  if (ctx.kmsg_file.empty() && !ctx.root.is_live()) {
+    auto fd = ctx.root.open("/dev/kmsg", O_PATH);
+    if (fd) {
+      jailed = *fd;
+      real = "/proc/self/fd/" + std::to_string(jailed);
+    } else {
+      real.clear();  // not in the tree: reads as absent, never as the path outside it
+    }
+  }
   auto text = read_kmsg_source(real, shown, deadline, kMaxBytes, truncated);
+  if (jailed >= 0) ::close(jailed);
   KernelLogFacts k;
   if (!text) {
     k.collected = true;
