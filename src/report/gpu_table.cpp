@@ -23,17 +23,6 @@ struct Row {
   std::vector<std::string> cells;
 };
 
-const char* icon(Status s) {
-  switch (s) {
-    case Status::pass: return "✅";
-    case Status::warn: return "⚠️";
-    case Status::fail: return "❌";
-    case Status::skip: return "⏭️";
-    case Status::info: return "ℹ️";
-  }
-  return "";
-}
-
 std::vector<Row> rows(const Report& r, Lang lang) {
   std::vector<Row> out;
   for (const auto& d : r.facts.gpu.devices) {
@@ -47,7 +36,7 @@ std::vector<Row> rows(const Report& r, Lang lang) {
       if (f.status == Status::fail || f.status == Status::warn) ++problems;
     }
     if (!d.lost.empty()) worst = Status::fail;
-    std::string verdict = std::string(icon(worst)) + " " + tr(lang, std::string("status.") + status_name(worst));
+    std::string verdict = std::string(status_icon(worst)) + " " + tr(lang, std::string("status.") + status_name(worst));
     if (problems > 1) verdict += " ×" + std::to_string(problems);
     Row row;
     if (!d.lost.empty()) {

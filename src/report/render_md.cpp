@@ -9,9 +9,7 @@
 
 namespace plumb {
 
-namespace {
-
-const char* icon(Status s) {
+const char* status_icon(Status s) {
   switch (s) {
     case Status::pass: return "✅";
     case Status::warn: return "⚠️";
@@ -21,6 +19,8 @@ const char* icon(Status s) {
   }
   return "";
 }
+
+namespace {
 
 // Markdown-safe inline code: backticks inside values would break the span.
 std::string code(const std::string& s) {
@@ -34,7 +34,7 @@ std::string code(const std::string& s) {
 void finding_block(std::ostringstream& os, const Finding& f, Lang lang) {
   const CatalogEntry* e = find_entry(f.id);
   std::string title = e != nullptr ? e->title.in(lang) : f.id;
-  os << "- " << icon(f.status) << " **" << title << "**";
+  os << "- " << status_icon(f.status) << " **" << title << "**";
   if (f.subject != "host") os << " (" << f.subject << ")";
   os << ": " << finding_message(f, lang) << " " << code(f.id) << "\n";
   if (f.status == Status::pass || f.status == Status::skip) return;
@@ -59,7 +59,7 @@ std::string funnel(const Report& r, Lang lang) {
     const CatalogEntry* e = find_entry(id);
     std::string n = e != nullptr ? e->title.in(lang) : id;
     auto it = fu.worst.find(id);
-    if (it != fu.worst.end()) n = std::string(icon(it->second)) + " " + n;
+    if (it != fu.worst.end()) n = std::string(status_icon(it->second)) + " " + n;
     return n + " " + code(id);
   };
   auto names = [&](const std::vector<std::string>& ids) {

@@ -59,6 +59,9 @@ std::vector<const Finding*> ordered(const std::vector<Finding>& findings);
 Section section_of(const Finding& f);
 Layer layer_of(const Finding& f);
 
+// The status's emoji in the Markdown report and the GPU table ("✅" for pass).
+const char* status_icon(Status s);
+
 // Counts by status.
 struct Tally {
   int fail = 0, warn = 0, skip = 0, info = 0, pass = 0;
