@@ -81,25 +81,63 @@ std::vector<Row> rows_of(const WatchSample& s) {
   return r;
 }
 
-// Puts one CSV value back into the sample; false for an unknown metric.
-bool apply_row(WatchSample& s, const std::string& metric, const std::string& subject, double v) {
-  auto gpu = [&]() -> WatchGpu& {
-    for (auto& g : s.gpus) {
-      if (g.bus_id == subject) return g;
+// Subjects one sample may name (a recording is user input; each subject costs memory in every
+// sample): more than any machine plumb watches has, far fewer than an allocation to fear.
+constexpr std::size_t kMaxGpus = 1024;
+constexpr std::size_t kMaxCpus = 8192;  // the kernel's largest NR_CPUS
+constexpr std::size_t kMaxDisks = 4096;
+constexpr std::size_t kMaxNets = 4096;
+
+// Why a sample's subjects are over the limits, or "" when they are within them.
+std::string subjects_over_limit(const WatchSample& s) {
+  auto over = [](const char* what, std::size_t n, std::size_t max) {
+    return n > max ? std::string("more than ") + std::to_string(max) + " " + what + " in one sample" : std::string();
+  };
+  for (auto m : {over("GPUs", s.gpus.size(), kMaxGpus), over("CPUs", s.core_busy_pct.size(), kMaxCpus),
+                 over("disks", s.disks.size(), kMaxDisks), over("network interfaces", s.nets.size(), kMaxNets)}) {
+    if (!m.empty()) return m;
+  }
+  return {};
+}
+
+// Where each subject of the sample being read sits, so a row finds it without a scan.
+struct SampleIndex {
+  std::map<std::string, std::size_t, std::less<>> gpus, disks, nets;
+  std::size_t cpu_rows = 0;
+};
+
+// Puts one CSV value back into the sample. Returns "" or why the row is refused.
+std::string apply_row(WatchSample& s, SampleIndex& ix, const std::string& metric, const std::string& subject, double v) {
+  std::string refused;
+  // The subject's entry in `list`, added when new; a spare (and `refused` set) past `max`.
+  auto slot = [&](auto& list, auto& index, auto& spare, std::size_t max, const char* what) -> auto& {
+    auto it = index.find(subject);
+    if (it != index.end()) return list[it->second];
+    if (list.size() >= max) {
+      refused = "more than " + std::to_string(max) + " " + what + " in one sample";
+      return spare;
     }
-    s.gpus.push_back({});
-    s.gpus.back().bus_id = subject;
-    return s.gpus.back();
+    index.emplace(subject, list.size());
+    list.push_back({});
+    return list.back();
+  };
+  WatchGpu spare_gpu;
+  WatchDisk spare_disk;
+  WatchNet spare_net;
+  auto gpu = [&]() -> WatchGpu& {
+    auto& g = slot(s.gpus, ix.gpus, spare_gpu, kMaxGpus, "GPUs");
+    g.bus_id = subject;
+    return g;
   };
   auto disk = [&]() -> WatchDisk& {
-    for (auto& d : s.disks) if (d.name == subject) return d;
-    s.disks.push_back({subject, {}, {}});
-    return s.disks.back();
+    auto& d = slot(s.disks, ix.disks, spare_disk, kMaxDisks, "disks");
+    d.name = subject;
+    return d;
   };
   auto net = [&]() -> WatchNet& {
-    for (auto& n : s.nets) if (n.name == subject) return n;
-    s.nets.push_back({subject, {}, {}});
-    return s.nets.back();
+    auto& n = slot(s.nets, ix.nets, spare_net, kMaxNets, "network interfaces");
+    n.name = subject;
+    return n;
   };
   // Clamped before the cast: a float outside the target type's range is undefined behaviour.
   auto u64 = [](double x) { return x > 0 ? static_cast<std::uint64_t>(std::min(x, 1.8e19)) : std::uint64_t{0}; };
@@ -107,7 +145,13 @@ bool apply_row(WatchSample& s, const std::string& metric, const std::string& sub
   else if (metric == "cpu_iowait_pct") s.cpu_iowait_pct = v;
   else if (metric == "core_busy_pct") {
     auto n = parse_uint(subject.size() > 3 ? std::string_view(subject).substr(3) : std::string_view{});
-    if (!n || *n > 65536) return false;
+    if (!n || subject.compare(0, 3, "cpu") != 0) return "bad CPU " + subject;
+    // Rows come cpu0, cpu1, ...: an index far past the rows before it would allocate for nothing.
+    if (*n >= kMaxCpus || *n > ix.cpu_rows + 64) {
+      return subject + ": more than " + std::to_string(kMaxCpus) + " CPUs, or past the " + std::to_string(ix.cpu_rows) +
+             " CPU rows before it in this sample";
+    }
+    ++ix.cpu_rows;
     if (s.core_busy_pct.size() <= *n) s.core_busy_pct.resize(*n + 1, 0.0);
     s.core_busy_pct[*n] = v;
   } else if (metric == "mem_used_bytes") s.mem_used_bytes = u64(v);
@@ -137,8 +181,8 @@ bool apply_row(WatchSample& s, const std::string& metric, const std::string& sub
   else if (metric == "gpu_pcie_tx_bytes_per_s") gpu().pcie_tx_bytes_per_s = v;
   else if (metric == "gpu_nvlink_rx_bytes_per_s") gpu().nvlink_rx_bytes_per_s = v;
   else if (metric == "gpu_nvlink_tx_bytes_per_s") gpu().nvlink_tx_bytes_per_s = v;
-  else return false;
-  return true;
+  else return "unknown metric " + metric;
+  return refused;
 }
 
 // Integer fields must hold integers in range before nlohmann converts them (a cast of 1e300 or
@@ -208,6 +252,9 @@ Result<Facts> read_jsonl(std::string_view text, const std::string& origin) {
       }
       if (!numbers_fit(j)) return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": a value is out of range");
       f.watch.samples.push_back(j.get<WatchSample>());
+      if (auto why = subjects_over_limit(f.watch.samples.back()); !why.empty()) {
+        return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": " + why);
+      }
     } catch (const std::exception& e) {
       return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": malformed sample (" + e.what() + ")");
     }
@@ -221,6 +268,7 @@ Result<Facts> read_csv(std::string_view text, const std::string& origin) {
   std::size_t n = 0;
   std::string current_t;
   bool header_seen = false;
+  SampleIndex index;
   std::map<std::string, std::pair<std::string, std::string>> gpu_ids;  // bus id -> uuid, name
   for (auto line : split_lines(text)) {
     ++n;
@@ -263,12 +311,13 @@ Result<Facts> read_csv(std::string_view text, const std::string& origin) {
     auto v = parse_double(parts[3]);
     if (!t || !v) return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": bad number");
     if (f.watch.samples.empty() || std::string(parts[0]) != current_t) {
+      index = SampleIndex{};
       f.watch.samples.push_back({});
       f.watch.samples.back().t_s = *t;
       current_t = std::string(parts[0]);
     }
-    if (!apply_row(f.watch.samples.back(), std::string(parts[1]), std::string(parts[2]), *v)) {
-      return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": unknown metric " + std::string(parts[1]));
+    if (auto why = apply_row(f.watch.samples.back(), index, std::string(parts[1]), std::string(parts[2]), *v); !why.empty()) {
+      return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": " + why);
     }
   }
   if (!header_seen) return make_error(ErrorKind::invalid, origin + ": no t_s,metric,subject,value header");
