@@ -1,12 +1,10 @@
 // `plumb memory FILE...`: explains torch.cuda.memory_stats() / memory_summary() output and CUDA
 // out-of-memory messages (OOMs, retries, fragmentation, pressure) with the advice that fits. The
 // files become facts.allocator, the l2.vram.* rules judge them, the shared renderers print them.
-#include <chrono>
 #include <memory>
 
 #include "analyze/memory_stats.h"
-#include "cli/check_options.h"
-#include "cli/subcommand.h"
+#include "cli/artefact_command.h"
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -17,10 +15,7 @@ namespace {
 struct MemoryArgs {
   std::vector<std::string> files;
   std::string gpu_memory;
-  std::string config;
-  std::vector<std::string> only, skip;
-  std::string save;
-  OutputOptions output;
+  ArtefactOptions common;
 };
 
 std::optional<std::uint64_t> gpu_memory_arg(const std::string& arg) {
@@ -38,25 +33,18 @@ std::optional<std::uint64_t> gpu_memory_arg(const std::string& arg) {
 }
 
 int run_memory(const MemoryArgs& a) {
-  Config cfg = load_config_or_throw(a.config);
-  RenderOptions ro = check_output(a.output);
-  Selection sel = make_selection(a.only.empty() ? std::vector<std::string>{"l2.vram"} : a.only, a.skip, cfg.skip);
-  auto start = std::chrono::steady_clock::now();
-  Report r = new_report("memory", host_name(HostRoot("/")));
-  r.facts.allocator.gpu_memory_bytes = gpu_memory_arg(a.gpu_memory);
-  for (const auto& file : a.files) {
-    auto text = read_user_file(file, 64u << 20);
-    if (!text) throw UsageError("cannot read " + text.error().message);
-    auto in = parse_memory_file(*text);
-    if (!in) throw UsageError(file + ": " + in.error().message);
-    in->file = file;
-    r.facts.allocator.files.push_back(std::move(in.value()));
-  }
-  r.facts.allocator.collected = true;
-  r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  r.findings = judge(r.facts, cfg.thresholds, sel);
-  save_report(r, a.save, ro);
-  emit(r, a.output);
+  Report r = run_artefact("memory", a.common, "l2.vram", {}, [&](Facts& facts) {
+    facts.allocator.gpu_memory_bytes = gpu_memory_arg(a.gpu_memory);
+    for (const auto& file : a.files) {
+      auto text = read_user_file(file, 64u << 20);
+      if (!text) throw UsageError("cannot read " + text.error().message);
+      auto in = parse_memory_file(*text);
+      if (!in) throw UsageError(file + ": " + in.error().message);
+      in->file = file;
+      facts.allocator.files.push_back(std::move(in.value()));
+    }
+    facts.allocator.collected = true;
+  });
   return exit_code_for(r.findings);
 }
 
@@ -67,11 +55,7 @@ const bool kMemory = register_subcommand(
        app.add_option("file", a->files, "memory_stats() JSON, memory_summary() text or a log with OOM messages")
            ->required();
        app.add_option("--gpu-memory", a->gpu_memory, "GPU capacity (e.g. 80GiB) when no OOM message states it");
-       app.add_option("--config", a->config, "TOML file overriding thresholds (vram.*)");
-       app.add_option("--only", a->only, "judge only these check ids or prefixes (default l2.vram)");
-       app.add_option("--skip", a->skip, "skip these check ids or prefixes");
-       app.add_option("--save", a->save, "also save the report as JSON (a snapshot `plumb report` can render)");
-       add_output_options(app, a->output);
+       add_artefact_options(app, a->common, "TOML file overriding thresholds (vram.*)", "l2.vram");
        return [a] { return run_memory(*a); };
      }});
 
