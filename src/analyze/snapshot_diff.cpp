@@ -17,9 +17,40 @@ using Flat = std::map<std::string, std::string>;
 
 // Facts that describe a moment, not the machine's configuration.
 const std::set<std::string>& excluded_paths() {
-  static const std::set<std::string> s{"meta", "host.kmsg", "trace", "watch", "framework.python.chosen_by",
-                                       "host.process.environ", "framework.env", "allocator", "h5", "topo", "diff"};
+  static const std::set<std::string> s{"meta",          "host.kmsg", "trace", "watch", "framework.python.chosen_by",
+                                       "host.process.environ", "framework.env", "comm.env", "allocator", "h5", "topo",
+                                       "diff"};
   return s;
+}
+
+bool ends_with_text(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// State that changes from one second to the next on the same machine: pressure (PSI), free and
+// available memory, resident sizes, temperatures, power, utilisation, current clocks and link
+// states, counters, timestamps, durations. Two snapshots of one machine differ in these; they say
+// nothing about how the machine is set up, so they are not compared.
+bool volatile_field(const std::string& k) {
+  static const std::set<std::string> s{"mem_available_bytes", "mem_free_bytes",      "swap_free_bytes", "hugepages_free",
+                                       "anon_hugepages_bytes", "memory_current_bytes", "vm_rss_bytes",   "threads",
+                                       "oom_kill_events",     "uptime",               "uptime_s",       "temperature_c",
+                                       "power_mw",            "util_gpu",             "util_memory",    "memory_used",
+                                       "used_memory_bytes",   "memory_reserved",      "clock_sm_mhz",   "clock_mem_mhz",
+                                       "clocks_event_reasons", "gen_current",         "width_current",  "cur_link_speed",
+                                       "cur_link_width",      "volatile_corrected",   "volatile_uncorrected",
+                                       "aggregate_corrected", "aggregate_uncorrected", "pid"};
+  if (s.count(k) > 0) return true;
+  for (const char* tail : {"_us", "_ms", "_at", "_ns", "duration", "timestamp", "_packets", "_errors", "_drops"}) {
+    if (ends_with_text(k, tail)) return true;
+  }
+  return false;
+}
+
+bool volatile_path(const std::string& path) {
+  if (path.find("pressure.") != std::string::npos || ends_with_text(path, "pressure")) return true;
+  auto dot = path.rfind('.');
+  return volatile_field(dot == std::string::npos ? path : path.substr(dot + 1));
 }
 
 // Fields that identify one device rather than describe it.
@@ -55,7 +86,7 @@ void flatten_object_array(const json& arr, const std::string& path, Flat& out) {
       continue;
     }
     for (const auto& [k, v] : e.items()) {
-      if (identity_field(k)) continue;
+      if (identity_field(k) || volatile_field(k)) continue;
       json val = is_fact(v) ? (v.contains("value") ? v["value"] : json("n/a (" + v["missing"].get<std::string>() + ")")) : v;
       ++fields[k][val.is_primitive() ? scalar_text(val) : val.dump()];
     }
@@ -84,7 +115,7 @@ std::string readable(const std::string& path, const json& j) {
 }
 
 void flatten(const json& j, const std::string& path, Flat& out) {
-  if (excluded_paths().count(path)) return;
+  if (excluded_paths().count(path) || volatile_path(path)) return;
   if (is_fact(j)) {
     if (j.contains("value")) {
       flatten(j["value"], path, out);
@@ -118,11 +149,15 @@ void flatten(const json& j, const std::string& path, Flat& out) {
   out[path] = readable(path, j);
 }
 
-// The job's relevant variables: the probe's view overlaid by the target process's environ.
+// The job's relevant variables, once each: the probe's view overlaid by the NCCL view and the
+// target process's environ (comm.env and host.process.environ are not compared on their own).
 void flatten_env(const Facts& f, Flat& out, bool& known) {
   std::map<std::string, std::string> env;
-  known = f.framework.env.has() || f.host.process.environ.has();
+  known = f.framework.env.has() || f.host.process.environ.has() || f.comm.env.has();
   if (f.framework.env.has()) env = *f.framework.env;
+  if (f.comm.env.has()) {
+    for (const auto& [k, v] : *f.comm.env) env[k] = v;
+  }
   if (f.host.process.environ.has()) {
     for (const auto& [k, v] : *f.host.process.environ) env[k] = v;
   }

@@ -17,7 +17,10 @@ namespace plumb {
 const std::vector<std::string>& diff_groups();
 
 // Compares the facts (not the run metadata, not kernel-log events, traces, watch samples or the
-// analyses of artefacts: allocator statistics, HDF5 layouts, topology groups, an earlier diff).
+// analyses of artefacts: allocator statistics, HDF5 layouts, topology groups, an earlier diff; not
+// the moment's state either: pressure, free memory, RSS, temperatures, counters, timestamps and
+// durations, which differ between two snapshots of one machine taken seconds apart). Environment
+// variables are compared once, as env.NAME, whichever fact holds them.
 // Fills differences and identical; the caller names the sides.
 // Arrays of objects compare as multisets per field without identity fields (uuid, bus id), so
 // "8x NVIDIA H100" on two machines is identical although the UUIDs differ.

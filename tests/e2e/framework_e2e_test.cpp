@@ -81,6 +81,26 @@ TEST(DiffE2E, IdenticalIsExitZeroAndBadInputIsTwo) {
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
 }
 
+// Two snapshots of this machine two seconds apart: pressure, free memory, RSS and other state move,
+// the machine does not, so nothing that matters differs and the exit code is 0.
+TEST(DiffE2E, SameLiveMachineTwoSecondsApartIsNoDifference) {
+  std::string dir = ::testing::TempDir();
+  std::string a = dir + "/plumb_diff_live_a.json", b = dir + "/plumb_diff_live_b.json";
+  auto ra = run_plumb({"check", "--save", a, "--format", "json"});
+  ASSERT_NE(ra.exit_code, 2) << ra.err;
+  sleep(2);
+  auto rb = run_plumb({"check", "--save", b, "--format", "json"});
+  ASSERT_NE(rb.exit_code, 2) << rb.err;
+  auto d = run_plumb({"diff", a, b});
+  EXPECT_EQ(d.exit_code, 0) << d.out;
+  EXPECT_TRUE(has(d.out, "No difference")) << d.out;
+  EXPECT_FALSE(has(d.out, "pressure")) << d.out;
+  EXPECT_FALSE(has(d.out, "mem_available")) << d.out;
+  auto same = run_plumb({"diff", a, a, "-f", "json"});
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_TRUE(has(same.out, "\"differences\": []")) << same.out;
+}
+
 TEST(MemoryE2E, FairseqOomStormFailsWithTheRightExplanation) {
   auto r = run_plumb({"memory", fixture("framework/memory/fairseq-v100-16gb-oom-58-ooms-66-retries.txt")});
   EXPECT_EQ(r.exit_code, 1) << r.err;

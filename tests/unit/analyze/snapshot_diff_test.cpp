@@ -56,6 +56,43 @@ TEST(SnapshotDiff, MissingPackageIsOneItem) {
   EXPECT_EQ(r.differences[0].a, "n/a (not installed (No module named 'torch'))");
 }
 
+TEST(SnapshotDiff, MomentaryStateIsNotADifference) {
+  // Two snapshots of one machine: the same setup, the moment's state moved.
+  auto snap = [](std::uint64_t avail, double avg10, std::uint64_t total_us, std::uint64_t rss, int threads) {
+    Facts f = load("a.json");
+    f.host.memory.mem_available_bytes = Fact<std::uint64_t>::of(avail, "/proc/meminfo");
+    f.host.memory.mem_total_bytes = Fact<std::uint64_t>::of(64ull << 30, "/proc/meminfo");
+    Pressure p;
+    PressureLine line;
+    line.avg10 = avg10;
+    line.total_us = total_us;
+    p.some = line;
+    f.host.memory.pressure.io = Fact<Pressure>::of(p, "/proc/pressure/io");
+    f.host.process.vm_rss_bytes = Fact<std::uint64_t>::of(rss, "/proc/self/status");
+    f.host.process.threads = Fact<int>::of(threads, "/proc/self/status");
+    f.host.cgroup.memory_current_bytes = Fact<std::uint64_t>::of(rss * 9, "memory.current");
+    return f;
+  };
+  Facts a = snap(24554156032ull, 0.93, 42640287, 11317248, 11);
+  Facts b = snap(24524414976ull, 1.67, 42678344, 11476992, 8);
+  EXPECT_TRUE(diff_facts(a, b).differences.empty());
+  // A change of setup among them still shows.
+  b.host.memory.mem_total_bytes = Fact<std::uint64_t>::of(32ull << 30, "/proc/meminfo");
+  auto d = diff_facts(a, b);
+  ASSERT_EQ(d.differences.size(), 1u);
+  EXPECT_EQ(d.differences[0].path, "host.memory.mem_total_bytes");
+}
+
+TEST(SnapshotDiff, EnvironmentVariablesListedOnce) {
+  Facts a = load("a.json");
+  Facts b = a;
+  std::map<std::string, std::string> env{{"NCCL_IB_HCA", "mlx5_0"}};
+  b.comm.env = Fact<std::map<std::string, std::string>>::of(env, "/proc/1/environ");
+  auto d = diff_facts(a, b);
+  ASSERT_EQ(d.differences.size(), 1u);
+  EXPECT_EQ(d.differences[0].path, "env.NCCL_IB_HCA");
+}
+
 TEST(SnapshotDiff, OnlyRelevantEnvironmentVariables) {
   EXPECT_TRUE(relevant_env_var("NCCL_IB_HCA"));
   EXPECT_TRUE(relevant_env_var("PYTORCH_CUDA_ALLOC_CONF"));
