@@ -201,40 +201,64 @@ bool for_each_subset(int n, int k, std::size_t limit, Fn fn) {
 }
 }  // namespace
 
-std::vector<GpuGroup> close_groups(const Topology& t, int k, std::size_t max_groups) {
+std::vector<GpuGroup> close_groups(const Topology& t, int k, std::size_t max_groups, bool* cut) {
   int n = static_cast<int>(t.gpus.size());
+  if (cut != nullptr) *cut = false;
   if (k < 1 || k > n) return {};
   std::vector<GpuGroup> best;
-  bool complete = for_each_subset(n, k, 500000, [&](const std::vector<int>& s) {
-    GpuGroup g = score_group(t, s);
-    if (best.empty() || group_key(g) < group_key(best.front())) {
-      best.clear();
-      best.push_back(g);
-    } else if (group_key(g) == group_key(best.front())) {
-      best.push_back(g);
-    }
-  });
+  // All work is counted in GPU pairs scored (score_group looks at k(k-1)/2 pairs), so the bound
+  // holds for any n and k: the exhaustive search runs only when every subset fits in it.
+  const std::size_t pairs = static_cast<std::size_t>(k) * static_cast<std::size_t>(k - 1) / 2 + 1;
+  std::size_t budget = kMaxPairScores;
+  std::size_t subsets = 1;  // C(n, k), saturating at the subset cap
+  for (int i = 1; i <= k && subsets <= kMaxSubsets; ++i) {
+    subsets = subsets * static_cast<std::size_t>(n - k + i) / static_cast<std::size_t>(i);
+  }
+  bool complete = subsets <= kMaxSubsets && subsets * pairs <= budget &&
+                  for_each_subset(n, k, kMaxSubsets, [&](const std::vector<int>& s) {
+                    GpuGroup g = score_group(t, s);
+                    if (best.empty() || group_key(g) < group_key(best.front())) {
+                      best.clear();
+                      best.push_back(g);
+                    } else if (group_key(g) == group_key(best.front())) {
+                      best.push_back(g);
+                    }
+                  });
   if (!complete) {
-    // Too many GPUs to try every set: grow a set greedily from each GPU.
+    // Too many sets to try every one: grow a set greedily from each GPU, within the budget.
+    if (cut != nullptr) *cut = true;
     best.clear();
     for (int seed = 0; seed < n; ++seed) {
       std::vector<int> s{seed};
-      while (static_cast<int>(s.size()) < k) {
+      bool spent = false;
+      while (static_cast<int>(s.size()) < k && !spent) {
         std::optional<GpuGroup> pick;
+        const std::size_t cost = (s.size() + 1) * s.size() / 2 + 1;
         for (int c = 0; c < n; ++c) {
           if (std::find(s.begin(), s.end(), c) != s.end()) continue;
+          if (budget < cost) {
+            spent = true;
+            break;
+          }
+          budget -= std::min(budget, cost);
           auto trial = s;
           trial.push_back(c);
           std::sort(trial.begin(), trial.end());
           GpuGroup g = score_group(t, trial);
           if (!pick || group_key(g) < group_key(*pick)) pick = g;
         }
-        s = pick->gpus;
+        if (!spent) s = pick->gpus;
       }
+      // Out of budget mid-set: fill it up in GPU order so that there is always an answer.
+      for (int c = 0; spent && static_cast<int>(s.size()) < k; ++c) {
+        if (std::find(s.begin(), s.end(), c) == s.end()) s.push_back(c);
+      }
+      std::sort(s.begin(), s.end());
       GpuGroup g = score_group(t, s);
       if (best.empty() || group_key(g) < group_key(best.front())) best = {g};
       else if (group_key(g) == group_key(best.front()) && std::find(best.begin(), best.end(), g) == best.end())
         best.push_back(g);
+      if (spent) break;  // the best of the seeds finished so far stands
     }
   }
   // A disjoint cover first (what a scheduler packing several jobs wants), then the rest.

@@ -35,7 +35,12 @@ struct GpuGroup {
 GpuGroup score_group(const Topology& t, const std::vector<int>& gpus);
 // The k-GPU sets with the best worst-pair link (ties broken by PCIe distance, then the sum),
 // a disjoint cover first. Empty when k < 1 or k > number of GPUs.
-std::vector<GpuGroup> close_groups(const Topology& t, int k, std::size_t max_groups = 16);
+// Bounded work: every k-subset is tried when there are at most kMaxSubsets of them and scoring
+// them all takes at most kMaxPairScores GPU-pair scores; otherwise sets are grown greedily from
+// each GPU until that many pair scores are spent, the best found is returned and *cut is set.
+inline constexpr std::size_t kMaxSubsets = 500000;
+inline constexpr std::size_t kMaxPairScores = 4000000;
+std::vector<GpuGroup> close_groups(const Topology& t, int k, std::size_t max_groups = 16, bool* cut = nullptr);
 // "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,2,3"
 std::string visible_devices_value(const std::vector<int>& gpus);
 

@@ -2,6 +2,7 @@
 // groups with their CUDA_VISIBLE_DEVICES value, the job's GPU set judged, an NCCL topology XML;
 // facts.comm.topology and facts.topo rendered by the shared renderers (report/topo_block.cpp).
 #include <chrono>
+#include <iostream>
 #include <memory>
 #include <set>
 
@@ -84,8 +85,14 @@ int run_topo(const TopoArgs& a) {
   }
   facts.topo.collected = true;
   facts.topo.group_size = a.group;
-  for (const auto& g : close_groups(t, a.group)) {
+  bool cut = false;
+  for (const auto& g : close_groups(t, a.group, 16, &cut)) {
     facts.topo.groups.push_back({g.gpus, labels_of(t, g.gpus), g.worst, visible_devices_value(g.gpus)});
+  }
+  if (cut) {
+    std::cerr << "plumb: --group " << a.group << ": too many sets of " << a.group << " among " << t.gpus.size()
+              << " GPUs to try them all (more than " << kMaxSubsets << " sets or " << kMaxPairScores
+              << " pair scores); the search was cut and shows the best sets found\n";
   }
   facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   Selection sel;
