@@ -411,7 +411,13 @@ CgroupFacts read_cgroup(const Context& ctx) {
     cg.version = Fact<int>::of(2, src);
     cg.path = Fact<std::string>::of(unified->path, src);
     if (!root.exists(top + "/cgroup.controllers")) {
-      all_missing(cg, "absent: " + top + "/cgroup.controllers (cgroup2 not mounted at " + top + ")");
+      // Tell a directory plumb may not enter from one where nothing is mounted.
+      auto probe = root.list(top);
+      if (!probe && probe.error().kind == ErrorKind::denied) {
+        all_missing(cg, "permission denied: " + probe.error().message);
+      } else {
+        all_missing(cg, "absent: " + top + "/cgroup.controllers (cgroup2 not mounted at " + top + ")");
+      }
       cg.version = Fact<int>::of(2, src);
       cg.path = Fact<std::string>::of(unified->path, src);
       return cg;

@@ -1,6 +1,8 @@
 // Memory facts: meminfo totals, swap devices, transparent hugepages (THP) mode and defrag.
 #include "collect/memory.h"
 
+#include <algorithm>
+
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -77,7 +79,18 @@ MemoryFacts read_memory(const HostRoot& root) {
     auto kv = parse_meminfo(*text);
     auto get = [&](const char* k) {
       auto it = kv.find(k);
-      return it == kv.end() ? U::none(std::string(k) + " not in meminfo", src) : U::of(it->second, src);
+      if (it != kv.end()) return U::of(it->second, src);
+      // Present but dropped by the parser: a value past 2^64 bytes, or not a number of kB.
+      for (auto line : split_lines(*text)) {
+        auto colon = line.find(':');
+        if (colon == std::string_view::npos || trim(line.substr(0, colon)) != k) continue;
+        auto fields = split_ws(line.substr(colon + 1));
+        bool digits = !fields.empty() && std::all_of(fields[0].begin(), fields[0].end(), [](char c) { return c >= '0' && c <= '9'; });
+        return U::none(std::string(k) + " in meminfo is " + (digits ? "out of range" : "not a number of kB") + ": " +
+                           std::string(trim(line.substr(colon + 1))),
+                       src);
+      }
+      return U::none(std::string(k) + " not in meminfo", src);
     };
     m.mem_total_bytes = get("MemTotal");
     m.mem_available_bytes = get("MemAvailable");
