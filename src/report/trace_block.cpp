@@ -174,6 +174,11 @@ std::string gpu_block(const Report& r, const RenderOptions& o, const std::string
   for (const auto& t : tf.traces) {
     if (!t.summary.hta) continue;
     const auto& h = *t.summary.hta;
+    if (!h.unavailable.empty()) {
+      os << line(label(t) + ", " + tr(o.lang, "trace.hta") + ": " + fill(tr(o.lang, "trace.hta_na"), {{"why", h.unavailable}}),
+                 format);
+      continue;
+    }
     os << line(label(t) + ", " + tr(o.lang, "trace.hta") + ": " +
                    fill(tr(o.lang, "trace.hta_line"),
                {{"span", dur(h.kernel_time_us)},

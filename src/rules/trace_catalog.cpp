@@ -221,6 +221,7 @@ const bool kUi = register_ui({
     {"trace.hta_line",
      {"GPU span {span}: idle {idle} %, compute {compute} %, non-compute {noncompute} %, comm/comp overlap {overlap}",
       "GPU 区间 {span}：空闲 {idle}%，计算 {compute}%，非计算 {noncompute}%，通信/计算重叠 {overlap}"}},
+    {"trace.hta_na", {"n/a ({why})", "不适用（{why}）"}},
     {"trace.memory", {"Memory (peak per device)", "显存/内存峰值（按设备）"}},
     {"trace.memcpy",
      {"H2D {h2d_bytes} at {h2d_bw}, D2H {d2h_bytes} at {d2h_bw}; pageable H2D: {pageable}",

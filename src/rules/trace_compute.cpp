@@ -64,7 +64,9 @@ std::vector<Finding> gpu_idle(const Facts& f, const Thresholds& th) {
         .arg("total", dur(s.step_time_total_us));
     x.add("GPU idle", dur(s.gpu_idle_us.value_or(0)) + " of " + dur(s.step_time_total_us) + " (" + pct(*s.gpu_idle_share) + ")",
           source(t, "union of kernel/memcpy/memset intervals, all streams"));
-    if (s.hta) {
+    if (s.hta && !s.hta->unavailable.empty()) {
+      x.add("HTA temporal breakdown (whole trace)", "n/a (" + s.hta->unavailable + ")", t.file);
+    } else if (s.hta) {
       x.add("HTA temporal breakdown (whole trace)",
             "idle " + fmt_num(s.hta->idle_pctg, 2) + " %, compute " + fmt_num(s.hta->compute_pctg, 2) + " %, non-compute " +
                 fmt_num(s.hta->non_compute_pctg, 2) + " %",

@@ -131,5 +131,18 @@ TEST(TraceE2E, RegeneratedTraceMatchesTheSlowLoaderDesign) {
   EXPECT_GT(share, 0.30);  // designed: 16 ms of loading against 16 ms of step work
 }
 
+// A trace of a few sub-µs events: HTA's rounding to whole µs leaves a negative GPU span, so the
+// breakdown is n/a with the reason, never a negative or over-100 % share.
+TEST(TraceE2E, DegenerateHtaBreakdownIsNotApplicable) {
+  auto r = test::run_plumb({"trace", traces("corpus/kineto-docs-8x-h100-cuda-sync-small.json")});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.out.find("HTA temporal breakdown (whole trace, HTA's definitions): n/a ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("too short to break down"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("idle -"), std::string::npos) << r.out;
+  auto js = test::run_plumb({"trace", traces("corpus/kineto-docs-8x-h100-cuda-sync-small.json"), "-f", "json"});
+  EXPECT_NE(js.out.find("\"idle_pctg\": 0"), std::string::npos) << js.out;
+  EXPECT_EQ(js.out.find("\"idle_pctg\": -"), std::string::npos) << js.out;
+}
+
 }  // namespace
 }  // namespace plumb

@@ -7,6 +7,7 @@
 #include "analyze/trace/intervals.h"
 #include "analyze/trace/nearly_sorted.h"
 #include "analyze/trace/records.h"
+#include "core/text.h"
 
 namespace plumb::trace {
 
@@ -68,6 +69,20 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
   }
   double comm_len = total_length(comm);
   if (comm_len > 0) b.comm_comp_overlap_pctg = round2(100.0 * total_length(intersect(comm, comp)) / comm_len);
+  // HTA divides by whatever span its rounding leaves; a span under 1 µs or a share outside
+  // 0..100 % says nothing about the GPU: report the breakdown as n/a with the reason.
+  auto out_of_range = [](double v) { return v < 0 || v > 100; };
+  if (b.kernel_time_us < 1) {
+    b.unavailable = "the GPU kernels span " + fmt_num(b.kernel_time_us, 2) + " µs after HTA's rounding to whole µs: too short to break down";
+  } else if (b.idle_time_us < 0 || b.non_compute_time_us < 0 || out_of_range(b.idle_pctg) || out_of_range(b.compute_pctg) ||
+             out_of_range(b.non_compute_pctg)) {
+    b.unavailable = "HTA's rounding to whole µs leaves shares outside 0..100 % (idle " + fmt_num(b.idle_pctg, 2) +
+                    " %, compute " + fmt_num(b.compute_pctg, 2) + " %): the kernels are too short to break down";
+  }
+  if (!b.unavailable.empty()) {
+    b.idle_pctg = b.compute_pctg = b.non_compute_pctg = 0;
+    b.comm_comp_overlap_pctg.reset();
+  }
   return b;
 }
 

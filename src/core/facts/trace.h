@@ -84,10 +84,13 @@ struct TraceHtaBreakdown {
   double compute_pctg = 0;
   double non_compute_pctg = 0;
   std::optional<double> comm_comp_overlap_pctg;  // null: no communication kernel
+  // Not empty: the input is degenerate (a GPU span under 1 µs, a negative or over-100 % share after
+  // HTA's rounding) and the breakdown is n/a for this reason; the shares are then 0, not reported.
+  std::string unavailable;
   bool operator==(const TraceHtaBreakdown&) const = default;
 };
 PLUMB_JSON(TraceHtaBreakdown, kernel_time_us, idle_time_us, compute_time_us, non_compute_time_us, idle_pctg,
-           compute_pctg, non_compute_pctg, comm_comp_overlap_pctg)
+           compute_pctg, non_compute_pctg, comm_comp_overlap_pctg, unavailable)
 
 // Totals over the complete steps. Each share is total time over total step time (not a mean of
 // per-step ratios), as a fraction 0..1. A null value has its reason in `unavailable`.
