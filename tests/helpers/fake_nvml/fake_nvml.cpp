@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpu/nvml.h"
+#include "vendor/nvml.h"
 
 using nlohmann::json;
 using namespace plumb::nvml;  // NOLINT(google-build-using-namespace)

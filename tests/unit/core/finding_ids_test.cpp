@@ -22,10 +22,6 @@ bool has_rule(const std::string& id) {
   return std::any_of(rules().begin(), rules().end(), [&](const RuleInfo& r) { return r.id == id; });
 }
 
-bool is_alias(const std::string& id) {
-  return std::any_of(aliases().begin(), aliases().end(), [&](const IdAlias& a) { return a.from == id; });
-}
-
 TEST(FindingIds, EveryCatalogueRowHasARuleThatProducesIt) {
   for (const auto& [id, e] : catalog()) EXPECT_TRUE(has_rule(id)) << id << " has a catalogue row but no rule produces it";
 }
