@@ -258,7 +258,7 @@ std::vector<GpuGroup> close_groups(const Topology& t, int k, std::size_t max_gro
       if (best.empty() || group_key(g) < group_key(best.front())) best = {g};
       else if (group_key(g) == group_key(best.front()) && std::find(best.begin(), best.end(), g) == best.end())
         best.push_back(g);
-      if (spent) break;  // the best of the seeds finished so far stands
+      if (spent) break;  // the best group grown so far stands
     }
   }
   // A disjoint cover first (what a scheduler packing several jobs wants), then the rest.
