@@ -5,12 +5,13 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config git lld
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libsimdjson-dev libpugixml-dev
-  zlib1g-dev libsqlite3-dev libjpeg62-turbo-dev libturbojpeg0-dev
+  zlib1g-dev libsqlite3-dev libjpeg62-turbo-dev libturbojpeg0-dev libvectorscan-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-tidy clang-format libclang-rt-14-dev
   python3 python3-torch python3-numpy libhdf5-103-1
   openmpi-bin libopenmpi-dev
   prometheus wrk mbw fio curl time chromium
+  slurm-wlm munge nginx-light
 )
 missing=()
 for p in "${PKGS[@]}"; do
