@@ -227,8 +227,31 @@ struct Conn {
   bool writing = false;
   bool close_after = false;
   std::size_t requests = 0;
+  Clock::time_point since;     // accepted, or the end of its last response
   Clock::time_point deadline;
 };
+
+void close_conn(Conn& c) {
+  if (c.fd >= 0) ::close(c.fd);
+  c.fd = -1;
+}
+
+// The connection to close when a newcomer needs a slot: the oldest one that has not completed a
+// request, or (only when `idle_too`) the longest-idle keep-alive one. Nullptr when none may go.
+Conn* eviction_candidate(std::vector<Conn>& conns, bool idle_too) {
+  Conn* fresh = nullptr;
+  Conn* idle = nullptr;
+  for (auto& c : conns) {
+    if (c.fd < 0 || c.writing) continue;
+    if (c.requests == 0) {
+      if (fresh == nullptr || c.since < fresh->since) fresh = &c;
+    } else if (c.in.empty()) {
+      if (idle == nullptr || c.since < idle->since) idle = &c;
+    }
+  }
+  if (fresh != nullptr) return fresh;
+  return idle_too ? idle : nullptr;
+}
 
 void respond(Conn& c, const Response& r, bool keep_alive, bool head_only, const Limits& l) {
   c.out = serialize(r, keep_alive, head_only);
@@ -292,26 +315,54 @@ void Server::run(int stop_fd, const Handler& handler) {
     int n = ::poll(pfds.data(), pfds.size(), timeout);
     if (n < 0 && errno != EINTR) break;
     if (stop_fd >= 0 && (pfds[0].revents & POLLIN) != 0) break;
+    std::size_t polled = conns.size();  // connections accepted below are not in pfds yet
     if ((pfds[1].revents & POLLIN) != 0) {
-      for (int k = 0; k < 64; ++k) {
+      // Drain the whole backlog: a probe queued behind a flood of connects must not wait for the
+      // kernel to retransmit its SYN.
+      for (int k = 0; k < 4096; ++k) {
         int cfd = ::accept4(fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (cfd < 0) break;
-        if (conns.size() >= limits_.max_connections) {
-          // Over the cap: a short answer without reading anything, then close.
-          std::string busy = serialize({503, "text/plain; charset=utf-8", "too many connections\n", {}}, false, false);
-          (void)!::send(cfd, busy.data(), busy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-          ::close(cfd);
-          continue;
+        std::size_t live = 0;
+        std::size_t fresh = 0;
+        for (const auto& c : conns) {
+          if (c.fd < 0) continue;
+          ++live;
+          if (c.requests == 0 && !c.writing) ++fresh;
+        }
+        std::size_t fresh_cap = limits_.max_connections > limits_.reserved_connections
+                                    ? limits_.max_connections - limits_.reserved_connections
+                                    : 1;
+        if (fresh >= fresh_cap || live >= limits_.max_connections) {
+          Conn* victim = eviction_candidate(conns, live >= limits_.max_connections);
+          if (victim != nullptr) {
+            close_conn(*victim);
+          } else if (live >= limits_.max_connections) {
+            // Every slot is answering: a short answer without reading anything, then close.
+            std::string busy = serialize({503, "text/plain; charset=utf-8", "too many connections\n", {}}, false, false);
+            (void)!::send(cfd, busy.data(), busy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+            ::close(cfd);
+            continue;
+          }
         }
         int one = 1;
         ::setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         Conn c;
         c.fd = cfd;
-        c.deadline = Clock::now() + std::chrono::milliseconds(limits_.read_timeout_ms);
+        c.since = Clock::now();
+        c.deadline = c.since + std::chrono::milliseconds(limits_.head_timeout_ms);
+        // The request is often already here: answer it now rather than after another poll round.
+        ssize_t got = ::recv(cfd, buf, sizeof buf, 0);
+        if (got > 0) {
+          c.in.append(buf, static_cast<std::size_t>(got));
+          advance(c, handler, limits_);
+        } else if (got == 0) {
+          ::close(cfd);
+          continue;
+        }
         conns.push_back(std::move(c));
       }
     }
-    for (std::size_t i = 2; i < pfds.size(); ++i) {
+    for (std::size_t i = 2; i < pfds.size() && i - 2 < polled; ++i) {
       Conn& c = conns[i - 2];
       short ev = pfds[i].revents;
       if (ev == 0 || c.fd < 0) continue;
@@ -322,6 +373,10 @@ void Server::run(int stop_fd, const Handler& handler) {
           ::close(c.fd);
           c.fd = -1;
           continue;
+        }
+        if (c.in.empty() && c.requests > 0) {
+          // The first byte of the next request on a keep-alive connection: the head deadline starts.
+          c.deadline = std::min(c.deadline, Clock::now() + std::chrono::milliseconds(limits_.head_timeout_ms));
         }
         c.in.append(buf, static_cast<std::size_t>(got));
         advance(c, handler, limits_);
@@ -344,7 +399,8 @@ void Server::run(int stop_fd, const Handler& handler) {
         // Keep-alive: wait for the next request (it may already be buffered: pipelining).
         c.writing = false;
         c.out.clear();
-        c.deadline = Clock::now() + std::chrono::milliseconds(limits_.read_timeout_ms);
+        c.since = Clock::now();
+        c.deadline = c.since + std::chrono::milliseconds(limits_.read_timeout_ms);
         if (!c.in.empty()) advance(c, handler, limits_);
       }
     }

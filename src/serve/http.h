@@ -16,12 +16,21 @@
 
 namespace plumb::http {
 
+// Admission (slow clients must not starve health checks and scrapes): a connection has
+// head_timeout_ms from its first byte (or from accept) to deliver a whole request head; connections
+// that have not completed a request yet may hold at most max_connections - reserved_connections
+// slots, and when a new one arrives past that, the oldest of them is closed to make room (a
+// slowloris client ages out first; a probe that sends its request at once is answered before it
+// could be the oldest). The reserved slots stay for keep-alive clients that have completed a
+// request (a Prometheus scraper). Only when every slot is busy writing does a newcomer get 503.
 struct Limits {
   std::size_t max_head_bytes = 8192;   // request line + headers
   std::size_t max_headers = 64;
-  int read_timeout_ms = 5000;          // for a whole request head, and idle keep-alive time
+  int head_timeout_ms = 2000;          // for a whole request head
+  int read_timeout_ms = 5000;          // idle keep-alive time between requests
   int write_timeout_ms = 5000;         // for a whole response
   std::size_t max_connections = 64;
+  std::size_t reserved_connections = 4;  // of max_connections, kept for clients that completed a request
   std::size_t max_requests_per_connection = 10000;
 };
 
