@@ -192,6 +192,13 @@ Result<std::unique_ptr<ByteSource>> open_trace_file(const std::string& path) {
   return src;
 }
 
+Result<std::unique_ptr<ByteSource>> open_fd_source(int fd, std::string name) {
+  Result<std::string> err = std::string();
+  auto src = wrap(std::make_unique<FdRaw>(fd, name), name, 0, err);
+  if (!src) return err.error();
+  return src;
+}
+
 std::unique_ptr<ByteSource> memory_source(std::string_view data, std::string name) {
   Result<std::string> err = std::string();
   auto src = wrap(std::make_unique<MemRaw>(data), name, data.size(), err);

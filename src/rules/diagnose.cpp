@@ -1,0 +1,301 @@
+// `plumb diagnose` judgements and catalogue rows (see rules/diagnose.h). The rows of the log
+// signatures and symptoms come from the table in core/knowledge/log_signatures.cpp, so the words
+// live in one place.
+#include "rules/diagnose.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/catalog.h"
+#include "core/knowledge/cuda_version.h"
+#include "core/knowledge/xid.h"
+#include "core/registry.h"
+#include "core/text.h"
+
+namespace plumb {
+
+namespace {
+
+// "216.00 MiB", "7.92 GiB", "512 bytes" (PyTorch's format_size) -> bytes.
+std::optional<double> torch_size(const std::string& s) {
+  auto sp = s.find(' ');
+  if (sp == std::string::npos) return std::nullopt;
+  auto v = parse_double(s.substr(0, sp));
+  if (!v) return std::nullopt;
+  std::string unit = s.substr(sp + 1);
+  double mul = 1;
+  if (unit == "bytes" || unit == "B") mul = 1;
+  else if (unit == "KiB" || unit == "KB") mul = 1024.0;
+  else if (unit == "MiB" || unit == "MB") mul = 1024.0 * 1024;
+  else if (unit == "GiB" || unit == "GB") mul = 1024.0 * 1024 * 1024;
+  else if (unit == "TiB" || unit == "TB") mul = 1024.0 * 1024 * 1024 * 1024;
+  else return std::nullopt;
+  return *v * mul;
+}
+
+std::string size_text(double bytes) { return human_bytes(static_cast<std::uint64_t>(std::max(0.0, bytes))); }
+
+// CUDA OOM: whose memory it is. Fragmentation when the allocator's reserved-but-unallocated
+// bytes exceed the request; "free exceeds" when the driver had more free than asked; another
+// process when capacity - free - what this process holds is over 1 GiB and 10 % of the card.
+void conclude_oom(Finding& x, const std::map<std::string, std::string>& v) {
+  auto get = [&](const char* k) -> std::optional<double> {
+    auto it = v.find(k);
+    return it == v.end() ? std::nullopt : torch_size(it->second);
+  };
+  auto request = get("request"), capacity = get("capacity"), free = get("free");
+  auto allocated = get("allocated"), reserved = get("reserved"), unallocated = get("unallocated");
+  auto in_use = get("process_in_use");
+  if (!unallocated && reserved && allocated) unallocated = *reserved - *allocated;  // the old message's figures
+  if (unallocated) x.arg("unallocated", size_text(*unallocated));
+  if (request && unallocated && *unallocated > *request) {
+    x.variant = "fragmentation";
+    return;
+  }
+  if (request && free && *free >= *request) {
+    x.variant = "free_exceeds";
+    return;
+  }
+  std::optional<double> held = in_use;
+  if (!held && reserved) held = *reserved;
+  if (!held && allocated && unallocated) held = *allocated + *unallocated;
+  if (!capacity || !free || !held) return;
+  double foreign = *capacity - *free - *held;
+  x.arg("held", size_text(*held));
+  x.arg("foreign", size_text(foreign));
+  if (foreign > 1024.0 * 1024 * 1024 && foreign > 0.1 * *capacity) x.variant = "foreign";
+}
+
+void conclude(const std::string& sig, Finding& x, const std::map<std::string, std::string>& v) {
+  auto val = [&](const char* k) -> std::string {
+    auto it = v.find(k);
+    return it == v.end() ? std::string() : it->second;
+  };
+  if (sig == "cuda_oom") {
+    conclude_oom(x, v);
+  } else if (sig == "nccl_watchdog_timeout") {
+    if (val("seq") == "1" || val("last_completed") == "-1") x.variant = "first_collective";
+  } else if (sig == "nccl_ib_completion_error") {
+    // ibv_wc_status: 4 IBV_WC_LOC_PROT_ERR, 12 IBV_WC_RETRY_EXC_ERR (rdma-core libibverbs/verbs.h).
+    if (val("error") == "4") x.variant = "local_protection";
+    if (val("error") == "12") x.variant = "retry_exceeded";
+  } else if (sig == "socket_connect_refused") {
+    std::string a = val("address");
+    if (a.starts_with("127.") || a == "::1" || a == "localhost") x.variant = "loopback";
+  } else if (sig == "cuda_driver_too_old") {
+    if (auto n = parse_int(val("found_version")); n && *n > 0) {
+      x.arg("driver_cuda", decode_cuda_version(*n));
+      x.variant = "found";
+    }
+  } else if (sig == "gpu_xid") {
+    auto n = parse_int(val("xid"));
+    const XidInfo* info = n ? find_xid(static_cast<int>(*n)) : nullptr;
+    x.arg("xid_name", info != nullptr ? info->name : "?");
+  }
+}
+
+}  // namespace
+
+std::string log_finding_id(const std::string& signature) { return "l1.log." + signature; }
+
+std::string symptom_finding_id(const std::string& symptom) {
+  std::string s = symptom;
+  std::replace(s.begin(), s.end(), '-', '_');
+  return "l1.symptom." + s;
+}
+
+std::vector<Finding> log_findings(const LogScan& scan) {
+  std::vector<Finding> out;
+  for (const auto& h : scan.hits) {
+    const LogSignature* sig = find_log_signature(h.signature);
+    if (sig == nullptr || h.count == 0) continue;
+    Finding x;
+    x.id = log_finding_id(sig->id);
+    x.status = Status::fail;
+    x.subject = "log";
+    for (const auto& spec : sig->values) x.arg(spec.name, "?");  // a gap reads "?", never "{name}"
+    for (const auto& [k, val] : h.values) x.arg(k, val);
+    x.arg("count", std::to_string(h.count));
+    if (!h.samples.empty()) x.arg("where", h.samples.front().file + ":" + std::to_string(h.samples.front().line));
+    for (const auto& m : h.samples) x.add(m.file + ":" + std::to_string(m.line), m.text, m.file);
+    for (const auto& [k, val] : h.values) x.add(k, val, h.value_at.at(k));
+    conclude(sig->id, x, h.values);
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<Finding> symptom_findings(const SymptomFunnel& s) {
+  std::vector<Finding> out;
+  Finding x;
+  x.id = symptom_finding_id(s.name);
+  x.status = Status::info;
+  x.subject = s.name;
+  out.push_back(x);
+  int n = 0;
+  for (const auto& c : s.capture) {
+    Finding cap;
+    cap.id = kCaptureId;
+    cap.status = Status::info;
+    cap.subject = s.name + " #" + std::to_string(++n);
+    cap.arg("what_en", c.what.en).arg("what_zh", c.what.zh).arg("command", c.command).arg("symptom", s.name);
+    out.push_back(std::move(cap));
+  }
+  return out;
+}
+
+std::vector<std::string> candidate_checks(const Finding& l1) {
+  if (l1.id.starts_with("l1.log.")) {
+    const LogSignature* s = find_log_signature(l1.id.substr(7));
+    return s != nullptr ? s->causes : std::vector<std::string>{};
+  }
+  if (l1.id.starts_with("l1.symptom.")) {
+    const SymptomFunnel* f = find_symptom(l1.subject);
+    return f != nullptr ? f->checks : std::vector<std::string>{};
+  }
+  return {};
+}
+
+const char* cause_verdict_name(CauseVerdict v) {
+  switch (v) {
+    case CauseVerdict::confirmed: return "confirmed";
+    case CauseVerdict::refuted: return "refuted";
+    case CauseVerdict::not_checkable: return "not_checkable";
+  }
+  return "?";
+}
+
+CauseVerdict verdict_of(const std::string& check, const std::vector<Finding>& machine, std::string& reason) {
+  bool bad = false, pass = false;
+  reason.clear();
+  for (const auto& f : machine) {
+    if (f.id != check) continue;
+    if (f.status == Status::fail || f.status == Status::warn) bad = true;
+    if (f.status == Status::pass) pass = true;
+    if (f.status == Status::skip && reason.empty()) {
+      auto it = f.args.find("reason");
+      reason = it != f.args.end() ? it->second : "skipped";
+    }
+    if (f.status == Status::info && reason.empty()) reason = "informational only";
+  }
+  if (bad) return CauseVerdict::confirmed;
+  if (pass) return CauseVerdict::refuted;
+  if (reason.empty()) reason = find_entry(check) == nullptr ? "no such check in this plumb" : "not judged: no input";
+  return CauseVerdict::not_checkable;
+}
+
+std::vector<Finding> judge_causes(const std::vector<Finding>& l1, const std::vector<Finding>& machine) {
+  std::vector<Finding> by[3];
+  for (const auto& s : l1) {
+    int rank = 0;
+    for (const auto& check : candidate_checks(s)) {
+      ++rank;
+      std::string reason;
+      CauseVerdict v = verdict_of(check, machine, reason);
+      Finding x;
+      x.id = kCauseId;
+      x.subject = s.id + " -> " + check;
+      x.variant = cause_verdict_name(v);
+      x.status = v == CauseVerdict::confirmed ? Status::fail : v == CauseVerdict::refuted ? Status::pass : Status::skip;
+      const CatalogEntry* e = find_entry(check);
+      x.arg("symptom", s.id).arg("check", check).arg("rank", std::to_string(rank)).arg("verdict", cause_verdict_name(v));
+      x.arg("check_en", e != nullptr ? e->title.en : check).arg("check_zh", e != nullptr ? e->title.zh : check);
+      if (v == CauseVerdict::not_checkable) x.arg("reason", reason);
+      std::string on;
+      bool on_bad = false;
+      for (const auto& f : machine) {
+        if (f.id != check) continue;
+        bool bad = f.status == Status::fail || f.status == Status::warn;
+        if (on.empty() || (bad && !on_bad)) {
+          on = f.subject;
+          on_bad = bad;
+        }
+        if (x.evidence.size() < 4) {
+          for (const auto& ev : f.evidence) {
+            if (x.evidence.size() >= 4) break;
+            x.add(ev.what + (f.subject == "host" ? "" : " (" + f.subject + ")"), ev.value, ev.source);
+          }
+        }
+      }
+      x.arg("on", on.empty() ? "host" : on);
+      by[static_cast<int>(v)].push_back(std::move(x));
+    }
+  }
+  std::vector<Finding> out;
+  for (auto& group : by) {
+    for (auto& f : group) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<CatalogEntry> rows() {
+  std::vector<CatalogEntry> r;
+  for (const auto& s : log_signatures()) {
+    CatalogEntry e;
+    e.id = log_finding_id(s.id);
+    e.layer = Layer::L1;
+    e.pillar = s.pillar;
+    e.section = s.section;
+    e.title = s.title;
+    auto with_behaviour = [&](const Text& t) {
+      return Text{t.en + " Then: " + s.behaviour.en + ".", t.zh + " 随后：" + s.behaviour.zh + "。"};
+    };
+    e.messages["fail"] = with_behaviour(s.symptom);
+    for (const auto& [variant, t] : s.variants) e.messages[variant] = with_behaviour(t);
+    e.fix = s.fix;
+    e.verify = s.verify;
+    r.push_back(std::move(e));
+  }
+  for (const auto& s : symptom_funnels()) {
+    CatalogEntry e;
+    e.id = symptom_finding_id(s.name);
+    e.layer = Layer::L1;
+    e.pillar = s.pillar;
+    e.section = Section::environment;
+    e.title = s.title;
+    e.messages["info"] = Text{s.title.en + ": " + s.explanation.en, s.title.zh + "：" + s.explanation.zh};
+    e.fix = {"Run the checks listed here now; capture the rest with the commands given.",
+             "现在运行此处列出的检查；其余证据用给出的命令采集。"};
+    e.verify = "plumb diagnose --symptom " + s.name;
+    r.push_back(std::move(e));
+  }
+  r.push_back({kCauseId, Layer::L1, Pillar::platform, Section::environment,
+               {"a candidate cause of a symptom, checked on this machine", "症状的候选原因，在本机上检查"},
+               {{"confirmed",
+                 {"{symptom} -> {check} ({check_en}): confirmed on {on}.", "{symptom} -> {check}（{check_zh}）：已在 {on} 上确认。"}},
+                {"refuted",
+                 {"{symptom} -> {check} ({check_en}): refuted, it passes here; look at the next cause.",
+                  "{symptom} -> {check}（{check_zh}）：已排除，本机检查通过；请看下一个原因。"}},
+                {"not_checkable",
+                 {"{symptom} -> {check} ({check_en}): not checkable here ({reason}).",
+                  "{symptom} -> {check}（{check_zh}）：此处无法检查（{reason}）。"}}},
+               {"Fix the confirmed cause (its own finding gives the fix), then run the job again.",
+                "修复已确认的原因（其自身的检查结果给出修复方法），然后重新运行作业。"},
+               "plumb check --only {check}",
+               {},
+               {}});
+  r.push_back({kCaptureId, Layer::L1, Pillar::platform, Section::environment,
+               {"evidence only the running job can give", "只有运行中的作业才能提供的证据"},
+               {{"info", {"to capture {what_en}: `{command}`", "采集{what_zh}：`{command}`"}}},
+               {},
+               "{command}",
+               {},
+               {}});
+  return r;
+}
+
+const bool kRows = register_findings(rows());
+
+bool register_rules() {
+  // The diagnosis produces these findings itself (apps/diagnose.cpp); registered so that they are
+  // listed and selectable like every other id, never run by judge().
+  for (const auto& e : rows()) register_rule({e.id, {}, {}, "log"});
+  return true;
+}
+const bool kRules = register_rules();
+
+}  // namespace
+
+}  // namespace plumb

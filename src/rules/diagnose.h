@@ -1,0 +1,41 @@
+// The judgements of `plumb diagnose`: the L1 findings of the signatures a log matched (with the
+// conclusions their values allow), the L1 finding of a symptom named without a log, and each
+// candidate cause's verdict from the machine's own findings: confirmed, refuted, not checkable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyze/log_scan.h"
+#include "core/finding.h"
+#include "core/knowledge/log_signatures.h"
+
+namespace plumb {
+
+inline constexpr const char* kCauseId = "l1.diagnose.cause";
+inline constexpr const char* kCaptureId = "l1.diagnose.capture";
+
+// "cuda_oom" -> "l1.log.cuda_oom"; "nan-loss" -> "l1.symptom.nan_loss".
+std::string log_finding_id(const std::string& signature);
+std::string symptom_finding_id(const std::string& symptom);
+
+// One fail finding per matched signature: the lines (file:line, text), the values read and the
+// message variant the values call for.
+std::vector<Finding> log_findings(const LogScan& scan);
+// The L1 finding of a named symptom and one capture finding per evidence step.
+std::vector<Finding> symptom_findings(const SymptomFunnel& s);
+
+// The candidate check ids of an L1 finding (its table row), most likely first.
+std::vector<std::string> candidate_checks(const Finding& l1);
+
+enum class CauseVerdict { confirmed, refuted, not_checkable };
+const char* cause_verdict_name(CauseVerdict v);
+// A check's verdict from every finding with that id: fail/warn confirm, pass refutes, skip,
+// info or none cannot tell (the skip's reason is kept).
+CauseVerdict verdict_of(const std::string& check, const std::vector<Finding>& machine, std::string& reason);
+
+// For each L1 finding and each of its candidate checks, one l1.diagnose.cause finding (status
+// fail = confirmed, pass = refuted, skip = not checkable), ordered confirmed, refuted, not checkable.
+std::vector<Finding> judge_causes(const std::vector<Finding>& l1, const std::vector<Finding>& machine);
+
+}  // namespace plumb
