@@ -6,11 +6,15 @@
 #include "core/facts/bench.h"
 #include "core/facts/comm.h"
 #include "core/facts/diff.h"
+#include "core/facts/fleet.h"
 #include "core/facts/framework.h"
 #include "core/facts/gpu.h"
 #include "core/facts/h5.h"
 #include "core/facts/host.h"
 #include "core/facts/meta.h"
+#include "core/facts/outdiff.h"
+#include "core/facts/serving_config.h"
+#include "core/facts/sysconfig.h"
 #include "core/facts/topo.h"
 #include "core/facts/trace.h"
 #include "core/facts/watch.h"
@@ -30,8 +34,13 @@ struct Facts {
   H5Facts h5;                // `plumb h5`
   TopoFacts topo;            // `plumb topo`
   SnapshotDiff diff;         // `plumb diff`
+  FleetFacts fleet;          // `plumb fleet`
+  SysConfigFacts sysconfig;  // name resolution, IOMMU, PCIe ACS, GID tables, GPU memory holders
+  OutdiffFacts outdiff;      // `plumb outdiff`
+  ServingConfigFacts serving_config;  // server command line, Triton model repository (--model-repo)
   bool operator==(const Facts&) const = default;
 };
-PLUMB_JSON(Facts, meta, host, gpu, framework, comm, bench, trace, watch, allocator, h5, topo, diff)
+PLUMB_JSON(Facts, meta, host, gpu, framework, comm, bench, trace, watch, allocator, h5, topo, diff, fleet, sysconfig,
+           outdiff, serving_config)
 
 }  // namespace plumb

@@ -1,0 +1,46 @@
+// The fleet report: many nodes' snapshots (files, or texts gathered over MPI) judged together.
+// Each node keeps its own findings, grouped across nodes; the fleet rules add consistency,
+// outliers, missing nodes and the network sweep; the nodes to drain are named.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyze/fleet.h"
+#include "core/facts/fleet.h"
+#include "core/result.h"
+#include "core/thresholds.h"
+#include "report/report.h"
+
+namespace plumb {
+
+// One node's input: a snapshot text, or why there is none.
+struct FleetInput {
+  std::string origin;     // file path or "rank 3"
+  std::string host;       // name when there is no snapshot (the MPI processor name)
+  std::string text;       // the snapshot JSON (`plumb check --save`)
+  std::string no_result;  // non-empty: why no snapshot came
+};
+
+// How the fleet was measured beyond the snapshots.
+struct FleetRun {
+  std::string mode = "files";  // "files" or "mpi"
+  FleetNetwork network;
+  std::string nccl;            // why multi-node NCCL did not run
+};
+
+// Reads the snapshot files named (a directory stands for its *.json files, sorted). An unreadable
+// or foreign file among readable ones becomes a node without a result ("unreadable snapshot:
+// ..."); none readable, a missing path or an empty directory is an error (exit 2).
+Result<std::vector<NodeSnapshot>> read_fleet_files(const std::vector<std::string>& paths, const Config& cfg);
+// Reads gathered texts (threads share the parsing).
+std::vector<NodeSnapshot> read_fleet_inputs(std::vector<FleetInput> inputs, const Config& cfg);
+
+// The judged fleet report.
+Report judge_fleet(std::vector<NodeSnapshot> nodes, const FleetRun& run, const Config& cfg);
+
+// The nodes a judged report names (failing fleet findings, must-agree facts that differ, failing
+// node findings on at most half of the nodes) and the failing node findings on more than half.
+void name_nodes_to_drain(Report& r, const std::vector<FindingGroup>& groups);
+
+}  // namespace plumb
