@@ -5,6 +5,7 @@
 
 #include "cli/check_options.h"
 #include "cli/history_options.h"
+#include "cli/scheduler_modes.h"
 #include "cli/subcommand.h"
 #include "core/atomic_file.h"
 #include "core/catalog.h"
@@ -26,6 +27,7 @@ struct CheckArgs {
   bool print_config = false;
   int expect_gpus = -1;  // --expect-gpus N: overrides the gpu.expected_count threshold
   HistoryOptions history;
+  SchedulerOptions sched;  // --slurm, --npd
 };
 
 int run_check(const CheckArgs& a) {
@@ -43,6 +45,7 @@ int run_check(const CheckArgs& a) {
   Selection sel = make_selection(a.only, a.skip, cfg.skip);
   Context ctx = make_context(a.machine);
   ctx.bench = a.bench;
+  SchedulerRun sched = prepare_scheduler_mode(a.sched, sel, ctx, render_options(a.output).lang);
   check_output(a.output);  // fails early with the hint; validates --lang
 
   auto start = std::chrono::steady_clock::now();
@@ -62,8 +65,9 @@ int run_check(const CheckArgs& a) {
     auto w = write_file_atomic(a.save, render_json_text(r, render_options(a.output)));
     if (!w) throw UsageError(w.error().message);
   }
-  emit(r, a.output);
+  if (!a.sched.active()) emit(r, a.output);
   record_report(history.get(), r, true);
+  if (a.sched.active()) return finish_scheduler_mode(a.sched, sched, r, render_options(a.output).lang);
   return exit_code_for(r.findings);
 }
 
@@ -110,7 +114,8 @@ const bool kCheck = register_subcommand({"check", "health check of this machine 
                                            app.add_flag("--list", a->list, "list every check with its id and description");
                                            app.add_flag("--print-config", a->print_config, "print the default thresholds as TOML");
                                            add_history_options(app, a->history, true);
-                                           return [a] { return run_check(*a); };
+                                           add_scheduler_options(app, a->sched);
+                                           return [a] { return run_scheduler_guarded(a->sched, a->output.lang, [a] { return run_check(*a); }); };
                                          }});
 
 const bool kReport = register_subcommand({"report", "judge and render a saved snapshot again (any format)", 60,
