@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,13 @@ struct BenchOptions {
   int steps = 0;                  // step: timed steps per setting
   std::vector<int> workers;       // step: num_workers values to sweep (empty: 0, 2, 4 ... up to the CPUs)
   int timeout_s = 0;              // step: deadline for the Python run (0: 600 s)
+  // serve: the options only `bench serve` reads, by long option name without dashes ("rate",
+  // "concurrency", "p99", "api", ...), validated by the benchmark; --header repeats, so a list.
+  std::map<std::string, std::string> serve;
+  std::vector<std::string> headers;
+  // ort: the options only `bench ort` reads, by long option name without dashes ("intra",
+  // "exec-mode", "batch", "ort-rate", "ort-lib", "input", "save-outputs"), validated by the benchmark.
+  std::map<std::string, std::string> ort;
   bool progress = false;          // progress lines on stderr (only when it is a terminal)
   const std::atomic<bool>* interrupted = nullptr;  // set by SIGINT/SIGTERM: stop early, clean up
   [[nodiscard]] bool stop() const { return interrupted != nullptr && interrupted->load(); }

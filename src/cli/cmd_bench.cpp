@@ -11,6 +11,7 @@
 #include "cli/check_options.h"
 #include "cli/history_options.h"
 #include "cli/subcommand.h"
+#include "core/duration.h"
 #include "core/registry.h"
 #include "core/suggest.h"
 #include "core/text.h"
@@ -26,8 +27,12 @@ struct BenchArgs {
   std::string name;
   std::string target;
   std::string size, block, storage_bw;
-  int threads = 0, samples = 0, warmup = 1, max_files = 0, steps = 0, timeout_s = 0;
-  double duration = 0;
+  int threads = 0, samples = 0, max_files = 0, steps = 0;
+  std::string duration, warmup, timeout;  // numbers (seconds, runs) or, for serve, durations such as 500ms
+  std::map<std::string, std::string> serve;  // bench serve's own options, checked by the benchmark
+  std::map<std::string, std::string> ort;    // bench ort's own options, checked by the benchmark
+  std::vector<std::string> headers;
+  bool no_stream = false, triton_stats = false;
   bool decode = false, cached = false, list = false, print_script = false;
   std::string python, dtype, workers, config;
   int timeout_ms = 5000;
@@ -73,8 +78,29 @@ int run(BenchArgs& a) {
   }
   if (b->needs_target && a.target.empty()) throw UsageError("bench " + b->name + " needs a path: plumb bench " + b->name + " " + b->usage.en);
   if (!b->needs_target && !a.target.empty()) throw UsageError("bench " + b->name + " takes no path argument ('" + a.target + "')");
-  if (a.samples < 0 || a.threads < 0 || a.warmup < 0 || a.duration < 0 || a.steps < 0 || a.timeout_s < 0) {
-    throw UsageError("bench: counts and durations must not be negative");
+  if (a.samples < 0 || a.threads < 0 || a.steps < 0) throw UsageError("bench: counts and durations must not be negative");
+  bool serve = b->name == "serve";
+  // Plain numbers keep their old meaning (seconds, runs); durations with a unit work too.
+  auto seconds = [](const std::string& v, const char* opt) -> double {
+    if (v.empty()) return 0;
+    if (auto d = parse_double(v)) {
+      if (*d < 0) throw UsageError(std::string(opt) + " " + v + ": must not be negative");
+      return *d;
+    }
+    auto d = watch::parse_duration(v);
+    if (!d) throw UsageError(std::string(opt) + " " + v + ": " + d.error().message);
+    return static_cast<double>(d->count()) / 1000.0;
+  };
+  if (b->name != "ort") {
+    for (const auto& [k, v] : a.ort) {
+      if (!v.empty()) throw UsageError("--" + k + " applies to bench ort only");
+    }
+  }
+  if (!serve) {
+    for (const auto& [k, v] : a.serve) {
+      if (!v.empty()) throw UsageError("--" + k + " applies to bench serve only");
+    }
+    if (!a.headers.empty() || a.no_stream || a.triton_stats) throw UsageError("--header, --no-stream and --triton-stats apply to bench serve only");
   }
   BenchOptions o;
   o.target = a.target;
@@ -83,15 +109,31 @@ int run(BenchArgs& a) {
   o.storage_bytes_per_s = static_cast<double>(size_arg(a.storage_bw, "--storage-bw"));
   o.threads = a.threads;
   o.samples = a.samples;
-  o.warmup = a.warmup;
-  o.duration_s = a.duration;
+  for (const auto& [k, v] : a.ort) {
+    if (!v.empty()) o.ort[k] = v;
+  }
+  if (serve) {
+    o.serve = a.serve;
+    o.serve["duration"] = a.duration;
+    o.serve["warmup"] = a.warmup;
+    o.serve["timeout"] = a.timeout;
+    if (a.no_stream) o.serve["no-stream"] = "1";
+    if (a.triton_stats) o.serve["triton-stats"] = "1";
+    for (auto it = o.serve.begin(); it != o.serve.end();) it = it->second.empty() ? o.serve.erase(it) : std::next(it);
+    o.headers = a.headers;
+  } else {
+    auto w = a.warmup.empty() ? std::optional<std::uint64_t>(1) : parse_uint(a.warmup);
+    if (!w || *w > 1000) throw UsageError("--warmup " + a.warmup + ": expected a number of unmeasured runs");
+    o.warmup = static_cast<int>(*w);
+    o.duration_s = seconds(a.duration, "--duration");
+  }
   o.decode = a.decode;
   o.cached = a.cached;
   o.max_files = a.max_files;
   o.python = a.python;
   o.dtype = a.dtype;
   o.steps = a.steps;
-  o.timeout_s = a.timeout_s;
+  if (!serve) o.timeout_s = static_cast<int>(seconds(a.timeout, "--timeout"));
   for (auto w : split(a.workers, ',')) {
     if (trim(w).empty()) continue;
     auto v = parse_uint(w);
@@ -128,7 +170,7 @@ int run(BenchArgs& a) {
   r.facts.bench.results.push_back(std::move(res.value()));
   attach_baseline(r.facts, db.get(), a.history);
   Selection sel;
-  sel.only = {"l2.bench", "l2.baseline"};
+  sel.only = {"l2.bench", "l2.baseline", "l2.serving"};
   r.findings = judge(r.facts, cfg.thresholds, sel);
   emit(r, a.output);
   bool measured = r.facts.bench.results.front().status == "ok";
@@ -137,17 +179,17 @@ int run(BenchArgs& a) {
 }
 
 const bool kBench = register_subcommand(
-    {"bench", "measure this machine: membw, storage PATH, dataload DIR, h2d, d2d, gemm, allreduce, step (see --list)", 30,
+    {"bench", "measure this machine: membw, storage PATH, dataload DIR, h2d, d2d, gemm, allreduce, step, serve URL (see --list)", 30,
      [](CLI::App& app) {
        auto a = std::make_shared<BenchArgs>();
-       app.add_option("name", a->name, "benchmark: membw|storage|dataload|h2d|d2d|gemm|allreduce|step");
-       app.add_option("target", a->target, "storage: PATH (directory or new file); dataload: dataset DIR");
+       app.add_option("name", a->name, "benchmark: membw|storage|dataload|h2d|d2d|gemm|allreduce|step|serve|ort");
+       app.add_option("target", a->target, "storage: PATH (directory or new file); dataload: dataset DIR; serve: http://HOST:PORT/PATH; ort: MODEL.onnx");
        app.add_option("--size", a->size, "membw: bytes per array; storage: test file size; h2d/d2d: buffer; gemm: m=n=k");
        app.add_option("--block", a->block, "storage: random-read block size (default 4K; sequential uses 1M)");
        app.add_option("--threads", a->threads, "storage: parallel readers (default 4); membw: threads of the all-CPU run; dataload: most readers");
        app.add_option("--samples", a->samples, "measured samples (default per benchmark)");
-       app.add_option("--warmup", a->warmup, "unmeasured warm-up runs first")->capture_default_str();
-       app.add_option("--duration", a->duration, "storage: seconds per sample; dataload: seconds per reader level");
+       app.add_option("--warmup", a->warmup, "unmeasured warm-up runs first (default 1); serve: unmeasured time first (default 2s)");
+       app.add_option("--duration", a->duration, "storage: seconds per sample; dataload: seconds per reader level; serve: measured time (default 10s; 500ms, 2s, 1m)");
        app.add_flag("--decode", a->decode, "dataload: decode JPEG files with libjpeg-turbo");
        app.add_flag("--cached", a->cached, "dataload: keep files in the page cache (warm reads)");
        app.add_option("--max-files", a->max_files, "dataload: files considered (default 20000)");
@@ -155,7 +197,35 @@ const bool kBench = register_subcommand(
        app.add_option("--python", a->python, "step: Python interpreter with PyTorch (default python3)");
        app.add_option("--workers", a->workers, "step: num_workers values to sweep, e.g. 0,2,4");
        app.add_option("--steps", a->steps, "step: timed steps per setting (default 20)");
-       app.add_option("--timeout", a->timeout_s, "step: seconds before the Python run is stopped (default 600)");
+       app.add_option("--timeout", a->timeout, "step: seconds before the Python run is stopped (default 600); serve: deadline of each request (default 10s)");
+       auto serve_opt = [&app, a](const char* name, const char* help) { app.add_option(std::string("--") + name, a->serve[name], help); };
+       serve_opt("rate", "serve: open loop, requests per second");
+       serve_opt("arrival", "serve: poisson (default) or constant spacing of the open-loop arrivals");
+       serve_opt("concurrency", "serve: closed loop with N connections (labelled closed-loop in the report)");
+       serve_opt("connections", "serve: most connections the open loop may open (default 256)");
+       serve_opt("p99", "serve: sweep the rate up to the highest one whose P99 stays within BOUND (e.g. 50ms)");
+       serve_opt("late-after", "serve: a request leaving later than this after its intended time counts as late (default 1ms)");
+       serve_opt("api", "serve: raw (default), oip (KServe v2 /v2/models/M/infer), openai (/v1/completions), openai-chat (/v1/chat/completions)");
+       serve_opt("method", "serve: HTTP method of raw requests (default GET, POST with --body)");
+       serve_opt("body", "serve: FILE sent as the request body");
+       serve_opt("model", "serve: model name (oip, openai, --triton-stats)");
+       serve_opt("shape", "serve --api oip: input shape, e.g. 1,3,224,224 (default 1,4)");
+       serve_opt("datatype", "serve --api oip: FP32 (default), FP16, FP64, INT8..INT64, UINT8..UINT64, BOOL, BYTES");
+       serve_opt("input-name", "serve --api oip: input tensor name (default input)");
+       serve_opt("prompt", "serve --api openai*: the prompt");
+       serve_opt("max-tokens", "serve --api openai*: max_tokens (default 64)");
+       serve_opt("seed", "serve: seed of the Poisson arrivals (default 1)");
+       auto ort_opt = [&app, a](const char* name, const char* help) { app.add_option(std::string("--") + name, a->ort[name], help); };
+       ort_opt("intra", "ort: intra_op_num_threads values to sweep, 0 = ORT's default (default 0,1,2,4... up to the CPUs granted)");
+       ort_opt("exec-mode", "ort: sequential and/or parallel execution (default both)");
+       ort_opt("batch", "ort: batch sizes for a dynamic first input dimension (default 1)");
+       ort_opt("ort-rate", "ort: open-loop requests per second for every setting (default half the first setting's throughput)");
+       ort_opt("ort-lib", "ort: libonnxruntime.so to load (default PLUMB_ORT_LIB, else libonnxruntime.so.1)");
+       ort_opt("input", "ort: FILE.npy fed to the model's single input instead of random data");
+       ort_opt("save-outputs", "ort: DIR to write the first run's outputs as OUTPUT.npy (for plumb outdiff)");
+       app.add_option("--header", a->headers, "serve: extra request header 'Name: value' (repeatable)");
+       app.add_flag("--no-stream", a->no_stream, "serve --api openai*: ask for whole replies instead of an event stream");
+       app.add_flag("--triton-stats", a->triton_stats, "serve: read Triton's /v2/models/M/stats before and after (queue vs compute time)");
        app.add_option("--dtype", a->dtype, "gemm: fp32|tf32|bf16, comma-separated (default all)");
        app.add_option("--config", a->config, "TOML file overriding thresholds");
        app.add_flag("--list", a->list, "list the benchmarks");
