@@ -57,8 +57,7 @@ int run_trace(const TraceArgs& a) {
                      " file(s)");
   }
   r.facts.trace.collected = true;
-  auto x = trace::compare_ranks(r.facts.trace.traces, r.facts.trace.cross_rank_missing);
-  if (x) r.facts.trace.cross_rank = *x;
+  trace::group_and_compare(r.facts.trace);
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   Selection sel;
   sel.only = {"l2.trace"};

@@ -19,6 +19,10 @@ std::vector<Finding> comm_overlap(const Facts& f, const Thresholds& th) {
       out.push_back(skipped(id, it != s.unavailable.end() ? it->second : "no complete step", subject(t)));
       continue;
     }
+    if (auto why = too_short(t, th); !why.empty()) {
+      out.push_back(skipped(id, why, subject(t)));
+      continue;
+    }
     double comm = s.comm_us.value_or(0);
     double exposed = comm - s.comm_overlap_us.value_or(0);
     Finding x;
@@ -48,8 +52,11 @@ std::vector<Finding> straggler(const Facts& f, const Thresholds& th) {
   }
   const auto& x0 = *f.trace.cross_rank;
   const double warn = th.get("trace.straggler_warn");
+  auto in_job = [&](const TraceRank& t) { return x0.job == 0 || t.job == 0 || t.job == x0.job; };
   std::string files;
-  for (const auto& t : f.trace.traces) files += (files.empty() ? "" : " ") + t.file;
+  for (const auto& t : f.trace.traces) {
+    if (in_job(t)) files += (files.empty() ? "" : " ") + t.file;
+  }
   Finding x;
   x.id = id;
   x.subject = x0.slowest;
@@ -65,7 +72,14 @@ std::vector<Finding> straggler(const Facts& f, const Thresholds& th) {
                                          dur(x0.max_step_us),
         "ProfilerStep#N spans of " + std::to_string(x0.ranks) + " traces");
   for (const auto& t : f.trace.traces) {
-    if (t.summary.step_time_median_us) x.add(subject(t), dur(*t.summary.step_time_median_us), t.file);
+    if (in_job(t) && t.summary.step_time_median_us) x.add(subject(t), dur(*t.summary.step_time_median_us), t.file);
+  }
+  if (f.trace.jobs > 1) {
+    std::string why;
+    for (const auto& e : f.trace.jobs_evidence) why += (why.empty() ? "" : "; ") + e;
+    x.add("jobs", "ranks of job " + std::to_string(x0.job) + " of " + std::to_string(f.trace.jobs) +
+                      " compared; the other traces are from other jobs",
+          why);
   }
   x.threshold = "slowest rank <= " + fmt_num(warn, 0) + " % above the median";
   out.push_back(std::move(x));

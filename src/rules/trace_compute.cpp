@@ -52,6 +52,10 @@ std::vector<Finding> gpu_idle(const Facts& f, const Thresholds& th) {
       out.push_back(skipped(id, why_missing(s, "gpu_idle_share", "no complete step"), subject(t)));
       continue;
     }
+    if (auto why = too_short(t, th); !why.empty()) {
+      out.push_back(skipped(id, why, subject(t)));
+      continue;
+    }
     double p = 100.0 * *s.gpu_idle_share;
     Finding x;
     x.id = id;

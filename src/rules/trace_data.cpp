@@ -22,6 +22,10 @@ std::vector<Finding> dataloader_share(const Facts& f, const Thresholds& th) {
       out.push_back(skipped(id, it != s.unavailable.end() ? it->second : "no complete step", subject(t)));
       continue;
     }
+    if (auto why = too_short(t, th); !why.empty()) {
+      out.push_back(skipped(id, why, subject(t)));
+      continue;
+    }
     double p = 100.0 * *s.dataloader_share;
     Finding x;
     x.id = id;
@@ -58,6 +62,10 @@ std::vector<Finding> copy_share(const Facts& f, const Thresholds& th) {
     const std::string id = "l2.trace.copy_share";
     if (!s.copy_share) {
       out.push_back(skipped(id, "no complete step", subject(t)));
+      continue;
+    }
+    if (auto why = too_short(t, th); !why.empty()) {
+      out.push_back(skipped(id, why, subject(t)));
       continue;
     }
     const bool gpu = s.copy_source == "gpu_memcpy";

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -94,6 +95,42 @@ TEST(HostileInput, FifoAsSnapshot) {
 TEST(HostileInput, FifoAsConfig) {
   FifoDir d;
   expect_refused({"check", "--root", test::host_fixture("healthy"), "--config", d.fifo.string()});
+}
+
+// --root is a jail, also for paths that come from the tree's own files: a process environment in
+// the tree that points NCCL_TOPO_FILE above the root, or at an absolute symlink, reads the tree's
+// file (or nothing), never the host's /etc/shadow or /etc/passwd.
+TEST(HostileInput, NcclTopoFileFromTheTreeStaysInsideRoot) {
+  FifoDir d;  // a private scratch directory
+  fs::path root = d.dir / "root";
+  fs::create_directories(root / "proc/4242");
+  fs::create_directories(root / "etc");
+  auto write = [](const fs::path& p, const std::string& text) {
+    FILE* f = std::fopen(p.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  };
+  write(root / "proc/4242/status", "Name:\tpython3\nPid:\t4242\n");
+  auto judge = [&](const std::string& topo_file) {
+    write(root / "proc/4242/environ", "NCCL_TOPO_FILE=" + topo_file + std::string(1, '\0') + "PATH=/usr/bin" + std::string(1, '\0'));
+    RunOutput r = run_briefly({"check", "--root", root.string(), "--pid", "4242", "--only", "l3.comm.topo_file", "-f", "json"});
+    EXPECT_FALSE(r.timed_out);
+    return r;
+  };
+  // The tree has no /etc/shadow: climbing out finds nothing.
+  RunOutput escape = judge("/../../../../etc/shadow");
+  EXPECT_EQ(escape.exit_code, 1) << escape.err;
+  EXPECT_NE(escape.out.find("absent: /../../../../etc/shadow"), std::string::npos) << escape.out;
+  // The tree has its own /etc/shadow: that one is read (7 bytes of garbage), not the host's.
+  write(root / "etc/shadow", "garbage");
+  RunOutput own = judge("/../../../../etc/shadow");
+  EXPECT_NE(own.out.find("at offset 7"), std::string::npos) << own.out;
+  // An absolute symlink inside the tree resolves inside the tree.
+  fs::create_symlink("/etc/passwd", root / "etc/topo.xml");
+  RunOutput link = judge("/etc/topo.xml");
+  EXPECT_NE(link.out.find("absent: /etc/topo.xml"), std::string::npos) << link.out;
+  EXPECT_EQ(link.out.find("root:x:0:0"), std::string::npos);
 }
 
 }  // namespace

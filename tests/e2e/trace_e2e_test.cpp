@@ -44,9 +44,34 @@ TEST(TraceE2E, ResNet50DataLoaderBoundWarnsAndItsTwinDoesNot) {
     EXPECT_TRUE(t["summary"].contains(k)) << k;
   }
   EXPECT_NEAR(t["summary"]["dataloader_share"].get<double>(), 0.3013, 0.001);
-  // Two files: the cross-rank comparison runs (their ranks are unknown, so files name them).
-  EXPECT_TRUE(doc["facts"]["trace"]["cross_rank"].is_object());
-  EXPECT_NE(finding(doc, "l2.trace.straggler"), nullptr);
+  // Two runs profiled a minute apart are two jobs, never two ranks of one: no straggler verdict.
+  EXPECT_EQ(doc["facts"]["trace"]["jobs"], 2);
+  EXPECT_TRUE(doc["facts"]["trace"]["cross_rank"].is_null());
+  const auto* s = finding(doc, "l2.trace.straggler");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ((*s)["status"], "skip");
+}
+
+TEST(TraceE2E, RanksOfOneJobAreComparedAndAnUnrelatedTraceIsSetApart) {
+  std::string dir = ::testing::TempDir() + "/plumb_trace_jobs";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // Two ranks of one job (the same profiling window; ranks from the file names) and a trace of
+  // another job that also calls itself rank 1.
+  std::filesystem::copy_file(traces("corpus/kineto-resnet50-num-workers-4.json.gz"), dir + "/job-rank0.json.gz");
+  std::filesystem::copy_file(traces("corpus/kineto-resnet50-num-workers-4.json.gz"), dir + "/job-rank1.json.gz");
+  std::filesystem::copy_file(traces("corpus/hta-v100-sxm2-16gb-train-6steps.json.gz"), dir + "/other.json.gz");
+  auto r = test::run_plumb({"trace", dir, "--format", "json"});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  json doc = json::parse(r.out);
+  const auto& tf = doc["facts"]["trace"];
+  EXPECT_EQ(tf["jobs"], 2);
+  ASSERT_TRUE(tf["cross_rank"].is_object()) << tf["cross_rank_missing"];
+  EXPECT_EQ(tf["cross_rank"]["ranks"], 2);
+  const auto* s = finding(doc, "l2.trace.straggler");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ((*s)["status"], "pass");  // identical ranks: no straggler
+  std::filesystem::remove_all(dir);
 }
 
 TEST(TraceE2E, GeneratedCpuTracesFolderFailsTheSlowLoader) {
@@ -142,6 +167,13 @@ TEST(TraceE2E, DegenerateHtaBreakdownIsNotApplicable) {
   auto js = test::run_plumb({"trace", traces("corpus/kineto-docs-8x-h100-cuda-sync-small.json"), "-f", "json"});
   EXPECT_NE(js.out.find("\"idle_pctg\": 0"), std::string::npos) << js.out;
   EXPECT_EQ(js.out.find("\"idle_pctg\": -"), std::string::npos) << js.out;
+  // A 0.13 µs window is too short to judge a GPU-idle share: not checked, and no failure.
+  EXPECT_EQ(js.exit_code, 0) << js.out;
+  json doc = json::parse(js.out);
+  const auto* idle = finding(doc, "l2.trace.gpu_idle");
+  ASSERT_NE(idle, nullptr);
+  EXPECT_EQ((*idle)["status"], "skip");
+  EXPECT_NE((*idle)["message"].get<std::string>().find("too short to judge"), std::string::npos) << (*idle)["message"];
 }
 
 }  // namespace

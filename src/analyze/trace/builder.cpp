@@ -67,6 +67,8 @@ void RecordBuilder::on_header(std::string_view key, std::string_view value) {
     };
     out_.rank = num("rank");
     out_.world_size = num("world_size");
+  } else if (key == "baseTimeNanoseconds" && j.is_number() && j.get<double>() > 0) {
+    out_.base_time_ns = j.get<double>();
   } else if (key == "deviceProperties" && j.is_array()) {
     for (const auto& d : j) {
       if (d.is_object() && d.contains("name") && d.at("name").is_string()) out_.devices.push_back(d.at("name").get<std::string>());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "analyze/trace/builder.h"
@@ -55,6 +56,16 @@ Result<TraceRank> analyze_source(ByteSource& src, const std::string& name, const
   }
   out.world_size = rec.world_size;
   out.devices = rec.devices;
+  if (rec.any_x) {
+    // Kineto writes either epoch microseconds, or microseconds after baseTimeNanoseconds.
+    constexpr double kYear2001Us = 978307200e6;
+    if (rec.base_time_ns) {
+      out.start_unix_s = *rec.base_time_ns / 1e9 + rec.first_ts / 1e6;
+    } else if (rec.first_ts >= kYear2001Us) {
+      out.start_unix_s = rec.first_ts / 1e6;
+    }
+    out.window_s = std::max(0.0, rec.last_end - rec.first_ts) / 1e6;
+  }
   if (stats->legacy_array) out.notes.push_back("legacy_format");
   auto a = analyze_records(rec, opt.steps, out);
   if (!a) return a.error();
@@ -148,6 +159,119 @@ std::optional<TraceCrossRank> compare_ranks(const std::vector<TraceRank>& traces
   x.slowest = rank_label(*slow->second);
   x.slowest_excess = median > 0 ? slow->first / median - 1 : 0;
   return x;
+}
+
+namespace {
+
+std::string label_of(const TraceRank& t) {
+  auto slash = t.file.find_last_of('/');
+  return slash == std::string::npos ? t.file : t.file.substr(slash + 1);
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>> step_numbers(const TraceRank& t) {
+  std::optional<std::pair<std::int64_t, std::int64_t>> r;
+  for (const auto& s : t.steps) {
+    if (!s.number) continue;
+    if (!r) r = std::pair{*s.number, *s.number};
+    r->first = std::min(r->first, *s.number);
+    r->second = std::max(r->second, *s.number);
+  }
+  return r;
+}
+
+std::string fmt_s(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", s);
+  return buf;
+}
+
+}  // namespace
+
+std::string different_jobs(const TraceRank& a, const TraceRank& b) {
+  const std::string pair = label_of(a) + " and " + label_of(b);
+  if (a.rank && b.rank && *a.rank == *b.rank) {
+    return pair + " both claim rank " + std::to_string(*a.rank) + " (" + (a.rank_source.empty() ? "?" : a.rank_source) + ")";
+  }
+  if (a.world_size && b.world_size && *a.world_size != *b.world_size) {
+    return pair + " have world sizes " + std::to_string(*a.world_size) + " and " + std::to_string(*b.world_size);
+  }
+  if (!a.devices.empty() && !b.devices.empty() && a.devices.front() != b.devices.front()) {
+    return pair + " ran on " + a.devices.front() + " and " + b.devices.front();
+  }
+  if (a.start_unix_s && b.start_unix_s) {
+    double a0 = *a.start_unix_s, a1 = a0 + a.window_s, b0 = *b.start_unix_s, b1 = b0 + b.window_s;
+    double gap = std::max(b0 - a1, a0 - b1);
+    if (gap > kJobClockSlackS) {
+      return pair + " were profiled " + fmt_s(gap) + " s apart (their windows do not overlap within " +
+             fmt_s(kJobClockSlackS) + " s)";
+    }
+  }
+  auto sa = step_numbers(a), sb = step_numbers(b);
+  if (sa && sb && (sa->second < sb->first || sb->second < sa->first)) {
+    return pair + " cover ProfilerStep#" + std::to_string(sa->first) + "..#" + std::to_string(sa->second) + " and #" +
+           std::to_string(sb->first) + "..#" + std::to_string(sb->second);
+  }
+  return "";
+}
+
+void group_and_compare(TraceFacts& f) {
+  std::vector<std::vector<std::size_t>> jobs;
+  f.jobs_evidence.clear();
+  for (std::size_t i = 0; i < f.traces.size(); ++i) {
+    bool placed = false;
+    std::string first_reason;
+    for (std::size_t j = 0; j < jobs.size() && !placed; ++j) {
+      std::string reason;
+      for (std::size_t m : jobs[j]) {
+        reason = different_jobs(f.traces[m], f.traces[i]);
+        if (!reason.empty()) break;
+      }
+      if (reason.empty()) {
+        jobs[j].push_back(i);
+        placed = true;
+      } else if (first_reason.empty()) {
+        first_reason = reason;
+      }
+    }
+    if (!placed) {
+      if (!first_reason.empty() && f.jobs_evidence.size() < 8) f.jobs_evidence.push_back(first_reason);
+      jobs.push_back({i});
+    }
+  }
+  f.jobs = static_cast<std::int64_t>(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    for (std::size_t m : jobs[j]) f.traces[m].job = static_cast<std::int64_t>(j + 1);
+  }
+  f.cross_rank.reset();
+  f.cross_rank_missing.clear();
+  if (jobs.size() <= 1) {
+    auto x = compare_ranks(f.traces, f.cross_rank_missing);
+    if (x) {
+      x->job = f.traces.empty() ? 0 : 1;
+      f.cross_rank = *x;
+    }
+    return;
+  }
+  std::size_t best = 0;
+  for (std::size_t j = 1; j < jobs.size(); ++j) {
+    if (jobs[j].size() > jobs[best].size()) best = j;
+  }
+  std::string split = std::to_string(f.traces.size()) + " traces come from " + std::to_string(jobs.size()) +
+                      " different jobs (" + f.jobs_evidence.front() + ")";
+  if (jobs[best].size() < 2) {
+    f.cross_rank_missing = split + ": ranks are compared only within one job; pass the traces of one job";
+    return;
+  }
+  std::vector<TraceRank> members;
+  for (std::size_t m : jobs[best]) members.push_back(f.traces[m]);
+  std::string why;
+  auto x = compare_ranks(members, why);
+  if (!x) {
+    f.cross_rank_missing = split + "; job " + std::to_string(best + 1) + ": " + why;
+    return;
+  }
+  x->job = static_cast<std::int64_t>(best + 1);
+  f.cross_rank = *x;
 }
 
 }  // namespace plumb::trace

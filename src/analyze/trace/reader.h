@@ -34,6 +34,16 @@ std::optional<std::int64_t> rank_from_file_name(std::string_view path);
 // Step-time spread and the slowest rank over traces with complete steps; nullopt with `why`
 // when there are fewer than two.
 std::optional<TraceCrossRank> compare_ranks(const std::vector<TraceRank>& traces, std::string& why);
+
+// Why traces a and b cannot be ranks of one job ("" when they can be): the same rank claimed
+// twice, different world sizes, different GPU models, profiling windows more than
+// kJobClockSlackS apart in wall-clock time, or disjoint ProfilerStep numbers.
+inline constexpr double kJobClockSlackS = 5.0;
+std::string different_jobs(const TraceRank& a, const TraceRank& b);
+// Groups f.traces into jobs (each trace joins the first job whose every member it can share a job
+// with), sets each trace's job, f.jobs and f.jobs_evidence, then compares the ranks of the largest
+// job with at least two traces (f.cross_rank, or f.cross_rank_missing with the reason).
+void group_and_compare(TraceFacts& f);
 // "rank 3", or the file name when the rank is unknown.
 std::string rank_label(const TraceRank& t);
 

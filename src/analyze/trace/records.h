@@ -81,6 +81,7 @@ struct TraceRecords {
   std::int64_t n_kernel = 0, n_memcpy = 0, n_memset = 0, n_mtia = 0, n_profiler_range = 0;
   bool hip_runtime = false;
   std::optional<std::int64_t> rank, world_size;
+  std::optional<double> base_time_ns;  // baseTimeNanoseconds: the clock that ts values are relative to
   std::vector<std::string> devices;
 };
 

@@ -152,12 +152,17 @@ struct TraceRank {
   std::int64_t events = 0;
   double parse_ms = 0;
   std::vector<std::string> notes;       // codes: no_profiler_steps, last_step_partial, ...
+  // Wall-clock time of the first event (Unix seconds: baseTimeNanoseconds + ts, or ts when it is
+  // already an epoch time) and the length of the traced window; unknown for relative clocks.
+  std::optional<double> start_unix_s;
+  double window_s = 0;
+  std::int64_t job = 0;                 // 1-based job these traces were grouped into (0: not grouped)
   std::vector<TraceStep> steps;
   TraceSummary summary;
   bool operator==(const TraceRank&) const = default;
 };
 PLUMB_JSON(TraceRank, file, format, rank, rank_source, world_size, accelerator, devices, bytes, events, parse_ms, notes,
-           steps, summary)
+           start_unix_s, window_s, job, steps, summary)
 
 // Across ranks: the median step time of each rank compared with the median of all ranks.
 struct TraceCrossRank {
@@ -168,17 +173,23 @@ struct TraceCrossRank {
   double spread = 0;          // (max - min) / median
   std::string slowest;        // "rank 3"
   double slowest_excess = 0;  // slowest / median - 1
+  std::int64_t job = 0;       // the job compared (TraceRank::job)
   bool operator==(const TraceCrossRank&) const = default;
 };
-PLUMB_JSON(TraceCrossRank, ranks, median_step_us, min_step_us, max_step_us, spread, slowest, slowest_excess)
+PLUMB_JSON(TraceCrossRank, ranks, median_step_us, min_step_us, max_step_us, spread, slowest, slowest_excess, job)
 
 struct TraceFacts {
   bool collected = false;  // true once `plumb trace` analysed at least one file
   std::vector<TraceRank> traces;
+  // Traces that cannot be ranks of one job (a rank claimed twice, different world sizes or GPU
+  // models, profiling windows apart in time, disjoint step numbers) are grouped into jobs; ranks
+  // are compared within the largest job only, and `jobs_evidence` says why they were split.
+  std::int64_t jobs = 0;
+  std::vector<std::string> jobs_evidence;
   std::optional<TraceCrossRank> cross_rank;
   std::string cross_rank_missing;  // why there is no cross-rank comparison
   bool operator==(const TraceFacts&) const = default;
 };
-PLUMB_JSON(TraceFacts, collected, traces, cross_rank, cross_rank_missing)
+PLUMB_JSON(TraceFacts, collected, traces, jobs, jobs_evidence, cross_rank, cross_rank_missing)
 
 }  // namespace plumb

@@ -265,5 +265,71 @@ TEST(TraceReader, RankFromFileNameAndCrossRankSpread) {
   EXPECT_NE(why.find("one trace"), std::string::npos);
 }
 
+TraceRank job_rank(std::int64_t rank, double start_s, double median_us, const std::string& file) {
+  TraceRank t;
+  t.file = file;
+  t.rank = rank;
+  t.rank_source = "distributedInfo";
+  t.world_size = 4;
+  t.devices = {"NVIDIA A100-SXM4-80GB"};
+  t.start_unix_s = start_s;
+  t.window_s = 2;
+  t.summary.step_time_median_us = median_us;
+  return t;
+}
+
+TEST(TraceJobs, UnrelatedTracesAreNeverRanksOfOneJob) {
+  // Three traces of unrelated jobs, every one "rank 0": no straggler among them.
+  TraceFacts f;
+  f.traces = {job_rank(0, 1000, 100, "a.json"), job_rank(0, 1000, 8600, "b.json"), job_rank(0, 1000, 120, "c.json")};
+  group_and_compare(f);
+  EXPECT_EQ(f.jobs, 3);
+  EXPECT_FALSE(f.cross_rank);
+  EXPECT_NE(f.cross_rank_missing.find("3 different jobs"), std::string::npos) << f.cross_rank_missing;
+  EXPECT_NE(f.cross_rank_missing.find("both claim rank 0"), std::string::npos) << f.cross_rank_missing;
+}
+
+TEST(TraceJobs, EachSignOfAnotherJobSplits) {
+  auto a = job_rank(0, 1000, 100, "a.json");
+  auto b = job_rank(1, 1000.5, 100, "b.json");
+  EXPECT_EQ(different_jobs(a, b), "");
+  auto other_world = b;
+  other_world.world_size = 8;
+  EXPECT_NE(different_jobs(a, other_world).find("world sizes 4 and 8"), std::string::npos);
+  auto other_gpu = b;
+  other_gpu.devices = {"Tesla V100-SXM2-16GB"};
+  EXPECT_NE(different_jobs(a, other_gpu).find("ran on"), std::string::npos);
+  auto later = b;
+  later.start_unix_s = 1000 + 2 + kJobClockSlackS + 1;
+  EXPECT_NE(different_jobs(a, later).find("apart"), std::string::npos);
+  auto within_slack = b;
+  within_slack.start_unix_s = 1000 + 2 + kJobClockSlackS - 1;
+  EXPECT_EQ(different_jobs(a, within_slack), "");
+  auto steps_a = a, steps_b = b;
+  steps_a.steps.resize(2);
+  steps_a.steps[0].number = 5;
+  steps_a.steps[1].number = 9;
+  steps_b.steps.resize(1);
+  steps_b.steps[0].number = 120;
+  EXPECT_NE(different_jobs(steps_a, steps_b).find("ProfilerStep#5..#9"), std::string::npos);
+  steps_b.steps[0].number = 7;
+  EXPECT_EQ(different_jobs(steps_a, steps_b), "");
+}
+
+TEST(TraceJobs, TheLargestJobIsComparedAndTheRestSetApart) {
+  TraceFacts f;
+  f.traces = {job_rank(0, 1000, 100, "r0.json"), job_rank(1, 1000, 104, "r1.json"), job_rank(2, 1000, 130, "r2.json"),
+              job_rank(3, 9000, 5000, "old-r3.json")};
+  group_and_compare(f);
+  EXPECT_EQ(f.jobs, 2);
+  ASSERT_TRUE(f.cross_rank);
+  EXPECT_EQ(f.cross_rank->ranks, 3);
+  EXPECT_EQ(f.cross_rank->slowest, "rank 2");
+  EXPECT_EQ(f.cross_rank->job, 1);
+  EXPECT_EQ(f.traces[3].job, 2);
+  ASSERT_EQ(f.jobs_evidence.size(), 1u);
+  EXPECT_NE(f.jobs_evidence[0].find("old-r3.json"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace plumb::trace
