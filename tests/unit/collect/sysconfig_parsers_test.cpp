@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 #include <regex>
 #include <sstream>
 
@@ -188,6 +189,31 @@ TEST(GpuProcessStatus, ZombieOtherUserAndNamespace) {
   EXPECT_FALSE(status_in_child_pid_namespace(parse_pid_status("NSpid:\t4100\n")));
   EXPECT_TRUE(status_in_child_pid_namespace(parse_pid_status("NSpid:\t91234\t7\n")));
   EXPECT_FALSE(status_real_uid(parse_pid_status("Uid:\t-1\t0\t0\t0\n")).has_value());
+}
+
+
+// What the fuzz targets do, in miniature and deterministic: mutated real inputs never crash or hang
+// the parsers (pointer loops, truncation, garbage bytes).
+TEST(SysconfigParsers, MutatedInputsAreHandled) {
+  std::mt19937 rng(20261201);
+  std::vector<std::string> seeds{read_dump("cap-aer-root").config, read_dump("cap-multicast").config,
+                                 test::read_fixture("sysconfig/roots/planted/etc/hosts"),
+                                 test::read_fixture("sysconfig/roots/planted/proc/cmdline"),
+                                 "0000:0000:0000:0000:0000:ffff:0a0a:0007\n"};
+  int acs = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string in = seeds[static_cast<std::size_t>(i) % seeds.size()];
+    int flips = 1 + static_cast<int>(rng() % 16);
+    for (int k = 0; k < flips && !in.empty(); ++k) in[rng() % in.size()] = static_cast<char>(rng() & 0xff);
+    if (rng() % 4 == 0) in.resize(rng() % (in.size() + 1));
+    auto info = parse_pci_config(in);
+    EXPECT_LE(info.size, 4096);
+    if (info.has_acs.value_or(false)) ++acs;
+    for (const auto& e : parse_etc_hosts(in)) (void)is_loopback_address(e.address);
+    (void)cmdline_iommu_mode(parse_iommu_cmdline(in));
+    if (auto g = parse_gid(in)) (void)gid_ipv4(*g);
+  }
+  EXPECT_GT(acs, 0);  // most mutations keep the Haswell port's ACS capability reachable
 }
 
 }  // namespace
