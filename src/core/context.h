@@ -17,6 +17,7 @@ struct Context {
   std::string kmsg_file;          // --kmsg FILE instead of /dev/kmsg
   std::vector<std::string> data_paths;  // --data PATH: dataset locations to check
   std::string python;             // --python PATH for the framework probe
+  std::string model_repo;         // --model-repo DIR: a Triton model repository to lint
   std::string bench = "none";     // --bench quick|none
   std::chrono::milliseconds deadline{5000};  // per collector
 
