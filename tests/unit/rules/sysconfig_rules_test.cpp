@@ -82,6 +82,12 @@ TEST_F(SysconfigRoots, OpenFilesLimit) {
   EXPECT_NE(msgs(bad).find("open-files soft limit 1024 (hard 4096)"), std::string::npos) << msgs(bad);
   EXPECT_NE(finding_fix(bad[0], Lang::en).find("ulimit -n 4096"), std::string::npos);
   EXPECT_EQ(worst(run(*clean_, "l3.data.open_files_limit")), Status::pass);
+  // Without --pid the limit read is plumb's own: a warning that says so.
+  Facts self = *planted_;
+  self.host.process.nofile.source = "/proc/self/limits";
+  auto own = run(self, "l3.data.open_files_limit");
+  EXPECT_EQ(own[0].status, Status::warn);
+  EXPECT_NE(msgs(own).find("plumb itself (pass --pid"), std::string::npos) << msgs(own);
   // A custom threshold moves the line.
   Thresholds th;
   th.set("data.open_files_fail_below", 1000);
