@@ -18,6 +18,7 @@ void add_machine_options(CLI::App& app, MachineOptions& o) {
   app.add_option("--data", o.data, "dataset path to check (file system type, device); repeatable");
   app.add_option("--nvml-lib", o.nvml_lib, "NVML library to load (default: PLUMB_NVML_LIB or libnvidia-ml.so.1)");
   app.add_option("--python", o.python, "Python interpreter for the framework probe (default: python3 on PATH)");
+  app.add_option("--model-repo", o.model_repo, "Triton model repository DIR to lint (config.pbtxt of each model)");
   app.add_option("--config", o.config, "TOML file overriding thresholds (see --print-config)");
   app.add_option("--timeout", o.timeout_ms, "deadline per collector in milliseconds")->capture_default_str();
 }
@@ -44,6 +45,10 @@ Context make_context(const MachineOptions& o) {
   if (!o.kmsg.empty() && ::access(o.kmsg.c_str(), R_OK) != 0) throw UsageError("--kmsg " + o.kmsg + ": cannot read");
   ctx.kmsg_file = o.kmsg;
   ctx.data_paths = o.data;
+  if (!o.model_repo.empty() && (::stat(o.model_repo.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+    throw UsageError("--model-repo " + o.model_repo + ": not a directory");
+  }
+  ctx.model_repo = o.model_repo;
   ctx.nvml_lib = o.nvml_lib;
   if (ctx.nvml_lib.empty()) {
     const char* env = std::getenv("PLUMB_NVML_LIB");  // NOLINT(concurrency-mt-unsafe)

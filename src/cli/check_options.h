@@ -20,6 +20,7 @@ struct MachineOptions {
   std::vector<std::string> data;
   std::string nvml_lib;
   std::string python;
+  std::string model_repo;
   std::string config;
   int timeout_ms = 5000;
 };

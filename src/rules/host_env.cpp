@@ -6,6 +6,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "rules/cpu_budget.h"
 
 namespace plumb {
 
@@ -27,27 +28,6 @@ std::optional<std::uint64_t> thread_count(const std::string& value) {
   auto n = parse_uint(first);
   if (!n || *n == 0) return std::nullopt;
   return n;
-}
-
-// The CPUs this process may actually use: the cgroup grant (quota/cpuset), else its affinity
-// mask, else the host's logical CPUs. Returns the count and the evidence naming where it came from.
-struct CpuBudget {
-  double cpus = 0;
-  Evidence evidence;
-  bool from_cgroup = false;
-};
-std::optional<CpuBudget> cpu_budget(const Facts& f) {
-  const auto& cg = f.host.cgroup.effective_cpus;
-  if (cg.has() && *cg > 0) return CpuBudget{*cg, {"cgroup CPUs", fmt_num(*cg, 2), cg.source}, true};
-  const auto& allowed = f.host.process.cpus_allowed;
-  if (allowed.has() && *allowed > 0) {
-    return CpuBudget{static_cast<double>(*allowed), {"Cpus_allowed_list", *f.host.process.cpus_allowed_list, allowed.source}, false};
-  }
-  const auto& logical = f.host.cpu.logical_cpus;
-  if (logical.has() && *logical > 0) {
-    return CpuBudget{static_cast<double>(*logical), {"logical CPUs", std::to_string(*logical), logical.source}, false};
-  }
-  return std::nullopt;
 }
 
 std::vector<Finding> judge_threads(const Facts& f, const Thresholds& th) {
