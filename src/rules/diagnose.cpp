@@ -46,8 +46,10 @@ void conclude_oom(Finding& x, const std::map<std::string, std::string>& v) {
   auto request = get("request"), capacity = get("capacity"), free = get("free");
   auto allocated = get("allocated"), reserved = get("reserved"), unallocated = get("unallocated");
   auto in_use = get("process_in_use");
-  if (!unallocated && reserved && allocated) unallocated = *reserved - *allocated;  // the old message's figures
-  if (unallocated) x.arg("unallocated", size_text(*unallocated));
+  if (!unallocated && reserved && allocated) {  // the old message's figures
+    unallocated = *reserved - *allocated;
+    x.arg("unallocated", size_text(*unallocated));
+  }
   if (request && unallocated && *unallocated > *request) {
     x.variant = "fragmentation";
     return;

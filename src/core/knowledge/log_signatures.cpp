@@ -145,8 +145,9 @@ std::vector<LogSignature> make_signatures() {
       "https://github.com/NVIDIA/nccl/issues/928"});
   t.push_back({
       "socket_connect_refused", Pillar::comm, Section::distributed,
-      {R"(connect \[[0-9a-fA-F.:]+\]:[0-9]+: Connection refused)", R"(failed to connect to .*Connection refused)",
-       R"(Connect to .* failed ?: Connection refused)"},
+      // Gloo's pair.cc, c10d's TCPStore client ("errno: 111 - Connection refused") and NCCL's socket.cc.
+      {R"(connect \[[0-9a-fA-F.:]+\]:[0-9]+: Connection refused)", R"(failed to connect to [^ ]+ \(errno: 111)",
+       R"(Connect to [^ ]+ failed ?: Connection refused)"},
       {{"address", R"(connect \[([0-9a-fA-F.:]+)\])"}, {"address", R"(failed to connect to \[?([^\]:( ]+))"},
        {"address", R"(Connect to \[?([^\]<( ]+))"}, {"port", R"(\]:([0-9]+))"}, {"port", R"(<([0-9]+)>)"}},
       {"rendezvous/bootstrap connection refused", "建立连接（rendezvous/bootstrap）被拒绝"},

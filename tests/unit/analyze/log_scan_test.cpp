@@ -1,0 +1,253 @@
+// `plumb diagnose`'s reader and scan: the real failure logs of tests/fixtures/logs each match
+// their signature with the values their thread discusses; healthy real logs (nccl-tests output
+// with NCCL_DEBUG=INFO lines, collect_env reports) match nothing; CRLF, colours, rank prefixes,
+// gzip, block boundaries and endless lines do not change what is found or where.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "analyze/log_scan.h"
+#include "../../test_util.h"
+
+namespace plumb {
+namespace {
+
+namespace fs = std::filesystem;
+
+LogScan scan_fixture(const std::string& rel) {
+  auto s = scan_log_files({test::fixture("logs/" + rel)});
+  EXPECT_TRUE(s.ok()) << rel << ": " << (s.ok() ? "" : s.error().message);
+  return s.ok() ? *s : LogScan{};
+}
+
+const SignatureHits* hit(const LogScan& s, const std::string& id) {
+  for (const auto& h : s.hits) {
+    if (h.signature == id) return &h;
+  }
+  return nullptr;
+}
+
+std::set<std::string> ids(const LogScan& s) {
+  std::set<std::string> out;
+  for (const auto& h : s.hits) out.insert(h.signature);
+  return out;
+}
+
+// Each sample and the signatures its thread's failure is (the confirmed cause is judged later).
+const std::vector<std::pair<std::string, std::set<std::string>>> kCases = {
+    {"shm-k8s-jupyterhub-64m-dev-shm.log", {"dataloader_shm"}},
+    {"shm-docker-64m-no-space-left.log", {"dataloader_shm"}},
+    {"oom-gpu-held-by-zombie-process-shared-node.log", {"cuda_oom"}},
+    {"oom-with-free-memory-expandable-segments-avoids.log", {"cuda_oom"}},
+    {"nccl-watchdog-timeout-broken-venv-multinode.log", {"nccl_watchdog_timeout"}},
+    {"nccl-ib-err4-acs-gdr-h100.log", {"nccl_ib_completion_error"}},
+    {"gloo-connect-127011-loopback-hostname.log", {"socket_connect_refused"}},
+    {"driver-too-old-container-cuda121.log", {"cuda_driver_too_old"}},
+    {"no-kernel-image-sm86-cu102-wheel.log", {"no_kernel_image"}},
+    {"undefined-symbol-ncclcommregister-conflicting-nccl.log", {"undefined_symbol_nccl"}},
+    {"xid79-pcie-surprise-down-gpu-burn.log", {"gpu_xid"}},
+    {"ecc-uncorrectable-tf-context-init.log", {"ecc_uncorrectable"}},
+    {"host-oom-cgroup-colab-dataloader-killed.log", {"dataloader_killed", "kernel_oom_kill"}},
+    {"slurm-cgroup-oom-kill-training.log", {"slurm_oom_kill", "exit_killed"}},
+    {"ulimit-nofile-too-many-open-files-ddp.log", {"too_many_open_files"}},
+    {"ort-setaffinity-failed-cpuset-session-init.log", {"ort_setaffinity_failed"}},
+    {"nan-loss-illegal-instruction-multi-gpu-rig-hw.log", {"cuda_illegal_access"}},
+    // No message at all: a silent hang and numbers that differ (symptoms, not signatures).
+    {"nccl-allreduce-silent-spin-acs-amd-root-complex.log", {}},
+    {"ort-cuda-output-mismatch-tf32-ampere.log", {}},
+    // Minimal samples in the real message formats (tests/fixtures/SOURCES.md).
+    {"minimal/cudnn-version-incompatibility.log", {"cudnn_version_mismatch"}},
+    {"minimal/fallen-off-bus-no-xid.log", {"gpu_fallen_off_bus"}},
+    {"minimal/nan-loss.log", {"nan_loss"}},
+    {"minimal/nccl-ib-err12-roce-gid.log", {"nccl_ib_completion_error"}},
+    {"minimal/ancdata-zero-items.log", {"too_many_open_files"}},
+    {"minimal/torchrun-exitcode-9.log", {"exit_killed"}},
+    {"minimal/insufficient-driver.log", {"cuda_driver_too_old"}},
+    {"minimal/watchdog-seqnum1-first-collective.log", {"nccl_watchdog_timeout"}},
+};
+
+TEST(LogScan, EachRealSampleMatchesExactlyItsSignatures) {
+  for (const auto& [file, want] : kCases) EXPECT_EQ(ids(scan_fixture(file)), want) << file;
+}
+
+TEST(LogScan, EverySignatureHasASample) {
+  std::set<std::string> seen;
+  for (const auto& [file, want] : kCases) seen.insert(want.begin(), want.end());
+  for (const auto& s : log_signatures()) EXPECT_TRUE(seen.count(s.id)) << s.id << " has no sample in tests/fixtures/logs";
+}
+
+TEST(LogScan, HealthyRealLogsRaiseNoAlarm) {
+  int files = 0;
+  for (const char* dir : {"comm/nccl-tests", "logs/healthy"}) {
+    for (const auto& e : fs::directory_iterator(test::fixture(dir))) {
+      auto s = scan_log_files({e.path().string()});
+      ASSERT_TRUE(s.ok()) << e.path();
+      EXPECT_TRUE(s->hits.empty()) << e.path() << " matched " << s->hits.front().signature << ": "
+                                   << s->hits.front().samples.front().text;
+      EXPECT_GT(s->lines, 5u) << e.path();
+      ++files;
+    }
+  }
+  EXPECT_GE(files, 10);
+}
+
+TEST(LogScan, OomValuesOldAndNewFormat) {
+  auto old = scan_fixture("oom-gpu-held-by-zombie-process-shared-node.log");
+  const auto* h = hit(old, "cuda_oom");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->values.at("request"), "216.00 MiB");
+  EXPECT_EQ(h->values.at("capacity"), "7.92 GiB");
+  EXPECT_EQ(h->values.at("free"), "24.56 MiB");
+  EXPECT_EQ(h->values.at("reserved"), "86.00 MiB");
+  EXPECT_EQ(h->values.at("allocated"), "69.17 MiB");
+  EXPECT_EQ(h->values.at("gpu"), "0");
+  auto now = scan_fixture("oom-with-free-memory-expandable-segments-avoids.log");
+  h = hit(now, "cuda_oom");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->values.at("request"), "20.00 MiB");
+  EXPECT_EQ(h->values.at("capacity"), "4.00 GiB");
+  EXPECT_EQ(h->values.at("free"), "2.35 GiB");
+  EXPECT_EQ(h->values.at("unallocated"), "24.85 MiB");
+  EXPECT_EQ(h->count, 1u) << "three patterns on one line count once";
+}
+
+TEST(LogScan, WatchdogValuesAndWhereTheyWereRead) {
+  auto s = scan_fixture("nccl-watchdog-timeout-broken-venv-multinode.log");
+  const auto* h = hit(s, "nccl_watchdog_timeout");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->values.at("seq"), "52");
+  EXPECT_EQ(h->values.at("op"), "ALLREDUCE");
+  EXPECT_EQ(h->values.at("timeout_ms"), "240000");
+  EXPECT_EQ(h->values.at("ran_ms"), "240077");
+  EXPECT_EQ(h->values.at("rank"), "11");
+  EXPECT_TRUE(h->value_at.at("seq").ends_with("nccl-watchdog-timeout-broken-venv-multinode.log:3"));
+  ASSERT_FALSE(h->samples.empty());
+  EXPECT_EQ(h->samples[0].line, 3u);
+  EXPECT_TRUE(h->samples[0].text.starts_with("[E617 15:17:35")) << "the '11: [rank11]:' prefixes are stripped: " << h->samples[0].text;
+  auto first = scan_fixture("minimal/watchdog-seqnum1-first-collective.log");
+  h = hit(first, "nccl_watchdog_timeout");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->values.at("seq"), "1");
+  EXPECT_EQ(h->values.at("last_completed"), "-1");
+  EXPECT_EQ(h->count, 2u);
+}
+
+TEST(LogScan, OtherValues) {
+  auto ib = scan_fixture("nccl-ib-err4-acs-gdr-h100.log");
+  ASSERT_NE(hit(ib, "nccl_ib_completion_error"), nullptr);
+  EXPECT_EQ(hit(ib, "nccl_ib_completion_error")->values.at("error"), "4");
+  EXPECT_EQ(hit(ib, "nccl_ib_completion_error")->values.at("vendor_err"), "81");
+  EXPECT_EQ(hit(ib, "nccl_ib_completion_error")->count, 2u);
+  auto gloo = scan_fixture("gloo-connect-127011-loopback-hostname.log");
+  EXPECT_EQ(hit(gloo, "socket_connect_refused")->values.at("address"), "127.0.1.1");
+  EXPECT_EQ(hit(gloo, "socket_connect_refused")->values.at("port"), "3210");
+  auto drv = scan_fixture("driver-too-old-container-cuda121.log");
+  EXPECT_EQ(hit(drv, "cuda_driver_too_old")->values.at("found_version"), "11000");
+  auto xid = scan_fixture("xid79-pcie-surprise-down-gpu-burn.log");
+  EXPECT_EQ(hit(xid, "gpu_xid")->values.at("xid"), "79");
+  EXPECT_EQ(hit(xid, "gpu_xid")->values.at("pci"), "0000:02:00");
+  EXPECT_EQ(hit(xid, "gpu_xid")->samples.at(0).line, 13u);
+  auto sm = scan_fixture("no-kernel-image-sm86-cu102-wheel.log");
+  EXPECT_EQ(hit(sm, "no_kernel_image")->values.at("capability"), "sm_86");
+  EXPECT_EQ(hit(sm, "no_kernel_image")->values.at("supported"), "sm_37 sm_50 sm_60 sm_70");
+  auto sym = scan_fixture("undefined-symbol-ncclcommregister-conflicting-nccl.log");
+  EXPECT_EQ(hit(sym, "undefined_symbol_nccl")->values.at("symbol"), "ncclCommRegister");
+  auto oom = scan_fixture("host-oom-cgroup-colab-dataloader-killed.log");
+  EXPECT_EQ(hit(oom, "kernel_oom_kill")->values.at("process"), "onmt_train");
+  EXPECT_EQ(hit(oom, "kernel_oom_kill")->values.at("anon_rss"), "6538204kB");
+  auto nan = scan_fixture("minimal/nan-loss.log");
+  EXPECT_EQ(hit(nan, "nan_loss")->count, 2u);
+  EXPECT_EQ(hit(nan, "nan_loss")->values.at("value"), "nan");
+}
+
+TEST(LogScan, CrlfColoursPrefixesAndTimestampsAreTolerated) {
+  std::string text =
+      "2024-06-17T15:17:35.519Z INFO start\r\n"
+      "\x1b[31m[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
+      "capacity of 79.15 GiB of which 1.02 GiB is free.\x1b[0m\r\n"
+      "3: [74785.660366] NVRM: Xid (PCI:0000:3b:00): 48, pid=1234, DBE\r\n";
+  auto s = scan_log_text(text, "job.log");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(ids(*s), (std::set<std::string>{"cuda_oom", "gpu_xid"}));
+  const auto* oom = hit(*s, "cuda_oom");
+  ASSERT_NE(oom, nullptr);
+  EXPECT_EQ(oom->samples.at(0).line, 2u);
+  EXPECT_TRUE(oom->samples.at(0).text.starts_with("torch.OutOfMemoryError")) << oom->samples.at(0).text;
+  EXPECT_EQ(oom->samples.at(0).text.find('\r'), std::string::npos);
+  EXPECT_EQ(oom->values.at("request"), "2.00 GiB");
+  EXPECT_EQ(oom->values.at("gpu"), "3");
+  const auto* xid = hit(*s, "gpu_xid");
+  EXPECT_EQ(xid->samples.at(0).line, 3u);
+  EXPECT_TRUE(xid->samples.at(0).text.starts_with("NVRM: Xid")) << xid->samples.at(0).text;
+  EXPECT_EQ(s->lines, 3u);
+}
+
+TEST(LogScan, LineNumbersHoldAcrossBlocksAndForAnEndlessLine) {
+  std::string noise;
+  const std::string filler = "x:1:2 [0] NCCL INFO Channel 00/32 :    0   1   2   3   4   5   6   7\n";
+  while (noise.size() < 3 * LogReader::kBlock) noise += filler;
+  std::uint64_t noise_lines = noise.size() / filler.size();
+  std::string text = noise + "RuntimeError: unable to write to file </torch_1_2>\n" + noise +
+                     std::string(LogReader::kMaxLine + 100, 'a') + " Too many open files\n" + "OSError: [Errno 24] Too many open files";
+  auto s = scan_log_text(text, "big.log");
+  ASSERT_TRUE(s.ok());
+  const auto* shm = hit(*s, "dataloader_shm");
+  ASSERT_NE(shm, nullptr);
+  EXPECT_EQ(shm->samples.at(0).line, noise_lines + 1);
+  const auto* files = hit(*s, "too_many_open_files");
+  ASSERT_NE(files, nullptr);
+  // The endless line is cut at kMaxLine: its tail (with the words) becomes the next line.
+  EXPECT_EQ(files->count, 2u);
+  EXPECT_EQ(files->samples.back().line, 2 * noise_lines + 3);
+  EXPECT_LE(files->samples.at(0).text.size(), kMaxText);
+}
+
+TEST(LogScan, GzipAndManyFilesInOnePass) {
+  const std::string path = ::testing::TempDir() + "/plumb_log_scan_test.log.gz";
+  gzFile gz = gzopen(path.c_str(), "wb");
+  ASSERT_NE(gz, nullptr);
+  std::string body = "hello\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+  ASSERT_EQ(gzwrite(gz, body.data(), static_cast<unsigned>(body.size())), static_cast<int>(body.size()));
+  gzclose(gz);
+  auto s = scan_log_files({path, test::fixture("logs/ecc-uncorrectable-tf-context-init.log")});
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(ids(*s), (std::set<std::string>{"no_kernel_image", "ecc_uncorrectable"}));
+  EXPECT_EQ(hit(*s, "no_kernel_image")->samples.at(0).file, path);
+  EXPECT_EQ(hit(*s, "no_kernel_image")->samples.at(0).line, 2u);
+  EXPECT_EQ(s->files.size(), 2u);
+  fs::remove(path);
+}
+
+TEST(LogScan, BadInputIsAnErrorNotACrash) {
+  EXPECT_FALSE(scan_log_files({"/nonexistent/job.log"}).ok());
+  EXPECT_FALSE(scan_log_files({test::fixture("logs")}).ok());  // a directory
+  const std::string path = ::testing::TempDir() + "/plumb_log_scan_truncated.gz";
+  std::string gz("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
+  std::ofstream(path, std::ios::binary) << gz << "garbage";
+  auto s = scan_log_files({path});
+  EXPECT_FALSE(s.ok());
+  fs::remove(path);
+  auto empty = scan_log_text("", "empty.log");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->hits.empty());
+  EXPECT_EQ(empty->lines, 0u);
+}
+
+TEST(LogReader, CleanLineAndStripAnsi) {
+  EXPECT_EQ(clean_line("[rank3]: hello\r\n"), "hello");
+  EXPECT_EQ(clean_line("11: [rank11]:[E617 x] y"), "[E617 x] y");
+  EXPECT_EQ(clean_line("[1,0]<stdout>: NCCL WARN"), "NCCL WARN");
+  EXPECT_EQ(clean_line("[74785.660366] NVRM: Xid"), "NVRM: Xid");
+  EXPECT_EQ(clean_line("2024-06-17 15:17:35,519 ERROR boom"), "ERROR boom");
+  EXPECT_EQ(clean_line("[E617 15:17:35] kept"), "[E617 15:17:35] kept");
+  EXPECT_EQ(clean_line("123456: not a rank"), "123456: not a rank");
+  EXPECT_EQ(strip_ansi("\x1b[1;31mred\x1b[0m \x1b]0;title\a ok\n\x1b"), "red  ok\n");
+  EXPECT_TRUE(has_escape("a\x1b[0m"));
+  EXPECT_FALSE(has_escape("plain"));
+}
+
+}  // namespace
+}  // namespace plumb
