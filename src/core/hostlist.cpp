@@ -26,8 +26,11 @@ Numbered split_name(const std::string& h) {
 }  // namespace
 
 std::string compact_hosts(const std::vector<std::string>& hosts) {
-  // prefix + digit width -> numbers (one width per group, so gpu9 and gpu09 stay apart).
-  std::map<std::pair<std::string, std::size_t>, std::set<long>> groups;
+  // prefix + digit width -> numbers. A zero-padded number ("gpu007") sets its group's width; an
+  // unpadded one joins the padded group of its own length when there is one (gpu09 and gpu10
+  // fold into gpu[09-10]), else the unpadded group (node9 and node10 fold into node[9-10]).
+  std::vector<Numbered> numbered;
+  std::set<std::pair<std::string, std::size_t>> padded;
   std::set<std::string> plain;
   for (const auto& h : hosts) {
     Numbered n = split_name(h);
@@ -35,8 +38,14 @@ std::string compact_hosts(const std::vector<std::string>& hosts) {
       plain.insert(h);
       continue;
     }
-    std::size_t width = n.digits.size() > 1 && n.digits[0] == '0' ? n.digits.size() : 0;  // 0: unpadded
-    groups[{n.prefix, width}].insert(std::stol(n.digits));
+    if (n.digits.size() > 1 && n.digits[0] == '0') padded.insert({n.prefix, n.digits.size()});
+    numbered.push_back(std::move(n));
+  }
+  std::map<std::pair<std::string, std::size_t>, std::set<long>> groups;
+  for (const auto& n : numbered) {
+    std::pair<std::string, std::size_t> key{n.prefix, n.digits.size()};
+    if (!padded.count(key)) key.second = 0;  // 0: unpadded
+    groups[key].insert(std::stol(n.digits));
   }
   auto pad = [](long v, std::size_t width) {
     std::string s = std::to_string(v);

@@ -15,7 +15,10 @@ TEST(HostList, MixedPrefixesAndPlainNames) {
   EXPECT_EQ(compact_hosts({"login", "node1", "node2", "gpu-a01", "node3", "node1"}), "gpu-a01,node[1-3],login");
 }
 
-TEST(HostList, DifferentPaddingStaysApart) { EXPECT_EQ(compact_hosts({"n9", "n10", "n08", "n09"}), "n[08-09],n[9-10]"); }
+TEST(HostList, PaddedAndUnpaddedNumbers) {
+  EXPECT_EQ(compact_hosts({"n9", "n10", "n08", "n09"}), "n9,n[08-10]");
+  EXPECT_EQ(compact_hosts({"node10", "node9", "node11", "node1"}), "node[1,9-11]");
+}
 
 TEST(HostList, SixtyOfSixtyFourNodesIsOneShortCell) {
   std::vector<std::string> hosts;

@@ -1,0 +1,465 @@
+// plumb-fleet: one MPI rank of `plumb fleet` (started by `plumb fleet` under mpirun or srun).
+// Each rank runs `plumb check` on its node in a child process under a deadline, so a check that
+// hangs or crashes is reported by the rank instead of killing the job; rank 0 gathers every
+// snapshot (lengths, then bytes, each receive polled until the deadline), runs the node-to-node
+// point-to-point sweep with the others, judges the fleet and writes the report. Exit code of
+// rank 0: 0 / 1 / 2; other ranks 0. Nothing waits past its deadline: when a rank does not reach
+// the final barrier in time, rank 0 writes the report and ends the job with MPI_Abort(code).
+// The C API only: Open MPI and MPICH otherwise pull in their deprecated C++ bindings.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "bench/fleet_stats.h"
+#include "apps/fleet_report.h"
+#include "core/atomic_file.h"
+#include "core/host_root.h"
+#include "core/i18n.h"
+#include "core/subprocess.h"
+#include "core/text.h"
+#include "report/report.h"
+
+namespace plumb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kTagLength = 11, kTagBytes = 12, kTagPing = 21, kTagData = 22, kTagAck = 23;
+constexpr std::uint64_t kMaxPayload = 1ull << 30;
+constexpr std::chrono::seconds kGrace{15};       // gather: beyond the ranks' deadline
+constexpr std::chrono::seconds kPairBudget{30};  // one pair's exchange
+
+struct Options {
+  std::string plumb, format = "term", lang, out, config;
+  int deadline_s = 120;
+  long p2p_bytes = 4l << 20;
+  int p2p_iters = 20;
+  bool no_p2p = false;
+  std::vector<std::string> check;
+};
+
+// The argument form `plumb fleet` writes (it validated the user's options already).
+std::optional<Options> parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::optional<std::string> {
+      if (i + 1 >= argc) return std::nullopt;
+      return std::string(argv[++i]);
+    };
+    if (a == "--") {
+      for (++i; i < argc; ++i) o.check.emplace_back(argv[i]);
+      break;
+    }
+    if (a == "--no-p2p") {
+      o.no_p2p = true;
+      continue;
+    }
+    auto v = next();
+    if (!v) return std::nullopt;
+    if (a == "--plumb") o.plumb = *v;
+    else if (a == "--format") o.format = *v;
+    else if (a == "--lang") o.lang = *v;
+    else if (a == "--out") o.out = *v;
+    else if (a == "--config") o.config = *v;
+    else if (a == "--deadline") o.deadline_s = static_cast<int>(parse_int(*v).value_or(120));
+    else if (a == "--p2p-bytes") o.p2p_bytes = static_cast<long>(parse_int(*v).value_or(4l << 20));
+    else if (a == "--p2p-iters") o.p2p_iters = static_cast<int>(parse_int(*v).value_or(20));
+    else return std::nullopt;
+  }
+  if (o.plumb.empty()) return std::nullopt;
+  return o;
+}
+
+// Buffers of requests abandoned at a deadline stay alive until the process ends (MPI may still
+// touch them).
+std::deque<std::vector<char>>& parked() {
+  static std::deque<std::vector<char>> p;
+  return p;
+}
+
+// Polls `req` until it completes (true) or the deadline passes (cancelled, false).
+bool wait_until(MPI_Request& req, Clock::time_point deadline, bool spin) {
+  while (true) {
+    int done = 0;
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (done != 0) return true;
+    if (Clock::now() >= deadline) {
+      MPI_Cancel(&req);
+      MPI_Request_free(&req);
+      return false;
+    }
+    // Spinning (the sweep) yields the core: ranks oversubscribed on one host must not starve the pair measuring.
+    if (spin) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+  }
+}
+
+// Every rank's text at rank 0: the length, then the bytes; rank 0 polls all receives until the
+// deadline. Elsewhere the result is empty.
+std::vector<std::optional<std::string>> gather_texts(const std::string& mine, int rank, int size, Clock::time_point deadline) {
+  std::vector<std::optional<std::string>> out(static_cast<std::size_t>(size));
+  if (rank != 0) {
+    auto& len_buf = parked().emplace_back(sizeof(std::uint64_t));
+    std::uint64_t len = mine.size();
+    std::memcpy(len_buf.data(), &len, sizeof len);
+    auto& body = parked().emplace_back(mine.begin(), mine.end());
+    MPI_Request r1 = MPI_REQUEST_NULL, r2 = MPI_REQUEST_NULL;
+    MPI_Isend(len_buf.data(), 1, MPI_UINT64_T, 0, kTagLength, MPI_COMM_WORLD, &r1);
+    MPI_Isend(body.data(), static_cast<int>(body.size()), MPI_CHAR, 0, kTagBytes, MPI_COMM_WORLD, &r2);
+    if (wait_until(r1, deadline, false)) (void)wait_until(r2, deadline, false);
+    return out;
+  }
+  out[0] = mine;
+  struct Pending {
+    MPI_Request req = MPI_REQUEST_NULL;
+    std::vector<char>* buf = nullptr;
+    bool body = false;
+    bool done = false;
+  };
+  std::vector<Pending> p(static_cast<std::size_t>(size));
+  for (int r = 1; r < size; ++r) {
+    auto& pr = p[static_cast<std::size_t>(r)];
+    pr.buf = &parked().emplace_back(sizeof(std::uint64_t));
+    MPI_Irecv(pr.buf->data(), 1, MPI_UINT64_T, r, kTagLength, MPI_COMM_WORLD, &pr.req);
+  }
+  int open = size - 1;
+  while (open > 0 && Clock::now() < deadline) {
+    bool progress = false;
+    for (int r = 1; r < size; ++r) {
+      auto& pr = p[static_cast<std::size_t>(r)];
+      if (pr.done) continue;
+      int flag = 0;
+      MPI_Test(&pr.req, &flag, MPI_STATUS_IGNORE);
+      if (flag == 0) continue;
+      progress = true;
+      if (!pr.body) {
+        std::uint64_t len = 0;
+        std::memcpy(&len, pr.buf->data(), sizeof len);
+        if (len > kMaxPayload) {
+          out[static_cast<std::size_t>(r)] = std::string("Nsnapshot of ") + std::to_string(len) + " bytes is too large";
+          pr.done = true;
+          --open;
+          continue;
+        }
+        pr.body = true;
+        pr.buf = &parked().emplace_back(static_cast<std::size_t>(len));
+        MPI_Irecv(pr.buf->data(), static_cast<int>(len), MPI_CHAR, r, kTagBytes, MPI_COMM_WORLD, &pr.req);
+      } else {
+        out[static_cast<std::size_t>(r)] = std::string(pr.buf->begin(), pr.buf->end());
+        std::vector<char>().swap(*pr.buf);
+        pr.done = true;
+        --open;
+      }
+    }
+    if (!progress) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  for (auto& pr : p) {
+    if (!pr.done && pr.req != MPI_REQUEST_NULL) {
+      MPI_Cancel(&pr.req);
+      MPI_Request_free(&pr.req);
+    }
+  }
+  return out;
+}
+
+// This node's check in a child process: "S" + snapshot, or "N" + why there is none.
+std::string run_check(const Options& o) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "plumb-fleet-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) return "Ncannot create a temporary directory: " + std::string(std::strerror(errno));
+  std::string file = tmpl + "/snapshot.json";
+  std::vector<std::string> argv{o.plumb, "check"};
+  argv.insert(argv.end(), o.check.begin(), o.check.end());
+  argv.insert(argv.end(), {"--no-history", "--format", "json", "--lang", "en", "--out", file});
+  RunOptions ro;
+  ro.timeout = std::chrono::seconds(o.deadline_s);
+  ro.max_output = 1u << 20;
+  auto r = run_program(argv, ro);
+  std::string msg;
+  if (!r) {
+    msg = r.error().kind == ErrorKind::timed_out ? "Ntimed out after " + std::to_string(o.deadline_s) + " s"
+                                                 : "Ncould not run plumb check: " + first_line(r.error().message);
+  } else if (r->timed_out) {
+    msg = "Ntimed out after " + std::to_string(o.deadline_s) + " s";
+  } else if (r->signal != 0) {
+    msg = "Ncrashed (signal " + std::to_string(r->signal) + ")";
+  } else if (r->exit_code != 0 && r->exit_code != 1) {
+    msg = "Ncheck failed (exit " + std::to_string(r->exit_code) + "): " + first_line(r->err.empty() ? r->out : r->err);
+  } else {
+    auto text = read_user_file(file, kMaxPayload);
+    msg = text ? "S" + *text : "Nno snapshot written: " + text.error().message;
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(tmpl, ec);
+  return msg;
+}
+
+// ---- node-to-node sweep ---------------------------------------------------------------------
+
+long delay_ms() {
+  // Test knob: slows this rank's side of every bandwidth message (docs/fleet.md).
+  const char* v = std::getenv("PLUMB_FLEET_P2P_DELAY_MS");  // NOLINT(concurrency-mt-unsafe): read once, single thread
+  return v == nullptr ? 0 : static_cast<long>(parse_int(v).value_or(0));
+}
+
+bool xfer(bool send, char* buf, int n, int peer, int tag, Clock::time_point deadline) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (send) {
+    MPI_Isend(buf, n, MPI_CHAR, peer, tag, MPI_COMM_WORLD, &req);
+  } else {
+    MPI_Irecv(buf, n, MPI_CHAR, peer, tag, MPI_COMM_WORLD, &req);
+  }
+  return wait_until(req, deadline, true);
+}
+
+// One pair: `first` measures latency (8-byte ping-pong) and bandwidth (iters messages, then an
+// ack) towards `second`; returns the measurement on `first`.
+FleetPair exchange(int me, int first, int second, int pass, const Options& o, std::vector<char>& buf) {
+  FleetPair p;
+  p.pass = pass;
+  bool sender = me == first;
+  int peer = sender ? second : first;
+  auto deadline = Clock::now() + kPairBudget;
+  long slow = delay_ms();
+  char small[8] = {};
+  constexpr int kPings = 50, kWarm = 5;
+  bool ok = true;
+  auto t0 = Clock::now();
+  for (int i = 0; ok && i < kPings + kWarm; ++i) {
+    if (i == kWarm) t0 = Clock::now();
+    ok = sender ? xfer(true, small, 8, peer, kTagPing, deadline) && xfer(false, small, 8, peer, kTagPing, deadline)
+                : xfer(false, small, 8, peer, kTagPing, deadline) && xfer(true, small, 8, peer, kTagPing, deadline);
+  }
+  double lat_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / kPings / 2;
+  int n = static_cast<int>(o.p2p_bytes);
+  double gbps = 0;
+  for (int i = 0; ok && i <= o.p2p_iters; ++i) {  // message 0 warms up
+    if (i == 1) t0 = Clock::now();
+    if (slow > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow));
+    ok = xfer(sender, buf.data(), n, peer, kTagData, deadline);
+  }
+  if (ok) ok = xfer(!sender, small, 1, peer, kTagAck, deadline);
+  double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (ok && s > 0) gbps = static_cast<double>(n) * o.p2p_iters / s / 1e9;
+  p.latency_us = lat_us;
+  p.gbytes_per_s = gbps;
+  if (!ok) p.error = "timed out";
+  return p;
+}
+
+// Runs `pairs` in rounds (no rank twice in a round); each rank returns the lines it measured.
+std::string run_pairs(int me, const std::vector<RankPair>& pairs, int pass, const Options& o) {
+  std::vector<char> buf(static_cast<std::size_t>(o.p2p_bytes));
+  std::ostringstream lines;
+  for (const auto& round : schedule_rounds(pairs)) {
+    for (const auto& [a, b] : round) {
+      if (me != a && me != b) continue;
+      FleetPair p = exchange(me, a, b, pass, o, buf);
+      if (me == a) lines << a << ' ' << b << ' ' << pass << ' ' << p.gbytes_per_s << ' ' << p.latency_us << ' ' << (p.error.empty() ? "-" : p.error) << '\n';
+    }
+  }
+  return lines.str();
+}
+
+void parse_pairs(const std::string& text, const std::vector<std::string>& names, FleetNetwork& net) {
+  for (auto line : split_lines(text)) {
+    auto f = split_ws(line);
+    if (f.size() < 6) continue;
+    auto a = parse_int(f[0]), b = parse_int(f[1]), pass = parse_int(f[2]);
+    auto g = parse_double(f[3]), l = parse_double(f[4]);
+    if (!a || !b || !pass || *a < 0 || *b < 0 || *a >= static_cast<long>(names.size()) || *b >= static_cast<long>(names.size())) continue;
+    FleetPair p{names[static_cast<std::size_t>(*a)], names[static_cast<std::size_t>(*b)], static_cast<int>(*pass), g.value_or(0), l.value_or(0), ""};
+    if (f[5] != "-") p.error = "timed out";
+    net.pairs.push_back(p);
+  }
+}
+
+// Rank 0 decides the second pass; every rank receives it (count + pairs), polled until the deadline.
+std::vector<RankPair> share_plan(std::vector<RankPair> plan, int rank, int size, Clock::time_point deadline) {
+  auto& buf = parked().emplace_back(sizeof(int) * static_cast<std::size_t>(1 + 2 * size), 0);
+  auto* v = reinterpret_cast<int*>(buf.data());
+  if (rank == 0) {
+    v[0] = static_cast<int>(std::min<std::size_t>(plan.size(), static_cast<std::size_t>(size)));
+    for (int i = 0; i < v[0]; ++i) {
+      v[1 + 2 * i] = plan[static_cast<std::size_t>(i)].first;
+      v[2 + 2 * i] = plan[static_cast<std::size_t>(i)].second;
+    }
+  }
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Ibcast(v, 1 + 2 * size, MPI_INT, 0, MPI_COMM_WORLD, &req);
+  if (!wait_until(req, deadline, false)) return {};
+  std::vector<RankPair> out;
+  for (int i = 0; i < v[0] && i < size; ++i) out.emplace_back(v[1 + 2 * i], v[2 + 2 * i]);
+  return out;
+}
+
+int rank_main(const Options& o, int rank, int size) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  std::vector<char> names_buf(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names_buf.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
+
+  std::string mine = run_check(o);
+  auto deadline = Clock::now() + std::chrono::seconds(o.deadline_s) + kGrace;
+  auto texts = gather_texts(mine, rank, size, deadline);
+  std::string().swap(mine);
+
+  Config cfg;
+  std::vector<NodeSnapshot> nodes;
+  std::vector<std::string> hosts;
+  if (rank == 0) {
+    if (!o.config.empty()) {
+      auto c = load_config(o.config);
+      if (c) cfg = std::move(c.value());
+    }
+    std::vector<std::string> proc(static_cast<std::size_t>(size));
+    std::map<std::string, int> per_host;
+    for (int r = 0; r < size; ++r) {
+      proc[static_cast<std::size_t>(r)] = std::string(names_buf.data() + static_cast<std::ptrdiff_t>(r) * MPI_MAX_PROCESSOR_NAME);
+      ++per_host[proc[static_cast<std::size_t>(r)]];
+    }
+    std::vector<FleetInput> inputs;
+    for (int r = 0; r < size; ++r) {
+      const auto& t = texts[static_cast<std::size_t>(r)];
+      FleetInput in;
+      in.origin = "rank " + std::to_string(r);
+      const std::string& pn = proc[static_cast<std::size_t>(r)];
+      in.host = per_host[pn] > 1 ? pn + ":rank" + std::to_string(r) : pn;
+      if (!t) {
+        in.no_result = "timed out after " + std::to_string(o.deadline_s) + " s (no answer from the rank)";
+      } else if (!t->empty() && (*t)[0] == 'S') {
+        in.text = t->substr(1);
+      } else {
+        in.no_result = t->empty() ? std::string("empty answer") : t->substr(1);
+      }
+      inputs.push_back(std::move(in));
+    }
+    texts.clear();
+    nodes = read_fleet_inputs(std::move(inputs), cfg);
+    unique_hosts(nodes);
+    for (const auto& n : nodes) hosts.push_back(n.node.host);
+  }
+
+  FleetRun run;
+  run.mode = "mpi";
+  bool one_host = true;
+  for (int r = 1; r < size; ++r) {
+    one_host = one_host && std::string(names_buf.data() + static_cast<std::ptrdiff_t>(r) * MPI_MAX_PROCESSOR_NAME) ==
+                               std::string(names_buf.data());
+  }
+  if (o.no_p2p || size < 2) {
+    run.network.status = "skipped";
+    run.network.why = size < 2 ? "one rank: no pair to measure" : "--no-p2p";
+  } else {
+    auto sweep_deadline = Clock::now() + kPairBudget * 4;
+    std::string lines = run_pairs(rank, ring_pairs(size), 1, o);
+    auto got = gather_texts(lines, rank, size, sweep_deadline);
+    FleetNetwork& net = run.network;
+    net.status = "measured";
+    net.loopback = one_host;
+    net.message_bytes = o.p2p_bytes;
+    net.iterations = o.p2p_iters;
+    std::vector<RankPair> plan;
+    if (rank == 0) {
+      for (const auto& g : got) {
+        if (g) parse_pairs(*g, hosts, net);
+      }
+      FleetFacts ff = build_fleet(nodes);
+      net.line_rate_gbytes_per_s = ff.network.line_rate_gbytes_per_s;
+      net.line_rate_source = ff.network.line_rate_source;
+      bool line = net.line_rate_gbytes_per_s > 0 && !net.loopback;
+      double fraction = cfg.thresholds.get(line ? "fleet.p2p_min_percent" : "fleet.p2p_median_min_percent") / 100.0;
+      plan = second_pass_pairs(net, hosts, fraction);
+    }
+    plan = share_plan(plan, rank, size, Clock::now() + kPairBudget);
+    if (!plan.empty()) {
+      std::string second = run_pairs(rank, plan, 2, o);
+      auto got2 = gather_texts(second, rank, size, Clock::now() + kPairBudget * 4);
+      if (rank == 0) {
+        for (const auto& g : got2) {
+          if (g) parse_pairs(*g, hosts, net);
+        }
+      }
+    }
+  }
+
+  int code = 0;
+  if (rank == 0) {
+    bool gpus = false;
+    for (const auto& n : nodes) {
+      auto it = n.values.find("gpu.count");
+      gpus = gpus || (it != n.values.end() && parse_int(it->second).value_or(0) > 0);
+    }
+    run.nccl = gpus ? "not run by plumb fleet: run nccl-tests' all_reduce_perf under mpirun and judge it with plumb nccl-tests"
+                    : "no GPUs on any node";
+    Report r = judge_fleet(std::move(nodes), run, cfg);
+    RenderOptions ro;
+    ro.lang = detect_lang(o.lang);
+    ro.color = o.out.empty() && o.format == "term" && ::isatty(1) != 0 && std::getenv("NO_COLOR") == nullptr;  // NOLINT(concurrency-mt-unsafe)
+    const RendererInfo* renderer = find_renderer(o.format);
+    if (renderer == nullptr) {
+      std::cerr << "plumb fleet: unknown format " << o.format << "\n";
+      code = 2;
+    } else {
+      std::string text = renderer->render(r, ro);
+      if (o.out.empty()) {
+        std::cout << text << std::flush;
+        code = exit_code_for(r.findings);
+      } else {
+        auto w = write_file_atomic(o.out, text);
+        if (!w) std::cerr << "plumb fleet: " << w.error().message << "\n";
+        code = w ? exit_code_for(r.findings) : 2;
+      }
+    }
+  }
+  MPI_Request bar = MPI_REQUEST_NULL;
+  MPI_Ibarrier(MPI_COMM_WORLD, &bar);
+  if (!wait_until(bar, Clock::now() + kGrace, false)) {
+    if (rank == 0) {
+      std::cerr << "plumb fleet: a rank did not finish; ending the job (exit " << code << ")\n";
+      MPI_Abort(MPI_COMM_WORLD, code);
+    }
+    return 0;
+  }
+  MPI_Finalize();
+  return rank == 0 ? code : 0;
+}
+
+}  // namespace
+}  // namespace plumb
+
+int main(int argc, char** argv) {
+  auto o = plumb::parse_args(argc, argv);
+  if (!o) {
+    std::fprintf(stderr, "plumb-fleet: started by `plumb fleet` under mpirun or srun; run that instead\n");
+    return 2;
+  }
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  try {
+    return plumb::rank_main(*o, rank, size);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "plumb fleet: rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    return 2;
+  }
+}
