@@ -1,0 +1,183 @@
+// End to end: `plumb diagnose` on real failure logs. The same log is confirmed on a fixture root
+// that plants the cause (a 64 MiB /dev/shm in a Docker container) and refuted on one that does not
+// (healthy: 64 GiB); a snapshot of the failing node gives the same verdict; healthy logs raise
+// nothing; stdin, gzip, --symptom, every format, both languages; bad input exits 2.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/json.h"
+#include "../test_util.h"
+
+namespace plumb {
+namespace {
+
+std::string log(const std::string& rel) { return test::fixture("logs/" + rel); }
+
+struct Diagnosed {
+  RunOutput run;
+  json doc;
+  [[nodiscard]] std::string verdict(const std::string& symptom, const std::string& check) const {
+    for (const auto& f : doc["findings"]) {
+      if (f["id"] == "l1.diagnose.cause" && f["args"]["symptom"] == symptom && f["args"]["check"] == check) {
+        return f["args"]["verdict"].get<std::string>();
+      }
+    }
+    return "<none>";
+  }
+  [[nodiscard]] const json* finding(const std::string& id) const {
+    for (const auto& f : doc["findings"]) {
+      if (f["id"] == id) return &f;
+    }
+    return nullptr;
+  }
+};
+
+Diagnosed diagnose(std::vector<std::string> args) {
+  args.insert(args.begin(), "diagnose");
+  args.insert(args.end(), {"--format", "json"});
+  Diagnosed d;
+  d.run = test::run_plumb(args);
+  d.doc = json::parse(d.run.out, nullptr, false);
+  if (d.doc.is_discarded()) ADD_FAILURE() << "not JSON: " << d.run.out.substr(0, 300) << d.run.err;
+  return d;
+}
+
+const char* kShmLog = "shm-docker-64m-no-space-left.log";
+
+TEST(DiagnoseE2E, ShmBusErrorConfirmedOnA64MiBContainer) {
+  auto d = diagnose({log(kShmLog), "--root", test::host_fixture("docker-v1")});
+  EXPECT_EQ(d.run.exit_code, 1) << d.run.err;
+  const json* l1 = d.finding("l1.log.dataloader_shm");
+  ASSERT_NE(l1, nullptr);
+  EXPECT_EQ((*l1)["status"], "fail");
+  EXPECT_EQ((*l1)["args"]["pid"], "729");
+  EXPECT_TRUE((*l1)["evidence"][0]["what"].get<std::string>().ends_with(std::string(kShmLog) + ":1"));
+  EXPECT_EQ(d.verdict("l1.log.dataloader_shm", "l3.storage.shm_size"), "confirmed");
+  const json* shm = d.finding("l3.storage.shm_size");
+  ASSERT_NE(shm, nullptr) << "the machine's own finding is in the report";
+  EXPECT_EQ((*shm)["status"], "fail");
+}
+
+TEST(DiagnoseE2E, SameLogRefutedWhereShmIsLarge) {
+  auto d = diagnose({log(kShmLog), "--root", test::host_fixture("healthy")});
+  EXPECT_EQ(d.verdict("l1.log.dataloader_shm", "l3.storage.shm_size"), "refuted") << d.run.out.substr(0, 500);
+  EXPECT_EQ(d.finding("l3.storage.shm_size")->at("status"), "pass");
+}
+
+TEST(DiagnoseE2E, TermReportOrdersConfirmedRefutedNotCheckable) {
+  auto r = test::run_plumb({"diagnose", log(kShmLog), "--root", test::host_fixture("docker-v1")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto confirmed = r.out.find("[confirmed] l3.storage.shm_size");
+  ASSERT_NE(confirmed, std::string::npos) << r.out;
+  auto not_checkable = r.out.find("[not checkable here]");
+  auto refuted = r.out.find("[refuted]");
+  if (refuted != std::string::npos) {
+    EXPECT_LT(confirmed, refuted);
+  }
+  if (not_checkable != std::string::npos) {
+    EXPECT_LT(confirmed, not_checkable);
+    if (refuted != std::string::npos) {
+      EXPECT_LT(refuted, not_checkable);
+    }
+  }
+  EXPECT_NE(r.out.find("unable to write to file </torch_739_144252761_4>"), std::string::npos) << r.out;
+}
+
+TEST(DiagnoseE2E, SnapshotOfTheFailingNode) {
+  const std::string snap = ::testing::TempDir() + "/plumb_diagnose_snap.json";
+  auto c = test::run_plumb({"check", "--root", test::host_fixture("docker-v1"), "--only", "l3.storage", "--save", snap,
+                            "--format", "json"});
+  ASSERT_TRUE(c.exit_code == 0 || c.exit_code == 1) << c.err;
+  auto d = diagnose({log(kShmLog), "--snapshot", snap});
+  EXPECT_EQ(d.verdict("l1.log.dataloader_shm", "l3.storage.shm_size"), "confirmed");
+  EXPECT_EQ(d.doc["facts"]["meta"]["command"], "diagnose");
+  std::filesystem::remove(snap);
+}
+
+TEST(DiagnoseE2E, HealthyLogsRaiseNothing) {
+  auto d = diagnose({test::fixture("comm/nccl-tests/leonardo-4x-a100-sxm-64gb-sendrecv_perf-nccl-info-interleaved.txt"),
+                     log("healthy/vllm-collect-env-8x-h100-sxm5-nv18-dstack.txt"), "--root", test::host_fixture("healthy")});
+  EXPECT_EQ(d.run.exit_code, 0) << d.run.err;
+  EXPECT_TRUE(d.doc["findings"].empty()) << d.doc["findings"].dump();
+}
+
+TEST(DiagnoseE2E, StdinAndGzip) {
+  const std::string gz = ::testing::TempDir() + "/plumb_diagnose_oom.log.gz";
+  auto text = read_user_file(log("oom-gpu-held-by-zombie-process-shared-node.log"));
+  ASSERT_TRUE(text.ok());
+  gzFile f = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  gzwrite(f, text->data(), static_cast<unsigned>(text->size()));
+  gzclose(f);
+  auto d = diagnose({gz, "--root", test::host_fixture("healthy")});
+  ASSERT_NE(d.finding("l1.log.cuda_oom"), nullptr) << d.run.err;
+  EXPECT_EQ(d.finding("l1.log.cuda_oom")->at("variant"), "foreign");
+  std::filesystem::remove(gz);
+
+  RunOptions o;
+  o.stdin_data = *read_user_file(log("gloo-connect-127011-loopback-hostname.log"));
+  o.extra_env = {{"LANG", "C"}, {"NO_COLOR", "1"}};
+  auto r = run_program({PLUMB_BINARY, "diagnose", "-", "--root", test::host_fixture("healthy"), "--format", "json"}, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 1) << r->err;
+  auto doc = json::parse(r->out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  bool found = false;
+  for (const auto& x : doc["findings"]) {
+    if (x["id"] == "l1.log.socket_connect_refused") {
+      found = true;
+      EXPECT_EQ(x["variant"], "loopback");
+      EXPECT_TRUE(x["evidence"][0]["what"].get<std::string>().starts_with("stdin:2"));
+    }
+  }
+  EXPECT_TRUE(found) << r->out.substr(0, 400);
+}
+
+TEST(DiagnoseE2E, SymptomWithoutALog) {
+  auto d = diagnose({"--symptom", "dataloader-crash", "--root", test::host_fixture("docker-v1")});
+  EXPECT_EQ(d.run.exit_code, 1) << d.run.err;
+  EXPECT_NE(d.finding("l1.symptom.dataloader_crash"), nullptr);
+  EXPECT_NE(d.finding("l1.diagnose.capture"), nullptr);
+  EXPECT_EQ(d.verdict("l1.symptom.dataloader_crash", "l3.storage.shm_size"), "confirmed");
+  auto ok = diagnose({"--symptom", "dataloader-crash", "--root", test::host_fixture("healthy")});
+  EXPECT_EQ(ok.verdict("l1.symptom.dataloader_crash", "l3.storage.shm_size"), "refuted");
+  auto hang = test::run_plumb({"diagnose", "--symptom", "hang", "--root", test::host_fixture("healthy")});
+  EXPECT_NE(hang.out.find("NCCL_DEBUG=INFO"), std::string::npos) << hang.out;
+  EXPECT_NE(hang.out.find("py-spy dump"), std::string::npos);
+}
+
+TEST(DiagnoseE2E, FormatsAndChinese) {
+  for (const char* fmt : {"md", "html"}) {
+    auto r = test::run_plumb({"diagnose", log(kShmLog), "--root", test::host_fixture("docker-v1"), "--format", fmt});
+    EXPECT_EQ(r.exit_code, 1) << fmt << r.err;
+    EXPECT_NE(r.out.find("Diagnosis"), std::string::npos) << fmt;
+    EXPECT_NE(r.out.find("l3.storage.shm_size"), std::string::npos) << fmt;
+  }
+  auto zh = test::run_plumb({"diagnose", log(kShmLog), "--root", test::host_fixture("docker-v1"), "--lang", "zh"});
+  EXPECT_NE(zh.out.find("已确认"), std::string::npos) << zh.out;
+  EXPECT_NE(zh.out.find("共享内存"), std::string::npos);
+}
+
+TEST(DiagnoseE2E, BadInputExits2WithOneLine) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"diagnose"},
+           {"diagnose", "/nonexistent/job.log"},
+           {"diagnose", test::fixture("logs")},
+           {"diagnose", "--symptom", "hnag"},
+           {"diagnose", log(kShmLog), "--snapshot", "/nonexistent.json"},
+           {"diagnose", log(kShmLog), "--root", "/nonexistent-root"},
+           {"diagnose", log(kShmLog), "--format", "xml"}}) {
+    auto r = test::run_plumb(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.out << r.err;
+    EXPECT_FALSE(r.err.empty()) << args.back();
+    EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  }
+  auto typo = test::run_plumb({"diagnose", "--symptom", "hnag"});
+  EXPECT_NE(typo.err.find("did you mean hang"), std::string::npos) << typo.err;
+}
+
+}  // namespace
+}  // namespace plumb
