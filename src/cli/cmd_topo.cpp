@@ -89,11 +89,7 @@ int run_topo(const TopoArgs& a) {
   for (const auto& g : close_groups(t, a.group, 16, &cut)) {
     facts.topo.groups.push_back({g.gpus, labels_of(t, g.gpus), g.worst, visible_devices_value(g.gpus)});
   }
-  if (cut) {
-    std::cerr << "plumb: --group " << a.group << ": too many sets of " << a.group << " among " << t.gpus.size()
-              << " GPUs to try them all (more than " << kMaxSubsets << " sets or " << kMaxPairScores
-              << " pair scores); the search was cut and shows the best sets found\n";
-  }
+  facts.topo.groups_cut = cut;
   facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   Selection sel;
   sel.only = {"l3.comm.visible_devices_span", "l3.comm.gpu_nic_affinity", "l3.comm.p2p_disabled", "l3.comm.topo_file"};

@@ -89,6 +89,13 @@ std::string topo_block(const Report& r, const RenderOptions& o, const std::strin
     for (const auto& g : tf.groups) {
       out += block_line(g.labels + "  " + tr(lang, "topo.worst") + " " + g.worst + "  " + g.cuda_visible_devices, format);
     }
+    if (tf.groups_cut) {
+      out += block_line(fill(tr(lang, "topo.groups_cut"), {{"k", std::to_string(tf.group_size)},
+                                                           {"n", std::to_string(t.gpus.size())},
+                                                           {"sets", std::to_string(kMaxSubsets)},
+                                                           {"scores", std::to_string(kMaxPairScores)}}),
+                        format);
+    }
   } else if (t.gpus.size() > 1) {
     out += block_line(tr(lang, "topo.group_hint"), format);
   }
@@ -119,6 +126,10 @@ const bool kUi = register_ui({
                              "可用 --from-topo-text 传入保存的 `nvidia-smi topo -m` 查看 NV#"}},
     {"topo.groups", {"Closest sets of {k} GPUs (best worst-pair link first)", "{k} 张 GPU 的最近组合（按最差链路由好到差）"}},
     {"topo.no_groups", {"none: this machine has {n} GPUs", "无：本机只有 {n} 张 GPU"}},
+    {"topo.groups_cut",
+     {"too many sets of {k} among {n} GPUs to try them all (more than {sets} sets or {scores} pair scores): the search "
+      "was cut, these are the best sets it found",
+      "{n} 张 GPU 中 {k} 张的组合太多，无法逐一尝试（超过 {sets} 个组合或 {scores} 次两两评分）：搜索已截断，以上为找到的最佳组合"}},
     {"topo.worst", {"worst link", "最差链路"}},
     {"topo.group_hint", {"Use --group K to get the closest sets of K GPUs and their CUDA_VISIBLE_DEVICES value.",
                          "使用 --group K 获取 K 张 GPU 的最近组合及对应的 CUDA_VISIBLE_DEVICES 值。"}},

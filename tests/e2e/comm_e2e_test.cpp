@@ -65,6 +65,33 @@ TEST(TopoE2E, FromSavedTextAndJson) {
   EXPECT_EQ(j["facts"]["topo"]["groups"][0]["worst"], "NV18");
 }
 
+TEST(TopoE2E, CutGroupSearchIsSaidInTheReportInBothLanguages) {
+  // 64 GPUs in blocks of 8 asked for sets of 32: too many to try, so the search is cut, and the
+  // report (not a stray English line on stderr) says so.
+  std::string m = "\t";
+  for (int i = 0; i < 64; ++i) m += "GPU" + std::to_string(i) + "\t";
+  m += "CPU Affinity\tNUMA Affinity\n";
+  for (int i = 0; i < 64; ++i) {
+    m += "GPU" + std::to_string(i);
+    for (int j = 0; j < 64; ++j) m += i == j ? "\t X " : (i / 8 == j / 8 ? "\tNV18" : "\tSYS");
+    m += "\t0-63\t0\n";
+  }
+  std::string file = ::testing::TempDir() + "/plumb_topo64.txt";
+  FILE* f = std::fopen(file.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(m.data(), 1, m.size(), f);
+  std::fclose(f);
+  auto js = run_plumb({"topo", "--root", host_fixture("noib-2gpu-eth"), "--from-topo-text", file, "--group", "32", "-f", "json"});
+  ASSERT_NE(js.exit_code, 2) << js.err;
+  auto j = json::parse(js.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << js.out;
+  EXPECT_EQ(j["facts"]["topo"]["groups_cut"], true);
+  EXPECT_EQ(js.err, "");
+  auto zh = run_plumb({"topo", "--root", host_fixture("noib-2gpu-eth"), "--from-topo-text", file, "--group", "32", "--lang", "zh"});
+  EXPECT_NE(zh.out.find("搜索已截断"), std::string::npos) << zh.out;
+  std::remove(file.c_str());
+}
+
 TEST(TopoE2E, BadInputIsOneLineAndExitTwo) {
   auto r = run_plumb({"topo", "--from-topo-text", fixture("comm/nvidia-smi-topo/club3090-2x-rtx5090-topo-p2p-rw-gns.txt")});
   EXPECT_EQ(r.exit_code, 2);

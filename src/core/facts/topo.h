@@ -22,9 +22,10 @@ struct TopoFacts {
   bool collected = false;  // only `plumb topo` fills this area
   int group_size = 0;      // --group K (0: not asked)
   std::vector<TopoGroupFacts> groups;
+  bool groups_cut = false;  // too many sets to try them all: the best sets found in the search budget
   std::string nccl_xml;    // the NCCL topology file written (--nccl-xml), if any
   bool operator==(const TopoFacts&) const = default;
 };
-PLUMB_JSON(TopoFacts, collected, group_size, groups, nccl_xml)
+PLUMB_JSON(TopoFacts, collected, group_size, groups, groups_cut, nccl_xml)
 
 }  // namespace plumb
