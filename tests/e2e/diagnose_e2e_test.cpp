@@ -86,6 +86,35 @@ TEST(DiagnoseE2E, TermReportOrdersConfirmedRefutedNotCheckable) {
   EXPECT_NE(r.out.find("unable to write to file </torch_739_144252761_4>"), std::string::npos) << r.out;
 }
 
+// The sysconfig trees plant the network and PCIe causes (a 127.0.1.1 host name, ACS on the
+// bridges and a translating IOMMU, a low open-files limit of pid 4100) or leave them clean.
+std::string sysroot(const char* which) { return test::fixture(std::string("sysconfig/roots/") + which); }
+
+TEST(DiagnoseE2E, PlantedCausesConfirmedCleanOnesRefuted) {
+  struct Case {
+    const char* log;
+    const char* symptom;
+    std::vector<std::string> checks;
+    std::vector<std::string> extra;
+  };
+  const std::vector<Case> cases = {
+      {"gloo-connect-127011-loopback-hostname.log", "l1.log.socket_connect_refused", {"l3.comm.hostname_loopback"}, {}},
+      {"nccl-ib-err4-acs-gdr-h100.log", "l1.log.nccl_ib_completion_error", {"l3.comm.pcie_acs", "l3.comm.iommu_mode"}, {}},
+      {"ulimit-nofile-too-many-open-files-ddp.log", "l1.log.too_many_open_files", {"l3.data.open_files_limit"}, {"--pid", "4100"}},
+  };
+  for (const auto& c : cases) {
+    for (const char* root : {"planted", "clean"}) {
+      std::vector<std::string> args{log(c.log), "--root", sysroot(root)};
+      args.insert(args.end(), c.extra.begin(), c.extra.end());
+      auto d = diagnose(args);
+      for (const auto& check : c.checks) {
+        EXPECT_EQ(d.verdict(c.symptom, check), std::string(root) == "planted" ? "confirmed" : "refuted")
+            << c.log << " on " << root << ": " << check;
+      }
+    }
+  }
+}
+
 TEST(DiagnoseE2E, SnapshotOfTheFailingNode) {
   const std::string snap = ::testing::TempDir() + "/plumb_diagnose_snap.json";
   auto c = test::run_plumb({"check", "--root", test::host_fixture("docker-v1"), "--only", "l3.storage", "--save", snap,
