@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "collect/name_resolution.h"
+#include "collect/network.h"
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
@@ -21,6 +22,33 @@ std::string entry_text(const HostsEntry& e) {
   return s;
 }
 
+// What says this machine runs jobs that span nodes: the job's launcher variables, or an active
+// RDMA port. Empty when nothing does (a workstation, a single-node box).
+std::string multi_node_evidence(const Facts& f) {
+  const auto& env = f.host.process.environ;
+  if (env.has()) {
+    for (const char* k : {"SLURM_JOB_NUM_NODES", "SLURM_NNODES", "PET_NNODES", "NNODES", "OMPI_MCA_orte_num_nodes"}) {
+      auto it = env->find(k);
+      if (it == env->end()) continue;
+      auto n = parse_int(split(it->second, ':').back());  // torchrun's NNODES may be "MIN:MAX"
+      if (n && *n > 1) return std::string(k) + "=" + it->second;
+    }
+    auto world = env->find("WORLD_SIZE");
+    auto local = env->find("LOCAL_WORLD_SIZE");
+    if (world != env->end() && local != env->end()) {
+      auto w = parse_int(world->second);
+      auto l = parse_int(local->second);
+      if (w && l && *w > *l) return "WORLD_SIZE=" + world->second + " > LOCAL_WORLD_SIZE=" + local->second;
+    }
+  }
+  if (f.comm.ib_ports.has()) {
+    for (const auto& p : *f.comm.ib_ports) {
+      if (ib_port_active(p)) return "active RDMA port " + p.device + ":" + std::to_string(p.port);
+    }
+  }
+  return {};
+}
+
 std::vector<Finding> judge_hostname(const Facts& f, const Thresholds& /*th*/) {
   const auto& n = f.sysconfig.names;
   if (!n.hostname.has()) return {skipped(kId, "host name unknown: " + n.hostname.why())};
@@ -34,8 +62,10 @@ std::vector<Finding> judge_hostname(const Facts& f, const Thresholds& /*th*/) {
   out.threshold = "the host name resolves to a non-loopback address";
   std::string lowered = host;
   std::transform(lowered.begin(), lowered.end(), lowered.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string multi = multi_node_evidence(f);
+  if (!multi.empty()) out.add("multi-node", multi, f.host.process.environ.has() ? f.host.process.environ.source : "/sys/class/infiniband");
   if (lowered == "localhost" || starts_with(lowered, "localhost.")) {
-    out.status = Status::fail;
+    out.status = multi.empty() ? Status::warn : Status::fail;
     out.variant = "localhost";
     return {out};
   }
@@ -55,7 +85,9 @@ std::vector<Finding> judge_hostname(const Facts& f, const Thresholds& /*th*/) {
   }
   out.arg("address", loop->address).arg("line", std::to_string(loop->line));
   if (loop == matches.begin()) {
-    out.status = Status::fail;
+    // Harmless while every rank runs on this node (torchrun's default rendezvous is local).
+    out.status = multi.empty() ? Status::warn : Status::fail;
+    if (multi.empty()) out.variant = "single_node";
     return {out};
   }
   out.status = Status::warn;
@@ -76,6 +108,11 @@ const bool kCatalog = register_findings({{
                   "bootstrap hangs until the timeout)",
                   "{host} 解析为回环地址 {address}（/etc/hosts 第 {line} 行）：Gloo 与 torch.distributed 会对外公布该地址，"
                   "其他节点因此连到各自的回环地址（'Connection refused'，初始化一直挂起直到超时）"}},
+        {"single_node", {"{host} resolves to the loopback address {address} (/etc/hosts line {line}): fine while jobs stay on "
+                         "this node, but a multi-node job's Gloo/torch.distributed bootstrap would advertise it and the other "
+                         "nodes would connect to their own loopback",
+                         "{host} 解析为回环地址 {address}（/etc/hosts 第 {line} 行）：作业只在本节点运行时无碍，但多节点作业的 "
+                         "Gloo/torch.distributed 初始化会对外公布该地址，其他节点会连到各自的回环地址"}},
         {"loopback_later", {"{host} resolves to {first} first, but /etc/hosts line {line} also maps it to the loopback "
                             "address {address}: resolvers that return every address may pick the loopback one",
                             "{host} 首先解析为 {first}，但 /etc/hosts 第 {line} 行又把它映射到回环地址 {address}："
@@ -94,7 +131,7 @@ const bool kCatalog = register_findings({{
     {},
 }});
 
-const bool kRule = register_rule({kId, {"collect.names"}, judge_hostname});
+const bool kRule = register_rule({kId, {"collect.names", "collect.process", "collect.network"}, judge_hostname});
 
 }  // namespace
 }  // namespace plumb

@@ -3,6 +3,7 @@
 // missing input is a skip that says why.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/catalog.h"
@@ -23,7 +24,7 @@ Facts collect_root(const std::string& name, bool legacy = false) {
   ctx.pid = 4100;
   ctx.nvml_lib = fake_lib(legacy);
   Facts f;
-  for (const char* id : {"collect.names", "collect.process", "collect.iommu", "collect.pci_acs", "collect.ib_gids",
+  for (const char* id : {"collect.names", "collect.process", "collect.network", "collect.iommu", "collect.pci_acs", "collect.ib_gids",
                          "collect.nccl_env", "collect.gpu_processes"}) {
     EXPECT_TRUE(collect_one(ctx, id, f)) << id;
   }
@@ -215,8 +216,22 @@ TEST(SysconfigRules, HostnameVariants) {
   EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].status, Status::warn);
   f.sysconfig.names.hosts = Fact<std::vector<HostsEntry>>::of({}, "/etc/hosts");
   EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].variant, "not_listed");
-  f.sysconfig.names.hostname = Fact<std::string>::of("localhost", "/etc/hostname");
+  // Loopback first: a warning on a single node, a failure once the job spans nodes.
+  f.sysconfig.names.hosts = Fact<std::vector<HostsEntry>>::of({{2, "127.0.1.1", {"node1"}}}, "/etc/hosts");
+  auto single = run(f, "l3.comm.hostname_loopback");
+  EXPECT_EQ(single[0].status, Status::warn);
+  EXPECT_EQ(single[0].variant, "single_node");
+  f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"SLURM_JOB_NUM_NODES", "4"}}, "/proc/7/environ");
+  auto multi = run(f, "l3.comm.hostname_loopback");
+  EXPECT_EQ(multi[0].status, Status::fail);
+  EXPECT_TRUE(std::any_of(multi[0].evidence.begin(), multi[0].evidence.end(),
+                          [](const Evidence& e) { return e.what == "multi-node" && e.value == "SLURM_JOB_NUM_NODES=4"; }));
+  f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"WORLD_SIZE", "16"}, {"LOCAL_WORLD_SIZE", "8"}}, "/proc/7/environ");
   EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].status, Status::fail);
+  f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"WORLD_SIZE", "8"}, {"LOCAL_WORLD_SIZE", "8"}}, "/proc/7/environ");
+  EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].status, Status::warn);
+  f.sysconfig.names.hostname = Fact<std::string>::of("localhost", "/etc/hostname");
+  EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].status, Status::warn);
 }
 
 TEST(SysconfigRules, Tf32) {
