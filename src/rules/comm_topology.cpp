@@ -160,10 +160,15 @@ std::vector<Finding> judge_link_width(const Facts& f, const Thresholds&) {
   std::map<std::string, std::string> label;
   for (const auto& g : t.gpus) label[g.bus_id] = g.label;
   for (const auto& n : t.nics) label[n.bus_id] = n.name;
+  // A GPU whose width NVML reported is judged by l3.gpu.pcie_width: one finding per defect.
+  std::set<std::string> judged_by_nvml;
+  for (const auto& d : f.gpu.devices) {
+    if (d.pcie.width_current.has() && d.pcie.width_max.has()) judged_by_nvml.insert(d.bus_id);
+  }
   std::vector<Finding> out;
   for (const auto& fn : t.pci) {
     auto it = label.find(fn.bus_id);
-    if (it == label.end()) continue;
+    if (it == label.end() || judged_by_nvml.count(fn.bus_id) != 0) continue;
     Finding x;
     x.id = id;
     x.subject = it->second + " " + fn.bus_id;
@@ -180,7 +185,10 @@ std::vector<Finding> judge_link_width(const Facts& f, const Thresholds&) {
     x.status = *fn.cur_link_width < *fn.max_link_width ? Status::warn : Status::pass;
     out.push_back(std::move(x));
   }
-  if (out.empty()) return {skipped(id, "no PCIe link width readable for GPUs or NICs")};
+  if (out.empty()) {
+    return {skipped(id, judged_by_nvml.empty() ? "no PCIe link width readable for GPUs or NICs"
+                                               : "no NIC link width readable; GPU widths are judged by l3.gpu.pcie_width")};
+  }
   return out;
 }
 
@@ -220,7 +228,7 @@ const bool kRows = register_findings({
      {},
      {"l2.comm.allreduce_slow", "l2.watch.pcie_imbalance", "l2.bench.allreduce"}},
     {"l3.comm.pcie_link_width", Layer::L3, Pillar::comm, Section::distributed,
-     {"PCIe lanes of GPUs and NICs", "GPU 与网卡的 PCIe 通道数"},
+     {"PCIe lanes of NICs (and of GPUs NVML cannot read)", "网卡（及 NVML 无法读取的 GPU）的 PCIe 通道数"},
      {{"pass", {"{dev} {bus}: x{cur} of x{max}", "{dev} {bus}：x{cur}（最大 x{max}）"}},
       {"warn", {"{dev} {bus} runs at x{cur} of x{max} lanes: a riser, slot or seating fault halves its bandwidth",
                 "{dev} {bus} 只以 x{cur} 运行（最大 x{max}）：转接卡、插槽或接触问题使带宽减半"}}},
