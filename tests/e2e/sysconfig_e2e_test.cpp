@@ -5,6 +5,10 @@
 // root and passes on the other.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "core/json.h"
 #include "../test_util.h"
 
@@ -75,6 +79,25 @@ TEST(SysconfigE2e, TextReportInBothLanguages) {
   EXPECT_EQ(zh.exit_code, 1) << zh.err;
   EXPECT_NE(zh.out.find("解析为回环地址 127.0.1.1"), std::string::npos) << zh.out;
   EXPECT_NE(zh.out.find("ACS"), std::string::npos);
+}
+
+
+// The new facts survive a snapshot: `plumb report` judges the saved file to the same findings.
+TEST(SysconfigE2e, SnapshotJudgedAgainGivesTheSameFindings) {
+  std::string snap = ::testing::TempDir() + "/sysconfig-snap-" + std::to_string(::getpid()) + ".json";
+  std::string lib = std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so";
+  auto live = run_plumb({"check", "--root", fixture("sysconfig/roots/planted"), "--pid", "4100", "--nvml-lib", lib, "--only", kIds,
+                         "--format", "json", "--save", snap},
+                        {{"PLUMB_FAKE_NVML_SCENARIO", fixture("sysconfig/nvml-planted.json")}});
+  auto again = run_plumb({"report", snap, "--only", kIds, "--format", "json"});
+  std::remove(snap.c_str());
+  EXPECT_EQ(again.exit_code, live.exit_code) << again.err;
+  json a = json::parse(live.out, nullptr, false);
+  json b = json::parse(again.out, nullptr, false);
+  ASSERT_FALSE(a.is_discarded() || b.is_discarded()) << live.err << again.err;
+  EXPECT_EQ(a.at("findings"), b.at("findings"));
+  EXPECT_EQ(a.at("facts").at("sysconfig"), b.at("facts").at("sysconfig"));
+  EXPECT_EQ(a.at("facts").at("sysconfig").at("acs").at("value").size(), 4u);
 }
 
 }  // namespace
