@@ -1,5 +1,6 @@
 // plumb: entry point. Parses the command line, runs one subcommand, maps failures to exit codes
 // (0 no failure, 1 at least one failing finding, 2 plumb could not run).
+#include <algorithm>
 #include <exception>
 #include <iostream>
 
@@ -21,6 +22,18 @@ int main(int argc, char** argv) {
     runners.emplace_back(sub, s.setup(*sub));
     names.push_back(s.name);
   }
+  // `plumb` alone: a short list of commands instead of CLI11's "A subcommand is required".
+  if (argc == 1) {
+    std::cout << "plumb " << plumb_version() << ": is it the model, or is the infrastructure under it loose?\n\n"
+              << "Usage: plumb COMMAND [OPTIONS]\n\nCommands:\n";
+    std::size_t width = 0;
+    for (const auto& s : subs) width = std::max(width, s.name.size());
+    for (const auto& s : subs) {
+      std::cout << "  " << s.name << std::string(width + 2 - s.name.size(), ' ') << s.help << "\n";
+    }
+    std::cout << "\nStart with `plumb check`; `plumb COMMAND --help` lists a command's options.\n";
+    return 0;
+  }
   // A mistyped subcommand gets a hint instead of CLI11's generic message.
   if (argc > 1 && argv[1][0] != '-') {
     std::string first = argv[1];
@@ -39,6 +52,32 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    // An unknown option: name it and suggest the closest one the command has.
+    for (auto& [sub, run] : runners) {
+      if (!sub->parsed()) continue;
+      std::vector<std::string> known;
+      for (const CLI::Option* o : sub->get_options()) {
+        for (const auto& l : o->get_lnames()) known.push_back("--" + l);
+        for (const auto& n : o->get_snames()) known.push_back("-" + n);
+      }
+      for (const auto& extra : sub->remaining()) {
+        if (extra.size() < 2 || extra[0] != '-') continue;
+        std::string name = extra.substr(0, extra.find('='));
+        std::string hint = closest(name, known);
+        std::cerr << "plumb " << sub->get_name() << ": unknown option '" << name << "'"
+                  << (hint.empty() ? "" : " (did you mean '" + hint + "'?)") << "; see plumb " << sub->get_name()
+                  << " --help\n";
+        return 2;
+      }
+      if (!sub->remaining().empty()) {
+        std::cerr << "plumb " << sub->get_name() << ": unexpected argument '" << sub->remaining().front() << "'; see plumb "
+                  << sub->get_name() << " --help\n";
+        return 2;
+      }
+    }
+    std::cerr << "plumb: " << e.what() << "\n";
+    return 2;
   } catch (const CLI::ParseError& e) {
     std::cerr << "plumb: " << e.what() << "\n";
     return 2;

@@ -1,6 +1,7 @@
 // Bad input end to end: plumb answers with one line on stderr and exit code 2 when it cannot run,
 // degrades to skip findings (never a crash) on unreadable or garbage files, and never leaves a
 // half-written --out file.
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +74,21 @@ TEST(BadInput, RootIsAFile) {
 
 TEST(BadInput, NonexistentPid) {
   expect_one_line_error(run_plumb({"check", "--root", test::host_fixture("healthy"), "--pid", "999999"}), "--pid 999999");
+}
+
+TEST(BadInput, UnknownOptionGetsDidYouMeanAndStrayArgumentsAreNamed) {
+  expect_one_line_error(run_plumb({"check", "--fromat", "json"}), "plumb check: unknown option '--fromat' (did you mean '--format'?)");
+  expect_one_line_error(run_plumb({"trace", "x.json", "--lnag=zh"}), "unknown option '--lnag' (did you mean '--lang'?)");
+  expect_one_line_error(run_plumb({"check", "stray"}), "plumb check: unexpected argument 'stray'");
+}
+
+TEST(BadInput, PlumbAloneListsTheCommands) {
+  RunOutput r = run_plumb({});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Commands:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  check "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  trace "), std::string::npos) << r.out;
+  EXPECT_LT(std::count(r.out.begin(), r.out.end(), '\n'), 40);
 }
 
 TEST(BadInput, UnknownFormatAndNoOutFile) {
