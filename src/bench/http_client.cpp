@@ -20,6 +20,12 @@ std::string lower(std::string_view s) {
   return o;
 }
 
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
 std::string_view trim_ows(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -28,7 +34,7 @@ std::string_view trim_ows(std::string_view s) {
 
 bool contains_token(std::string_view list, std::string_view token) {
   for (auto part : split(list, ',')) {
-    if (lower(trim_ows(part)) == token) return true;
+    if (iequals(trim_ows(part), token)) return true;
   }
   return false;
 }
@@ -209,9 +215,9 @@ bool ResponseParser::parse_head(std::string_view head) {
       fail("bad header name");
       return false;
     }
-    std::string name = lower(raw_name);
+    std::string_view name = raw_name;
     std::string_view value = trim_ows(l.substr(colon + 1));
-    if (name == "content-length") {
+    if (iequals(name, "content-length")) {
       auto v = parse_uint(value);
       if (!v || value.empty() || !std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
         fail("bad Content-Length");
@@ -223,16 +229,16 @@ bool ResponseParser::parse_head(std::string_view head) {
       }
       have_length = true;
       length = *v;
-    } else if (name == "transfer-encoding") {
+    } else if (iequals(name, "transfer-encoding")) {
       chunked = contains_token(value, "chunked");
       if (!chunked) {
         fail("unsupported Transfer-Encoding '" + std::string(value) + "'");
         return false;
       }
-    } else if (name == "connection") {
+    } else if (iequals(name, "connection")) {
       if (contains_token(value, "close")) keep_alive_ = false;
       if (http10 && contains_token(value, "keep-alive")) keep_alive_ = true;
-    } else if (name == "content-type") {
+    } else if (iequals(name, "content-type")) {
       content_type_ = std::string(value.substr(0, 200));
     }
   }
@@ -334,9 +340,9 @@ std::size_t ResponseParser::feed(std::string_view data) {
         return used;
       }
       used += end + sep - before;
-      std::string head = head_.substr(0, end);
+      bool parsed = parse_head(std::string_view(head_).substr(0, end));
       head_.clear();
-      if (!parse_head(head)) return used;
+      if (!parsed) return used;
       if (status_ >= 100 && status_ < 200 && status_ != 101) {  // interim: the real response follows
         bool nb = no_body_;
         reset(nb);

@@ -301,6 +301,8 @@ void fill_serve_result(BenchResult& r, const LoadResult& lr, const LoadPlan& pla
   put("errors.protocol", static_cast<double>(lr.err_protocol));
   put("unsent", static_cast<double>(lr.unsent));
   put("connections_opened", static_cast<double>(lr.connections_opened));
+  put("peak_connections", static_cast<double>(lr.peak_connections));
+  put("hit_connection_cap", lr.hit_connection_cap ? 1 : 0);
   put("max_send_lag_ms", lr.max_send_lag_ms);
   put("warmup_requests", static_cast<double>(lr.warmup_requests));
   put("closed_loop", plan.closed_loop ? 1 : 0);

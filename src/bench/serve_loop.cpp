@@ -45,6 +45,7 @@ struct Conn {
   std::uint64_t id = 0;  // 1 + index in the worker's table (0 is the timer); slots are reused, never erased
   int fd = -1;
   St st = St::closed;
+  std::uint32_t interest = 0;  // the epoll mask registered now: changed only when it must be
   std::int64_t connect_deadline = 0;
   std::size_t written = 0;
   // The request in flight (absolute monotonic ns).
@@ -109,6 +110,7 @@ class Worker {
   unsigned windows_;
   std::vector<LatencyHistogram> win_hist_;
   int ep_ = -1, tfd_ = -1;
+  std::int64_t armed_ = 0;  // when the timer fires next (absolute ns); 0: not armed
   std::vector<std::unique_ptr<Conn>> conns_;
   std::deque<std::int64_t> pending_;  // intended times of due requests waiting for a connection
   bool scheduling_ = true;
@@ -129,6 +131,8 @@ bool Worker::in_flight() const {
 }
 
 void Worker::set_interest(Conn& c, std::uint32_t ev) {
+  if (c.interest == ev) return;  // one epoll_ctl saved per request on a busy keep-alive connection
+  c.interest = ev;
   epoll_event e{};
   e.events = ev;
   e.data.u64 = c.id;
@@ -139,6 +143,7 @@ void Worker::close_conn(Conn& c) {
   if (c.fd >= 0) ::close(c.fd);  // closing removes it from the epoll set
   c.fd = -1;
   c.st = Conn::St::closed;
+  c.interest = 0;
 }
 
 void Worker::open_conn(std::int64_t now) {
@@ -188,6 +193,8 @@ void Worker::open_conn(std::int64_t now) {
     return;
   }
   ::epoll_ctl(ep_, EPOLL_CTL_ADD, c.fd, &e);
+  c.interest = EPOLLOUT;
+  res.peak_connections = std::max<std::uint64_t>(res.peak_connections, open_count());
 }
 
 void Worker::start_request(Conn& c, std::int64_t intended, std::int64_t now) {
@@ -203,8 +210,8 @@ void Worker::start_request(Conn& c, std::int64_t intended, std::int64_t now) {
   c.stream_error = false;
   c.stream_why.clear();
   c.parser.reset(p_.head_request);
-  c.sse = httpc::SseParser(p_.limits.keep_body_bytes);
   if (p_.sse) {
+    c.sse = httpc::SseParser(p_.limits.keep_body_bytes);
     Conn* cp = &c;
     c.sse.on_event = [this, cp](std::string_view data) {
       auto chunk = serving::parse_openai_chunk(data);
@@ -229,8 +236,6 @@ void Worker::start_request(Conn& c, std::int64_t intended, std::int64_t now) {
         cp->stream_why = cp->sse.error();
       }
     };
-  } else {
-    c.parser.on_body = nullptr;
   }
   if (c.measured) {
     ++res.sent;
@@ -396,6 +401,7 @@ void Worker::dispatch(std::int64_t now) {
     open_conn(now);
     if (res.connections_opened == before) break;
   }
+  if (!pending_.empty() && open_count() >= cap_ && pending_.front() >= warm_end_) res.hit_connection_cap = true;
 }
 
 void Worker::expire(std::int64_t now) {
@@ -476,11 +482,14 @@ void Worker::run() {
     int timeout_ms = -1;
     if (wake <= now) {
       timeout_ms = 0;
-    } else {
+    } else if (armed_ <= now || wake < armed_) {
+      // Re-armed only when the next wake is earlier than the armed one (or that one passed): a
+      // timer that fires early costs one idle loop, a syscall per request costs throughput.
       itimerspec its{};
       its.it_value.tv_sec = wake / 1000000000;
       its.it_value.tv_nsec = wake % 1000000000;
       ::timerfd_settime(tfd_, TFD_TIMER_ABSTIME, &its, nullptr);
+      armed_ = wake;
     }
     int n = ::epoll_wait(ep_, evs.data(), static_cast<int>(evs.size()), timeout_ms);
     if (n < 0) {
@@ -662,6 +671,8 @@ Result<LoadResult> run_load(const LoadPlan& plan_in) {
     out.unsent += r.unsent;
     out.output_tokens += r.output_tokens;
     out.connections_opened += r.connections_opened;
+    out.peak_connections += r.peak_connections;
+    out.hit_connection_cap |= r.hit_connection_cap;
     out.warmup_requests += r.warmup_requests;
     out.max_send_lag_ms = std::max(out.max_send_lag_ms, r.max_send_lag_ms);
     if (out.first_error.empty()) out.first_error = r.first_error;

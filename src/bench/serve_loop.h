@@ -59,6 +59,8 @@ struct LoadResult {
   std::uint64_t unsent = 0;            // due but never sent (counted as timeouts too)
   std::uint64_t output_tokens = 0;
   std::uint64_t connections_opened = 0;
+  std::uint64_t peak_connections = 0;  // most open at once (sum of each thread's peak)
+  bool hit_connection_cap = false;     // some thread had a request due and every connection busy at its cap
   std::uint64_t warmup_requests = 0;
   double measured_s = 0;               // length of the measured span
   double max_send_lag_ms = 0;

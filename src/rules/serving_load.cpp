@@ -107,9 +107,11 @@ Finding tail(const BenchResult& r, const Thresholds& th) {
   double ratio = th.get("serving.tail_ratio_warn");
   // Open loop: a tail that is there from the intended send but not from the actual send is time
   // spent waiting for a connection while the server was stalled (what closed-loop tools omit).
+  // With connections to spare, the wait was the load generator's own (CPU): say so, not "server".
   if (d(r, "closed_loop") <= 0 && d(r, "p99_ms") > 2 * d(r, "sent_p99_ms") && d(r, "p99_ms") - d(r, "sent_p99_ms") > 1) {
     x.status = Status::warn;
-    x.variant = "stalls";
+    x.variant = d(r, "hit_connection_cap") > 0 ? "stalls" : "client_late";
+    x.arg("late_pct", fmt_num(100.0 * d(r, "late_share"), 1));
     x.threshold = "P99 from the intended send <= 2 x P99 from the actual send";
     return x;
   }
@@ -151,7 +153,8 @@ Finding late(const BenchResult& r, const Thresholds& th) {
   x.arg("lag", msf(d(r, "max_send_lag_ms"))).arg("conns", fmt_num(d(r, "connections_opened"), 0)).arg("cap", p(r, "connections_max"));
   x.arg("unsent", fmt_num(d(r, "unsent"), 0));
   x.add("late sends", x.args["late"] + " of " + x.args["sent"] + " (" + x.args["share"] + " %), worst " + x.args["lag"] + " ms", src(r));
-  x.add("connections opened / cap", x.args["conns"] + " / " + x.args["cap"], src(r));
+  x.arg("peak", fmt_num(d(r, "peak_connections"), 0));
+  x.add("connections opened / most open at once / cap", x.args["conns"] + " / " + x.args["peak"] + " / " + x.args["cap"], src(r));
   x.add("never sent (deadline passed waiting)", x.args["unsent"], src(r));
   x.threshold = "late share <= " + fmt_num(warn, 1) + " %";
   x.status = share > warn || d(r, "unsent") > 0 ? Status::warn : Status::pass;
@@ -187,11 +190,13 @@ const bool kRows = register_findings({
                          "P99 {p99} ms 超过上限 {bound} ms（{throughput} req/s，{mode}）"}},
          {"stalls", {"the server stalls: P99 from the intended send is {p99} ms but only {sent_p99} ms from the actual send; requests waited for a free connection, and a closed-loop tool would have reported the smaller figure ({mode})",
                      "服务端出现停顿：按计划发送时刻计 P99 为 {p99} ms，按实际发送时刻计仅 {sent_p99} ms；请求在等待空闲连接，闭环压测工具只会报告较小的数字（{mode}）"}},
+         {"client_late", {"P99 from the intended send is {p99} ms but {sent_p99} ms from the actual send, with connections to spare: {late_pct} % of requests left late because the load generator itself fell behind (CPU); this tail is partly the client's ({mode})",
+                          "按计划发送时刻计 P99 为 {p99} ms，按实际发送时刻计为 {sent_p99} ms，而连接并未用尽：{late_pct}% 的请求因压测端自身落后（CPU 不足）而延迟发出；这段尾延迟部分来自客户端（{mode}）"}},
          {"long_tail", {"long tail: P99 {p99} ms is {ratio}x the median {p50} ms ({mode})", "长尾：P99 {p99} ms 是中位数 {p50} ms 的 {ratio} 倍（{mode}）"}},
          {"errors", {"{errors} requests failed ({error_pct} %): latency percentiles count only the successful ones ({mode})",
                      "{errors} 个请求失败（{error_pct}%）：延迟分位数只统计了成功的请求（{mode}）"}}},
-        {"on a CPU server, size the inference threads to the CPUs the container grants (ONNX Runtime intra_op_num_threads, torch.set_num_threads, OMP_NUM_THREADS) and run plumb check --only l3.serving.thread_demand,l3.compute.thread_oversubscription,l3.memory.cgroup_limit; then find the highest rate that meets the target with plumb bench serve URL --p99 BOUND",
-         "CPU 推理服务上，按容器实际分配的 CPU 设置推理线程数（ONNX Runtime intra_op_num_threads、torch.set_num_threads、OMP_NUM_THREADS），并运行 plumb check --only l3.serving.thread_demand,l3.compute.thread_oversubscription,l3.memory.cgroup_limit；再用 plumb bench serve URL --p99 上限 找出满足目标的最高速率"},
+        {"client_late: give the load generator its own CPUs (taskset) or lower --rate first. Otherwise, on a CPU server, size the inference threads to the CPUs the container grants (ONNX Runtime intra_op_num_threads, torch.set_num_threads, OMP_NUM_THREADS) and run plumb check --only l3.serving.thread_demand,l3.compute.thread_oversubscription,l3.memory.cgroup_limit; then find the highest rate that meets the target with plumb bench serve URL --p99 BOUND",
+         "client_late 时：先给压测端独立的 CPU（taskset）或降低 --rate。其他情况下，在 CPU 推理服务上按容器实际分配的 CPU 设置推理线程数（ONNX Runtime intra_op_num_threads、torch.set_num_threads、OMP_NUM_THREADS），并运行 plumb check --only l3.serving.thread_demand,l3.compute.thread_oversubscription,l3.memory.cgroup_limit；再用 plumb bench serve URL --p99 上限 找出满足目标的最高速率"},
         "plumb bench serve {subject} --rate R --duration 60s",
         {"P99 back near the median once the server no longer waits for CPU", "服务端不再等待 CPU 后，P99 回到中位数附近"}),
     row(kUnstable, {"Serving load stability", "推理服务压测稳定性"},
@@ -203,8 +208,8 @@ const bool kRows = register_findings({
         "plumb bench serve {subject} --rate R --warmup 10s --duration 60s"),
     row(kLate, {"Requests sent on schedule", "请求是否按计划发出"},
         {{"pass", {"{late} of {sent} requests left late ({share} %); the schedule held", "{sent} 个请求中 {late} 个延迟发出（{share}%）；发送计划得到遵守"}},
-         {"warn", {"{late} of {sent} requests left late ({share} %, worst {lag} ms) and {unsent} never left: {conns} connections were opened of {cap} allowed; the client ran out of connections or CPU, and the open-loop tail includes that wait",
-                   "{sent} 个请求中 {late} 个延迟发出（{share}%，最长 {lag} ms），{unsent} 个未能发出：共打开 {conns} 个连接（上限 {cap}）；客户端连接或 CPU 不足，开环尾延迟包含了这段等待"}}},
+         {"warn", {"{late} of {sent} requests left late ({share} %, worst {lag} ms) and {unsent} never left: at most {peak} connections were open at once of {cap} allowed; the client ran out of connections or CPU, and the open-loop tail includes that wait",
+                   "{sent} 个请求中 {late} 个延迟发出（{share}%，最长 {lag} ms），{unsent} 个未能发出：同时打开的连接最多 {peak} 个（上限 {cap}）；客户端连接或 CPU 不足，开环尾延迟包含了这段等待"}}},
         {"when the connections hit the cap the server is too slow for the rate (the latency is real: lower --rate or fix the server, see l3.serving.thread_demand); otherwise give the load generator more --connections, --threads or its own CPUs (taskset) away from the server",
          "若连接数达到上限，说明服务端跟不上该速率（延迟是真实的：降低 --rate 或修复服务端，见 l3.serving.thread_demand）；否则给压测端更多 --connections、--threads，或用 taskset 让它与服务端使用不同的 CPU"},
         "plumb bench serve {subject} --rate R --connections 1024"),
