@@ -257,7 +257,7 @@ std::vector<CatalogEntry> rows() {
     e.pillar = s.pillar;
     e.section = Section::environment;
     e.title = s.title;
-    e.messages["info"] = Text{s.title.en + ": " + s.explanation.en, s.title.zh + "：" + s.explanation.zh};
+    e.messages["info"] = s.explanation;
     e.fix = {"Run the checks listed here now; capture the rest with the commands given.",
              "现在运行此处列出的检查；其余证据用给出的命令采集。"};
     e.verify = "plumb diagnose --symptom " + s.name;
