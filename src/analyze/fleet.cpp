@@ -3,8 +3,12 @@
 #include "analyze/fleet.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <optional>
 #include <set>
+
+#include <simdjson.h>
 
 #include "core/json.h"
 #include "core/knowledge/env_vars.h"
@@ -78,139 +82,210 @@ const std::vector<ConsistencyRow>& consistency_table() {
 
 namespace {
 
+using Element = simdjson::dom::element;
+using Kind = simdjson::dom::element_type;
+
+// A member of an object, if there is one.
+std::optional<Element> member(Element e, std::string_view key) {
+  Element out;
+  if (e.type() != Kind::OBJECT || e.get_object()[key].get(out) != simdjson::SUCCESS) return std::nullopt;
+  return out;
+}
+
+std::string string_or(Element e, std::string_view key, std::string fallback = {}) {
+  auto m = member(e, key);
+  std::string_view v;
+  if (m && m->get_string().get(v) == simdjson::SUCCESS) return std::string(v);
+  return fallback;
+}
+
 // A Fact in JSON: {"value": ...} or {"missing": "why"}, with an optional "source".
-bool fact_object(const json& j) {
-  if (!j.is_object() || j.size() > 3) return false;
-  bool shape = j.contains("value") || j.contains("missing");
-  for (const auto& item : j.items()) {
-    if (item.key() != "value" && item.key() != "missing" && item.key() != "source") return false;
+bool fact_object(Element e) {
+  if (e.type() != Kind::OBJECT) return false;
+  bool shape = false;
+  std::size_t n = 0;
+  for (auto field : e.get_object()) {
+    if (++n > 3) return false;
+    if (field.key == "value" || field.key == "missing") {
+      shape = true;
+    } else if (field.key != "source") {
+      return false;
+    }
   }
   return shape;
 }
 
-std::string text_of(const json& j) {
-  if (j.is_string()) return j.get<std::string>();
-  if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
-  if (j.is_null()) return "n/a";
-  return j.dump();
+// A Fact's value; nullopt for a missing Fact. Anything else is its own value.
+std::optional<Element> unwrap(Element e) {
+  if (!fact_object(e)) return e;
+  return member(e, "value");
 }
 
-std::string transformed(const json& j, const std::string& transform) {
-  if (transform == "gib" && j.is_number()) {
-    double gib = j.get<double>() / static_cast<double>(1ull << 30);
+std::string number_text(double v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";  // 400.0, as the JSON was written
+  return s;
+}
+
+std::string text_of(Element e) {
+  switch (e.type()) {
+    case Kind::STRING: return std::string(e.get_string().value_unsafe());
+    case Kind::BOOL: return e.get_bool().value_unsafe() ? "true" : "false";
+    case Kind::INT64: return std::to_string(e.get_int64().value_unsafe());
+    case Kind::UINT64: return std::to_string(e.get_uint64().value_unsafe());
+    case Kind::DOUBLE: return number_text(e.get_double().value_unsafe());
+    case Kind::NULL_VALUE: return "n/a";
+    default: return simdjson::minify(e);
+  }
+}
+
+bool is_number(Element e) { return e.type() == Kind::INT64 || e.type() == Kind::UINT64 || e.type() == Kind::DOUBLE; }
+
+double number_of(Element e) {
+  double d = 0;
+  if (e.get_double().get(d) == simdjson::SUCCESS) return d;
+  std::int64_t i = 0;
+  if (e.get_int64().get(i) == simdjson::SUCCESS) return static_cast<double>(i);
+  std::uint64_t u = 0;
+  if (e.get_uint64().get(u) == simdjson::SUCCESS) return static_cast<double>(u);
+  return 0;
+}
+
+std::string transformed(Element e, const std::string& transform) {
+  if (transform == "gib" && is_number(e)) {
+    double gib = number_of(e) / static_cast<double>(1ull << 30);
     return fmt_num(std::round(gib), 0) + " GiB";
   }
-  return text_of(j);
+  return text_of(e);
 }
 
+bool scalar(Element e) { return e.type() != Kind::OBJECT && e.type() != Kind::ARRAY; }
+
 // Walks `segs` from `i`; leaves add their text to `out`. A missing Fact adds "n/a".
-void walk(const json& j, const std::vector<std::string_view>& segs, std::size_t i, const std::string& transform,
+void walk(Element e, const std::vector<std::string_view>& segs, std::size_t i, const std::string& transform,
           std::set<std::string>& out) {
-  const json* cur = &j;
-  if (fact_object(*cur)) {
-    if (!cur->contains("value")) {
-      out.insert("n/a");
-      return;
-    }
-    cur = &(*cur)["value"];
+  auto cur = unwrap(e);
+  if (!cur) {
+    out.insert("n/a");
+    return;
   }
   if (i == segs.size()) {
     if (transform == "count") {
-      if (cur->is_array()) out.insert(std::to_string(cur->size()));
+      if (cur->type() == Kind::ARRAY) out.insert(std::to_string(cur->get_array().size()));
       return;
     }
-    if (cur->is_array()) {
-      for (const auto& e : *cur) {
-        if (e.is_primitive()) out.insert(transformed(e, transform));
+    if (cur->type() == Kind::ARRAY) {
+      bool empty = true;
+      for (Element x : cur->get_array()) {
+        empty = false;
+        if (scalar(x)) out.insert(transformed(x, transform));
       }
-      if (cur->empty()) out.insert("(none)");
+      if (empty) out.insert("(none)");
       return;
     }
-    if (cur->is_primitive()) out.insert(transformed(*cur, transform));
+    if (scalar(*cur)) out.insert(transformed(*cur, transform));
     return;
   }
   std::string_view seg = segs[i];
   bool each = seg.size() > 2 && seg.substr(seg.size() - 2) == "[]";
-  std::string key(each ? seg.substr(0, seg.size() - 2) : seg);
-  if (!cur->is_object() || !cur->contains(key)) return;
-  const json& next = (*cur)[key];
+  auto next = member(*cur, each ? seg.substr(0, seg.size() - 2) : seg);
+  if (!next) return;
   if (!each) {
-    walk(next, segs, i + 1, transform, out);
+    walk(*next, segs, i + 1, transform, out);
     return;
   }
-  const json* arr = &next;
-  if (fact_object(*arr)) {
-    if (!arr->contains("value")) {
-      out.insert("n/a");
-      return;
-    }
-    arr = &(*arr)["value"];
+  auto arr = unwrap(*next);
+  if (!arr) {
+    out.insert("n/a");
+    return;
   }
-  if (!arr->is_array()) return;
-  if (arr->empty()) out.insert("(none)");
-  for (const auto& e : *arr) walk(e, segs, i + 1, transform, out);
+  if (arr->type() != Kind::ARRAY) return;
+  bool empty = true;
+  for (Element x : arr->get_array()) {
+    empty = false;
+    walk(x, segs, i + 1, transform, out);
+  }
+  if (empty) out.insert("(none)");
 }
 
-void read_env(const json& facts, NodeSnapshot& n) {
+void read_env(Element facts, NodeSnapshot& n) {
   std::map<std::string, std::string> env;
   // The probe's view, then the NCCL view, then the target process's environ (later wins).
-  for (const char* path : {"/framework/env", "/comm/env", "/host/process/environ"}) {
-    json::json_pointer ptr(path);
-    if (!facts.contains(ptr)) continue;
-    const json& f = facts[ptr];
-    if (!f.is_object() || !f.contains("value") || !f["value"].is_object()) continue;
+  for (auto path : {std::pair<const char*, const char*>{"framework", "env"}, {"comm", "env"}, {"host", "process"}}) {
+    auto area = member(facts, path.first);
+    auto f = area ? member(*area, path.second) : std::nullopt;
+    if (f && std::string_view(path.second) == "process") f = member(*f, "environ");
+    auto v = f ? member(*f, "value") : std::nullopt;
+    if (!v || v->type() != Kind::OBJECT) continue;
     n.env_known = true;
-    for (const auto& item : f["value"].items()) {
-      if (item.value().is_string() && relevant_env_var(item.key())) env[item.key()] = item.value().get<std::string>();
+    for (auto field : v->get_object()) {
+      std::string name(field.key);
+      std::string_view val;
+      if (field.value.get_string().get(val) == simdjson::SUCCESS && relevant_env_var(name)) env[name] = std::string(val);
     }
   }
   for (const auto& [k, v] : env) n.values["env." + k] = v;
 }
 
-void read_metrics(const json& facts, NodeSnapshot& n) {
-  json::json_pointer ptr("/bench/results");
-  if (!facts.contains(ptr) || !facts[ptr].is_array()) return;
-  for (const auto& r : facts[ptr]) {
-    if (!r.is_object() || r.value("status", std::string()) != "ok" || !r.contains("metrics") || !r["metrics"].is_array()) continue;
-    for (const auto& m : r["metrics"]) {
-      if (!m.is_object() || !m.contains("median") || !m["median"].is_number()) continue;
+void read_metrics(Element facts, NodeSnapshot& n) {
+  auto bench = member(facts, "bench");
+  auto results = bench ? member(*bench, "results") : std::nullopt;
+  if (!results || results->type() != Kind::ARRAY) return;
+  for (Element r : results->get_array()) {
+    if (string_or(r, "status") != "ok") continue;
+    auto metrics = member(r, "metrics");
+    if (!metrics || metrics->type() != Kind::ARRAY) continue;
+    for (Element m : metrics->get_array()) {
+      auto median = member(m, "median");
+      if (!median || !is_number(*median)) continue;
       FleetMetric fm;
-      fm.name = m.value("name", std::string());
-      fm.unit = m.value("unit", std::string());
-      fm.higher_is_better = m.value("higher_is_better", true);
+      fm.name = string_or(m, "name");
+      fm.unit = string_or(m, "unit");
+      bool higher = true;
+      auto h = member(m, "higher_is_better");
+      if (h && h->get_bool().get(higher) != simdjson::SUCCESS) higher = true;
+      fm.higher_is_better = higher;
       if (fm.name.empty()) continue;
-      fm.samples.push_back({"", m["median"].get<double>()});
+      fm.samples.push_back({"", number_of(*median)});
       n.metrics.push_back(std::move(fm));
     }
   }
 }
 
 // The node's fastest active port: IB ports in state ACTIVE, Ethernet interfaces that are up.
-void read_line_rate(const json& facts, NodeSnapshot& n) {
+void read_line_rate(Element facts, NodeSnapshot& n) {
   double best_gbit = 0;
   std::string source;
-  json::json_pointer ib("/comm/ib_ports/value"), eth("/comm/interfaces/value");
-  if (facts.contains(ib) && facts[ib].is_array()) {
-    for (const auto& p : facts[ib]) {
-      if (!p.is_object() || !p.contains("rate_gbps") || !p["rate_gbps"].is_number()) continue;
-      if (p.value("state", std::string()).find("ACTIVE") == std::string::npos) continue;
-      double g = p["rate_gbps"].get<double>();
+  auto comm = member(facts, "comm");
+  auto ports = [&](const char* key) -> std::optional<Element> {
+    auto f = comm ? member(*comm, key) : std::nullopt;
+    auto v = f ? unwrap(*f) : std::nullopt;
+    if (!v || v->type() != Kind::ARRAY) return std::nullopt;
+    return v;
+  };
+  if (auto ib = ports("ib_ports")) {
+    for (Element p : ib->get_array()) {
+      auto rate = member(p, "rate_gbps");
+      if (!rate || !is_number(*rate) || string_or(p, "state").find("ACTIVE") == std::string::npos) continue;
+      double g = number_of(*rate);
       if (g > best_gbit) {
         best_gbit = g;
-        source = "/sys/class/infiniband/" + p.value("device", std::string()) + "/ports/" + text_of(p.value("port", json(1))) + "/rate";
+        auto port = member(p, "port");
+        source = "/sys/class/infiniband/" + string_or(p, "device") + "/ports/" + (port ? text_of(*port) : "1") + "/rate";
       }
     }
   }
-  if (facts.contains(eth) && facts[eth].is_array()) {
-    for (const auto& i : facts[eth]) {
-      if (!i.is_object() || i.value("operstate", std::string()) != "up" || !i.contains("speed_mbps")) continue;
-      const json& sp = i["speed_mbps"];
-      const json& v = fact_object(sp) ? sp.value("value", json()) : sp;
-      if (!v.is_number()) continue;
-      double g = v.get<double>() / 1000.0;
+  if (auto eth = ports("interfaces")) {
+    for (Element i : eth->get_array()) {
+      auto sp = member(i, "speed_mbps");
+      auto v = sp ? unwrap(*sp) : std::nullopt;
+      if (string_or(i, "operstate") != "up" || !v || !is_number(*v)) continue;
+      double g = number_of(*v) / 1000.0;
       if (g > best_gbit) {
         best_gbit = g;
-        source = "/sys/class/net/" + i.value("name", std::string()) + "/speed";
+        source = "/sys/class/net/" + string_or(i, "name") + "/speed";
       }
     }
   }
@@ -223,64 +298,57 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-}  // namespace
-
-namespace {
-
-// Parts of a snapshot a fleet never reads: dropped while parsing, so a thousand snapshots cost
-// little more than lexing them (the kernel log, PCI tree, topology matrices, traces, samples).
-const std::set<std::string>& unread_paths() {
-  static const std::set<std::string> s{
-      "summary",          "facts.meta.collectors",   "facts.host.kmsg",         "facts.host.memory.pressure",
-      "facts.host.storage.data_paths", "facts.comm.topology.pci", "facts.comm.topology.pcie", "facts.comm.topology.nvlinks",
-      "facts.comm.topology.gpus", "facts.comm.topology.nics", "facts.comm.topo_file", "facts.comm.nccl_tests",
-      "facts.gpu.topology", "facts.gpu.nvml_symbols",  "facts.gpu.cuda.copies",   "facts.trace",
-      "facts.watch",      "facts.allocator",         "facts.h5",                "facts.topo",
-      "facts.diff",       "facts.fleet",             "facts.bench.results.[].rows", "facts.bench.results.[].context",
-      "facts.bench.results.[].metrics.[].values"};
-  return s;
+void count(const Finding& f, NodeSnapshot& n) {
+  if (f.status == Status::fail) ++n.node.fail;
+  if (f.status == Status::warn) ++n.node.warn;
+  if (f.status == Status::skip) ++n.node.skip;
 }
 
-json parse_for_fleet(std::string_view text) {
-  std::vector<std::string> keys;  // the key (or "[]") at each depth
-  json::parser_callback_t keep = [&keys](int depth, json::parse_event_t event, json& parsed) {
-    auto d = static_cast<std::size_t>(depth);
-    if (event == json::parse_event_t::array_start) {
-      keys.resize(d + 1);
-      keys[d] = "[]";
-      return true;
+// The node's findings: failing and warning ones kept whole, the rest counted. Without a findings
+// array the facts are judged again (read whole, with the JSON library the Facts types use).
+void read_findings(Element doc, std::string_view text, NodeSnapshot& n, const JudgeFn& judge) {
+  auto findings = member(doc, "findings");
+  if (findings && findings->type() == Kind::ARRAY) {
+    for (Element x : findings->get_array()) {
+      std::string status = string_or(x, "status");
+      if (status == "pass" || status == "info") continue;
+      if (status == "skip") {
+        ++n.node.skip;
+        continue;
+      }
+      Finding f = json::parse(simdjson::minify(x)).get<Finding>();  // throws on a malformed finding
+      count(f, n);
+      n.findings.push_back(std::move(f));
     }
-    if (event != json::parse_event_t::key || d == 0) return true;
-    keys.resize(d);
-    keys[d - 1] = parsed.get<std::string>();
-    if (d > 6) return true;
-    std::string path;
-    for (const auto& k : keys) path += (path.empty() ? "" : ".") + k;
-    return unread_paths().count(path) == 0;
-  };
-  return json::parse(text.begin(), text.end(), keep, false);
+    return;
+  }
+  if (!judge) return;
+  json whole = json::parse(text.begin(), text.end());
+  const json& facts = whole.contains("facts") ? whole["facts"] : whole;
+  for (auto& f : judge(facts.get<Facts>())) {
+    count(f, n);
+    if (f.status == Status::fail || f.status == Status::warn) n.findings.push_back(std::move(f));
+  }
 }
 
 }  // namespace
 
 Result<NodeSnapshot> read_node_snapshot(std::string_view text, const std::string& origin, const JudgeFn& judge) {
-  json doc = parse_for_fleet(text);
-  // Without saved findings the facts are judged again: they must be whole.
-  if (doc.is_object() && !doc.contains("findings") && judge) doc = json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorKind::invalid, origin + ": not JSON");
-  if (!doc.is_object()) return make_error(ErrorKind::invalid, origin + ": not a plumb snapshot (no facts object)");
-  const json* facts = doc.contains("facts") ? &doc["facts"] : (doc.contains("meta") ? &doc : nullptr);
-  if (facts == nullptr || !facts->is_object()) {
-    return make_error(ErrorKind::invalid, origin + ": not a plumb snapshot (no facts object)");
-  }
+  // simdjson: the library parses at gigabytes per second whatever the build type of plumb, so a
+  // thousand snapshots take well under a second.
+  thread_local simdjson::dom::parser parser;
+  Element doc;
+  if (parser.parse(text.data(), text.size()).get(doc) != simdjson::SUCCESS) return make_error(ErrorKind::invalid, origin + ": not JSON");
+  std::optional<Element> facts = member(doc, "facts");
+  if (!facts && member(doc, "meta")) facts = doc;
+  if (!facts || facts->type() != Kind::OBJECT) return make_error(ErrorKind::invalid, origin + ": not a plumb snapshot (no facts object)");
   NodeSnapshot n;
   n.node.origin = origin;
   try {
-    const json& meta = facts->value("meta", json::object());
-    if (meta.is_object()) {
-      n.node.host = meta.value("hostname", std::string());
-      n.node.started_at = meta.value("started_at", std::string());
-      n.node.tool_version = meta.value("tool_version", std::string());
+    if (auto meta = member(*facts, "meta")) {
+      n.node.host = string_or(*meta, "hostname");
+      n.node.started_at = string_or(*meta, "started_at");
+      n.node.tool_version = string_or(*meta, "tool_version");
     }
     if (n.node.host.empty()) n.node.host = base_name(origin);
     for (const auto& row : consistency_table()) {
@@ -296,18 +364,7 @@ Result<NodeSnapshot> read_node_snapshot(std::string_view text, const std::string
     read_env(*facts, n);
     read_metrics(*facts, n);
     read_line_rate(*facts, n);
-    std::vector<Finding> all;
-    if (doc.contains("findings") && doc["findings"].is_array()) {
-      all = doc["findings"].get<std::vector<Finding>>();
-    } else if (judge) {
-      all = judge(facts->get<Facts>());
-    }
-    for (auto& f : all) {
-      if (f.status == Status::fail) ++n.node.fail;
-      if (f.status == Status::warn) ++n.node.warn;
-      if (f.status == Status::skip) ++n.node.skip;
-      if (f.status == Status::fail || f.status == Status::warn) n.findings.push_back(std::move(f));
-    }
+    read_findings(doc, text, n, judge);
   } catch (const std::exception& e) {
     return make_error(ErrorKind::invalid, origin + ": not a plumb snapshot (" + first_line(e.what()) + ")");
   }
