@@ -4,6 +4,7 @@
 // error classes and the probe of `bench serve`.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,7 +13,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <deque>
+#include <functional>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -238,6 +242,164 @@ TEST(ServeBench, ProbeRefusesA404AndSettingsAreChecked) {
   ASSERT_TRUE(ok) << ok.error().message;
   EXPECT_EQ(ok->plan.url.target, "/v2/models/resnet/infer");
   EXPECT_NE(ok->plan.request.find("\"datatype\":\"FP32\""), std::string::npos);
+}
+
+// A thread-per-connection HTTP/1.1 server whose replies come from `handler`: given the request
+// line and body, the pieces to write, with a pause of `gap` between them (token streams).
+class ScriptServer {
+ public:
+  using Handler = std::function<std::vector<std::string>(const std::string& line, const std::string& body)>;
+  ScriptServer(Handler h, std::chrono::milliseconds gap) : h_(std::move(h)), gap_(gap) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd_, 64), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    th_ = std::thread([this] {
+      while (!stop_) {
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, 20) <= 0) continue;
+        int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (c < 0) continue;
+        int one = 1;  // as streaming servers do: each token leaves at once, not behind Nagle
+        ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        conns_.emplace_back([this, c] { serve(c); });
+      }
+    });
+  }
+  ~ScriptServer() {
+    stop_ = true;
+    th_.join();
+    for (auto& t : conns_) t.join();
+    ::close(fd_);
+  }
+  ScriptServer(const ScriptServer&) = delete;
+  ScriptServer& operator=(const ScriptServer&) = delete;
+  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+  std::atomic<int> requests{0};
+
+ private:
+  void serve(int c) {
+    std::string in;
+    char buf[8192];
+    while (!stop_) {
+      pollfd p{c, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      ssize_t n = ::recv(c, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      in.append(buf, static_cast<std::size_t>(n));
+      auto end = in.find("\r\n\r\n");
+      if (end == std::string::npos) continue;
+      std::size_t len = 0;
+      auto cl = in.find("Content-Length: ");
+      if (cl != std::string::npos && cl < end) len = std::stoul(in.substr(cl + 16));
+      if (in.size() < end + 4 + len) continue;
+      std::string line = in.substr(0, in.find("\r\n"));
+      std::string body = in.substr(end + 4, len);
+      in.erase(0, end + 4 + len);
+      ++requests;
+      auto pieces = h_(line, body);
+      for (std::size_t i = 0; i < pieces.size(); ++i) {
+        if (i > 0) std::this_thread::sleep_for(gap_);
+        ::send(c, pieces[i].data(), pieces[i].size(), MSG_NOSIGNAL);
+      }
+    }
+    ::close(c);
+  }
+  Handler h_;
+  std::chrono::milliseconds gap_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread th_;
+  std::vector<std::thread> conns_;
+};
+
+std::string chunk(const std::string& s) {
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%zx", s.size());
+  return std::string(hex) + "\r\n" + s + "\r\n";
+}
+
+TEST(ServeBench, OpenAiStreamGivesTimeToFirstTokenAndInterTokenLatency) {
+  // vLLM-style completions stream: four text chunks 5 ms apart, a usage chunk, [DONE].
+  ScriptServer server(
+      [](const std::string& line, const std::string& body) -> std::vector<std::string> {
+        if (line.rfind("POST /v1/completions ", 0) != 0 || body.find("\"stream\":true") == std::string::npos) {
+          return {"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"};
+        }
+        std::vector<std::string> out{"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"};
+        for (const char* t : {" a", " b", " c", " d"}) out.push_back(chunk(std::string("data: {\"choices\":[{\"index\":0,\"text\":\"") + t + "\"}]}\n\n"));
+        out.push_back(chunk("data: {\"choices\":[],\"usage\":{\"completion_tokens\":4}}\n\ndata: [DONE]\n\n") + "0\r\n\r\n");
+        return out;
+      },
+      std::chrono::milliseconds(5));
+  BenchOptions o;
+  o.target = server.url();
+  o.serve = {{"api", "openai"}, {"model", "m"}, {"concurrency", "2"}, {"duration", "600ms"}, {"warmup", "0"}};
+  auto r = run_serve(Context{}, o);
+  ASSERT_TRUE(r) << r.error().message;
+  std::map<std::string, double> m;
+  for (const auto& x : r->metrics) m[x.name] = x.median;
+  ASSERT_TRUE(m.count("serve.ttft.p50"));
+  ASSERT_TRUE(m.count("serve.itl.p50"));
+  EXPECT_GE(m["serve.itl.p50"], 4.0);   // the server's 5 ms gaps
+  EXPECT_LT(m["serve.itl.p50"], 50.0);
+  EXPECT_LT(m["serve.ttft.p50"], m["serve.latency.p50"]);
+  EXPECT_GT(m["serve.output_tokens_per_s"], 0);
+  EXPECT_DOUBLE_EQ(r->derived["output_tokens"], 4 * r->derived["ok"]);
+  EXPECT_EQ(r->derived["errors"], 0);
+}
+
+TEST(ServeBench, OipInferWithTritonStatsSplitsQueueFromCompute) {
+  std::atomic<int> infers{0};
+  ScriptServer server(
+      [&infers](const std::string& line, const std::string& body) -> std::vector<std::string> {
+        auto reply = [](const std::string& b) { return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(b.size()) + "\r\n\r\n" + b; };
+        if (line.rfind("GET /v2/models/m/stats ", 0) == 0) {
+          int n = infers.load();
+          return {reply("{\"model_stats\":[{\"name\":\"m\",\"version\":\"1\",\"inference_count\":" + std::to_string(n) + ",\"execution_count\":" + std::to_string(n) +
+                        ",\"inference_stats\":{\"success\":{\"count\":" + std::to_string(n) + ",\"ns\":" + std::to_string(n * 3000000LL) +
+                        "},\"queue\":{\"count\":" + std::to_string(n) + ",\"ns\":" + std::to_string(n * 1000000LL) + "},\"compute_input\":{\"count\":0,\"ns\":0},"
+                        "\"compute_infer\":{\"count\":" + std::to_string(n) + ",\"ns\":" + std::to_string(n * 2000000LL) + "},\"compute_output\":{\"count\":0,\"ns\":0}}}]}")};
+        }
+        if (line.rfind("POST /v2/models/m/infer ", 0) != 0 || body.find("\"shape\":[1,3]") == std::string::npos) {
+          return {"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"};
+        }
+        ++infers;
+        return {reply(R"({"model_name":"m","outputs":[{"name":"y","shape":[1,2],"datatype":"FP32","data":[0.5,0.5]}]})")};
+      },
+      std::chrono::milliseconds(0));
+  BenchOptions o;
+  o.target = server.url();
+  o.serve = {{"api", "oip"}, {"model", "m"}, {"shape", "1,3"}, {"rate", "100"}, {"duration", "500ms"}, {"warmup", "0"}, {"triton-stats", "1"}};
+  auto r = run_serve(Context{}, o);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_GT(r->derived["ok"], 20);
+  EXPECT_NEAR(r->derived["triton.queue_ms"], 1.0, 1e-6);
+  EXPECT_NEAR(r->derived["triton.compute_ms"], 2.0, 1e-6);
+  EXPECT_NE(r->notes["triton_stats"].find("queue 1 ms"), std::string::npos) << r->notes["triton_stats"];
+}
+
+TEST(ServeBench, SweepFindsTheHighestRateWithinTheBound) {
+  // The one-thread test server answers at once: 200 req/s passes, and the sweep doubles from there
+  // until the loopback pair can no longer hold P99 within 50 ms, then bisects.
+  StallServer fast(std::chrono::milliseconds(100000), std::chrono::milliseconds(0));
+  BenchOptions o;
+  o.target = fast.url();
+  o.serve = {{"p99", "50ms"}, {"rate", "200"}, {"duration", "300ms"}, {"warmup", "0"}};
+  auto r = run_serve(Context{}, o);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_GE(r->rows.size(), 2U);
+  EXPECT_EQ(r->rows.front().setting.at("rate"), "200");
+  EXPECT_GE(r->derived["max_rate_at_p99"], 200);
+  bool has = false;
+  for (const auto& m : r->metrics) has |= m.name == "serve.max_rate_at_p99";
+  EXPECT_TRUE(has);
 }
 
 TEST(ServeBench, StabilityVerdict) {
