@@ -51,6 +51,7 @@ class Daemon {
 
   bool start(std::vector<std::string> argv, const std::string& log) {
     std::vector<char*> a;
+    a.reserve(argv.size() + 1);
     for (auto& s : argv) a.push_back(s.data());
     a.push_back(nullptr);
     posix_spawn_file_actions_t fa;

@@ -67,6 +67,7 @@ TEST(NpdPlugin, OnlySkipsIsUnknownWithTheReason) {
 TEST(NpdPlugin, TheLineIsOneLineOfAtMost80BytesInBothLanguages) {
   std::string gpu = id_in(Section::gpu);
   std::vector<Finding> fs;
+  fs.reserve(5);
   for (int i = 0; i < 5; ++i) fs.push_back(finding(gpu, Status::fail, "evidence\nwith newline", std::string(200, 'x')));
   for (Lang l : {Lang::en, Lang::zh}) {
     auto v = npd_verdict(fs, Section::gpu, l);
