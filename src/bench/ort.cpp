@@ -174,6 +174,19 @@ int task_count(const Context& ctx) {
   return l ? static_cast<int>(l->size()) : 0;
 }
 
+// The thread count once threads that are finishing (the deadline helper's worker, a released
+// session's pool) are gone: two equal readings 10 ms apart, at most `at_most` (or 1 s) waited.
+int settled_task_count(const Context& ctx, int at_most = -1) {
+  int last = task_count(ctx);
+  for (int i = 0; i < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    int now = task_count(ctx);
+    if (now == last && (at_most < 0 || now <= at_most)) return now;
+    last = now;
+  }
+  return last;
+}
+
 // Random inputs of the model's types and shapes: a dynamic first dimension is the batch size,
 // any other dynamic dimension is 1.
 Result<std::vector<ort::Tensor>> random_inputs(const std::vector<ort::TensorInfo>& in, int batch, std::mt19937_64& rng) {
@@ -310,12 +323,13 @@ Result<BenchResult> run_ort(const Context& ctx, const BenchOptions& o) {
     return std::make_tuple(a.batch, a.s.parallel, a.s.intra_op_threads != 0) < std::make_tuple(b.batch, b.s.parallel, b.s.intra_op_threads != 0);
   });
   bool saved = false;
+  const int base_tasks = settled_task_count(ctx);
   for (auto& row : rows) {
     if (o.stop()) break;
     std::string label = "intra " + std::to_string(row.s.intra_op_threads) + (row.s.parallel ? " parallel" : " sequential") + " batch " +
                         std::to_string(row.batch);
     progress.update(label);
-    int tasks_before = task_count(ctx);
+    int tasks_before = settled_task_count(ctx, base_tasks);
     std::string model = o.target;
     auto runtime = *rt;
     auto settings = row.s;
@@ -332,7 +346,7 @@ Result<BenchResult> run_ort(const Context& ctx, const BenchOptions& o) {
       continue;
     }
     auto session = opened->value();
-    row.r.threads_started = task_count(ctx) - tasks_before;
+    row.r.threads_started = settled_task_count(ctx) - tasks_before;
     Result<std::vector<ort::Tensor>> inputs =
         plan->input.empty() ? random_inputs(session->inputs(), row.batch, rng) : file_inputs(plan->input, session->inputs());
     if (!inputs) return inputs.error();

@@ -30,7 +30,7 @@ int run_outdiff(const OutdiffArgs& a) {
     o.mode = a.mode;
     const bool poly = a.mode == "polygraphy";
     o.atol = std::isnan(a.atol) ? (poly ? 1e-5 : 1e-8) : a.atol;
-    o.rtol = std::isnan(a.rtol) ? (poly ? 1e-5 : 1e-5) : a.rtol;
+    o.rtol = std::isnan(a.rtol) ? 1e-5 : a.rtol;  // numpy and Polygraphy agree on 1e-5
     if (!std::isfinite(o.atol) || o.atol < 0 || !std::isfinite(o.rtol) || o.rtol < 0) {
       throw UsageError("--atol and --rtol must be finite and not negative");
     }

@@ -231,9 +231,10 @@ TritonModel triton_model_from(const std::vector<PbField>& top) {
             for (const auto& p : side.fields) {
               if (p.name != "parameters" || !p.message) continue;
               auto [k, v] = key_value(p);
-              params += (params.empty() ? "" : ", ") + k + "=" + v;
+              params.append(params.empty() ? "" : ", ").append(k).append("=").append(v);
             }
-            m.accelerators[where + ":" + scalar_of(side.fields, "name")] = params;
+            where.append(":").append(scalar_of(side.fields, "name"));
+            m.accelerators[where] = params;
           }
         }
       }
@@ -269,7 +270,8 @@ Result<std::vector<TritonModel>> read_model_repository(const std::string& repo) 
   std::sort(dirs.begin(), dirs.end());
   std::vector<TritonModel> out;
   for (const auto& d : dirs) {
-    std::string path = repo + "/" + d + "/config.pbtxt";
+    std::string path = repo;
+    path.append("/").append(d).append("/config.pbtxt");
     auto text = read_user_file(path, 1u << 20);
     if (!text) {
       TritonModel m;

@@ -139,7 +139,7 @@ Pools count_pools(const Facts& f, int cores) {
 
 std::vector<Finding> judge_demand(const Facts& f, const Thresholds& th) {
   const auto& sc = f.serving_config;
-  if (!sc.collected) return {skipped(kDemand, "serving configuration not collected")};
+  if (!sc.collected) return {};  // a snapshot from before the serving collector: nothing to say
   auto budget = cpu_budget(f);
   if (!budget) return {skipped(kDemand, "CPU count unknown: " + f.host.cpu.logical_cpus.why())};
   int cores = host_cores(f);
@@ -180,7 +180,7 @@ std::vector<Finding> judge_demand(const Facts& f, const Thresholds& th) {
 
 std::vector<Finding> judge_triton(const Facts& f, const Thresholds&) {
   const auto& tm = f.serving_config.triton_models;
-  if (!f.serving_config.collected) return {skipped(kTriton, "serving configuration not collected")};
+  if (!f.serving_config.collected) return {};
   if (!tm.has()) {
     // No --model-repo: an opt-in input, like the files of `plumb h5`; a repository that could not
     // be read is a skip with the reason.
