@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "analyze/log_scan.h"
@@ -94,23 +95,24 @@ TEST(LogScan, HealthyRealLogsRaiseNoAlarm) {
   EXPECT_GE(files, 10);
 }
 
+// The values a signature read from a sample, compared with what its thread shows.
+void expect_values(const SignatureHits* h, const std::map<std::string, std::string>& want) {
+  ASSERT_NE(h, nullptr);
+  for (const auto& [k, v] : want) {
+    auto it = h->values.find(k);
+    ASSERT_NE(it, h->values.end()) << h->signature << " has no " << k;
+    EXPECT_EQ(it->second, v) << h->signature << " " << k;
+  }
+}
+
 TEST(LogScan, OomValuesOldAndNewFormat) {
   auto old = scan_fixture("oom-gpu-held-by-zombie-process-shared-node.log");
-  const auto* h = hit(old, "cuda_oom");
-  ASSERT_NE(h, nullptr);
-  EXPECT_EQ(h->values.at("request"), "216.00 MiB");
-  EXPECT_EQ(h->values.at("capacity"), "7.92 GiB");
-  EXPECT_EQ(h->values.at("free"), "24.56 MiB");
-  EXPECT_EQ(h->values.at("reserved"), "86.00 MiB");
-  EXPECT_EQ(h->values.at("allocated"), "69.17 MiB");
-  EXPECT_EQ(h->values.at("gpu"), "0");
+  expect_values(hit(old, "cuda_oom"), {{"request", "216.00 MiB"}, {"capacity", "7.92 GiB"}, {"free", "24.56 MiB"},
+                                       {"reserved", "86.00 MiB"}, {"allocated", "69.17 MiB"}, {"gpu", "0"}});
   auto now = scan_fixture("oom-with-free-memory-expandable-segments-avoids.log");
-  h = hit(now, "cuda_oom");
+  const auto* h = hit(now, "cuda_oom");
   ASSERT_NE(h, nullptr);
-  EXPECT_EQ(h->values.at("request"), "20.00 MiB");
-  EXPECT_EQ(h->values.at("capacity"), "4.00 GiB");
-  EXPECT_EQ(h->values.at("free"), "2.35 GiB");
-  EXPECT_EQ(h->values.at("unallocated"), "24.85 MiB");
+  expect_values(h, {{"request", "20.00 MiB"}, {"capacity", "4.00 GiB"}, {"free", "2.35 GiB"}, {"unallocated", "24.85 MiB"}});
   EXPECT_EQ(h->count, 1u) << "three patterns on one line count once";
 }
 
@@ -118,11 +120,7 @@ TEST(LogScan, WatchdogValuesAndWhereTheyWereRead) {
   auto s = scan_fixture("nccl-watchdog-timeout-broken-venv-multinode.log");
   const auto* h = hit(s, "nccl_watchdog_timeout");
   ASSERT_NE(h, nullptr);
-  EXPECT_EQ(h->values.at("seq"), "52");
-  EXPECT_EQ(h->values.at("op"), "ALLREDUCE");
-  EXPECT_EQ(h->values.at("timeout_ms"), "240000");
-  EXPECT_EQ(h->values.at("ran_ms"), "240077");
-  EXPECT_EQ(h->values.at("rank"), "11");
+  expect_values(h, {{"seq", "52"}, {"op", "ALLREDUCE"}, {"timeout_ms", "240000"}, {"ran_ms", "240077"}, {"rank", "11"}});
   EXPECT_TRUE(h->value_at.at("seq").ends_with("nccl-watchdog-timeout-broken-venv-multinode.log:3"));
   ASSERT_FALSE(h->samples.empty());
   EXPECT_EQ(h->samples[0].line, 3u);
