@@ -3,6 +3,7 @@
 // (healthy: 64 GiB); a snapshot of the failing node gives the same verdict; healthy logs raise
 // nothing; stdin, gzip, --symptom, every format, both languages; bad input exits 2.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -204,6 +205,14 @@ TEST(DiagnoseE2E, BadInputExits2WithOneLine) {
     EXPECT_FALSE(r.err.empty()) << args.back();
     EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
   }
+  // A FIFO without a writer is refused at once, never waited on.
+  const std::string fifo = ::testing::TempDir() + "/plumb_diagnose_fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto f = test::run_plumb({"diagnose", fifo, "--root", test::host_fixture("healthy")});
+  EXPECT_EQ(f.exit_code, 2);
+  EXPECT_NE(f.err.find("not a regular file"), std::string::npos) << f.err;
+  std::filesystem::remove(fifo);
   auto typo = test::run_plumb({"diagnose", "--symptom", "hnag"});
   EXPECT_NE(typo.err.find("did you mean hang"), std::string::npos) << typo.err;
 }
