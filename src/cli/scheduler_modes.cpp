@@ -115,7 +115,7 @@ int run_scheduler_guarded(const SchedulerOptions& o, const std::string& lang_fla
   if (!o.npd) return check();
   try {
     return check();
-  } catch (const UsageError& e) {
+  } catch (const std::exception& e) {  // UsageError, and anything plumb did not expect: "unknown" either way
     std::cout << npd_unknown(e.what(), detect_lang(lang_flag)).line << "\n" << std::flush;
     return kNpdUnknown;
   }

@@ -40,7 +40,7 @@ struct SchedulerRun {
 SchedulerRun prepare_scheduler_mode(const SchedulerOptions& o, Selection& sel, Context& ctx, Lang lang);
 // Prints the mode's output for the judged report and returns the exit code.
 int finish_scheduler_mode(const SchedulerOptions& o, const SchedulerRun& run, const Report& r, Lang lang);
-// Runs `check`; with --npd a UsageError becomes NPD's "unknown" line on stdout (exit 2).
+// Runs `check`; with --npd an error becomes NPD's "unknown" line on stdout (exit 2).
 int run_scheduler_guarded(const SchedulerOptions& o, const std::string& lang_flag, const std::function<int()>& check);
 
 }  // namespace plumb
