@@ -459,7 +459,7 @@ std::vector<SymptomFunnel> make_symptoms() {
                {"Is the computation deterministic? Non-deterministic kernels and TF32 change results run to run.",
                 "计算是否确定？非确定性 kernel 与 TF32 会让每次结果不同。"},
                {"l3.framework.tf32", "l3.framework.cudnn_benchmark", "l3.framework.cublas_workspace"},
-               {{{"whether two runs with one seed agree", "同一种子两次运行是否一致"},
+               {{{"whether two runs with one seed agree", "同一随机种子两次运行是否一致"},
                  "torch.use_deterministic_algorithms(True); run twice with the same seed and compare"},
                 kDiff},
                "https://pytorch.org/docs/stable/notes/randomness.html"});
