@@ -16,7 +16,8 @@ namespace {
 
 const bool kStrings = register_ui({
     {"npd.problem", {"plumb {layer}: {count} failed: {first}", "plumb {layer}：{count} 项失败：{first}"}},
-    {"npd.ok", {"plumb {layer}: ok, {pass} passed, {warn} warnings", "plumb {layer}：正常，{pass} 项通过，{warn} 项警告"}},
+    {"npd.ok", {"plumb {layer}: ok, {pass} passed, {warn} warnings, {skip} not checked",
+                "plumb {layer}：正常，{pass} 项通过，{warn} 项警告，{skip} 项未检查"}},
     {"npd.unknown", {"plumb {layer}: not checked: {reason}", "plumb {layer}：未检查：{reason}"}},
     {"npd.no_checks", {"no check of this layer ran", "本层没有检查运行"}},
     {"npd.all_layers", {"all layers", "全部层"}},
@@ -88,6 +89,7 @@ NpdVerdict npd_verdict(const std::vector<Finding>& findings, std::optional<Secti
   } else if (t.pass + t.warn + t.info > 0) {
     args["pass"] = std::to_string(t.pass);
     args["warn"] = std::to_string(t.warn);
+    args["skip"] = std::to_string(t.skip);
     v.exit_code = kNpdOk;
     v.line = fill(tr(lang, "npd.ok"), args);
   } else {
