@@ -19,12 +19,6 @@ std::string sci(double v) {
   return buf;
 }
 
-std::string index_text(const std::vector<std::uint64_t>& idx) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < idx.size(); ++i) s += (i ? ", " : "") + std::to_string(idx[i]);
-  return s + ")";
-}
-
 std::vector<Finding> judge_outdiff(const Facts& facts, const Thresholds& th) {
   std::vector<Finding> out;
   const auto& d = facts.outdiff;
@@ -50,14 +44,14 @@ std::vector<Finding> judge_outdiff(const Facts& facts, const Thresholds& th) {
     f.add("dtype / shape", a.dtype_a + " " + npy_shape_text(a.shape_a) + (a.fortran_a ? " F" : "") + " vs " + a.dtype_b + " " +
                                npy_shape_text(a.shape_b) + (a.fortran_b ? " F" : ""), src);
     f.add("mismatches", std::to_string(a.mismatches) + " of " + std::to_string(a.elements), src);
-    if (a.mismatches > 0) f.add("first mismatch", index_text(a.first_mismatch) + " " + a.first_values, src);
+    if (a.mismatches > 0) f.add("first mismatch", npy_shape_text(a.first_mismatch) + " " + a.first_values, src);
     f.add("absolute error max / mean / median / p99",
           sci(a.max_abs) + " / " + sci(a.mean_abs) + " / " + sci(a.median_abs) + " / " + sci(a.p99_abs), src);
     f.add("relative error max / mean / median / p99",
           sci(a.max_rel) + " / " + sci(a.mean_rel) + " / " + sci(a.median_rel) + " / " + sci(a.p99_rel), src);
     if (a.nonfinite > 0) f.add("pairs with NaN or inf", std::to_string(a.nonfinite), src);
     f.arg("mismatches", std::to_string(a.mismatches)).arg("elements", std::to_string(a.elements));
-    f.arg("first", index_text(a.first_mismatch) + " " + a.first_values);
+    f.arg("first", npy_shape_text(a.first_mismatch) + " " + a.first_values);
     f.arg("mean", sci(a.mean_abs)).arg("max", sci(a.max_abs));
     if (a.mismatches > 0) {
       f.status = Status::fail;
