@@ -142,6 +142,10 @@ Report judge_fleet(std::vector<NodeSnapshot> nodes, const FleetRun& run, const C
   r.facts.meta.started_at = now_iso8601();
   r.facts.meta.hostname = compact_hosts(names);
   r.facts.fleet = build_fleet(nodes);
+  // The report's Environment lines describe one machine; a fleet's are in the consistency table.
+  const std::string per_node = "a fleet of " + std::to_string(nodes.size()) + " nodes: see the consistency table";
+  r.facts.host.os.pretty_name = Fact<std::string>::none(per_node);
+  r.facts.host.os.kernel = Fact<std::string>::none(per_node);
   FleetFacts& f = r.facts.fleet;
   f.mode = run.mode;
   double rate = f.network.line_rate_gbytes_per_s;

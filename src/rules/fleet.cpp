@@ -19,6 +19,16 @@ constexpr const char* kP2p = "l2.fleet.p2p_slow";
 constexpr const char* kNccl = "l2.fleet.nccl_allreduce";
 constexpr std::size_t kMaxEvidence = 16;  // nodes listed as evidence per finding; the rest counted
 
+// A finding about the whole fleet (subject "fleet").
+Finding fleet_finding(const char* id, Status status, std::string threshold = {}) {
+  Finding x;
+  x.id = id;
+  x.subject = "fleet";
+  x.status = status;
+  x.threshold = std::move(threshold);
+  return x;
+}
+
 int answered(const FleetFacts& f) {
   return static_cast<int>(std::count_if(f.nodes.begin(), f.nodes.end(), [](const FleetNode& n) { return n.no_result.empty(); }));
 }
@@ -51,13 +61,9 @@ std::vector<Finding> inconsistent(const Facts& facts, const Thresholds&) {
     out.push_back(std::move(x));
   }
   if (out.empty()) {
-    Finding p;
-    p.id = kInconsistent;
-    p.subject = "fleet";
-    p.status = Status::pass;
-    p.arg("nodes", std::to_string(n)).arg("keys", std::to_string(f.compared_keys));
-    p.threshold = "equal on every node";
-    out.push_back(std::move(p));
+    out.push_back(fleet_finding(kInconsistent, Status::pass, "equal on every node")
+                      .arg("nodes", std::to_string(n))
+                      .arg("keys", std::to_string(f.compared_keys)));
   }
   return out;
 }
@@ -105,24 +111,11 @@ std::vector<Finding> outliers(const Facts& facts, const Thresholds& th) {
     }
   }
   if (judged == 0) {
-    Finding i;
-    i.id = kOutlier;
-    i.subject = "fleet";
-    i.status = Status::info;
+    Finding i = fleet_finding(kOutlier, Status::info, threshold);
     i.variant = "few";
-    i.arg("min", std::to_string(rule.min_nodes));
-    i.threshold = threshold;
-    return {i};
+    return {i.arg("min", std::to_string(rule.min_nodes))};
   }
-  if (out.empty()) {
-    Finding p;
-    p.id = kOutlier;
-    p.subject = "fleet";
-    p.status = Status::pass;
-    p.arg("metrics", std::to_string(judged));
-    p.threshold = threshold;
-    out.push_back(std::move(p));
-  }
+  if (out.empty()) out.push_back(fleet_finding(kOutlier, Status::pass, threshold).arg("metrics", std::to_string(judged)));
   return out;
 }
 
@@ -141,14 +134,7 @@ std::vector<Finding> no_result(const Facts& facts, const Thresholds&) {
     x.threshold = "a snapshot from every node";
     out.push_back(std::move(x));
   }
-  if (out.empty()) {
-    Finding p;
-    p.id = kNoResult;
-    p.subject = "fleet";
-    p.status = Status::pass;
-    p.arg("nodes", std::to_string(f.nodes.size()));
-    out.push_back(std::move(p));
-  }
+  if (out.empty()) out.push_back(fleet_finding(kNoResult, Status::pass).arg("nodes", std::to_string(f.nodes.size())));
   return out;
 }
 
