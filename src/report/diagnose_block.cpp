@@ -11,7 +11,9 @@
 namespace plumb {
 namespace {
 
-bool is_symptom(const Finding& f) { return f.id.starts_with("l1.log.") || f.id.starts_with("l1.symptom."); }
+bool is_symptom(const Finding& f) {
+  return f.id.starts_with("l1.log.") || f.id.starts_with("l1.symptom.") || f.id == kNoMatchId;
+}
 
 std::string arg(const Finding& f, const char* k) {
   auto it = f.args.find(k);

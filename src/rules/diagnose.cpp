@@ -124,6 +124,17 @@ std::vector<Finding> log_findings(const LogScan& scan) {
     conclude(sig->id, x, h.values);
     out.push_back(std::move(x));
   }
+  if (out.empty() && !scan.files.empty()) {
+    Finding none;
+    none.id = kNoMatchId;
+    none.status = Status::info;
+    none.subject = "log";
+    std::string files;
+    for (const auto& f : scan.files) files += (files.empty() ? "" : ", ") + f;
+    none.arg("files", files).arg("lines", std::to_string(scan.lines)).arg("bytes", human_bytes(scan.bytes));
+    none.arg("signatures", std::to_string(log_signatures().size()));
+    out.push_back(std::move(none));
+  }
   return out;
 }
 
@@ -276,6 +287,17 @@ std::vector<CatalogEntry> rows() {
                {"Fix the confirmed cause (its own finding gives the fix), then run the job again.",
                 "修复已确认的原因（其自身的检查结果给出修复方法），然后重新运行作业。"},
                "plumb check --only {check}",
+               {},
+               {}});
+  r.push_back({kNoMatchId, Layer::L1, Pillar::platform, Section::environment,
+               {"no known failure signature in the logs", "日志中没有已知的故障特征"},
+               {{"info",
+                 {"none of the {signatures} signatures matched in {lines} lines ({bytes}) of {files}.",
+                  "在 {files} 的 {lines} 行（{bytes}）中，{signatures} 个特征均未匹配。"}}},
+               {"If the job failed anyway, start from its symptom: plumb diagnose --symptom NAME (hang, nan-loss, oom, "
+                "slow-step, ...).",
+                "如果作业仍然失败，请从症状开始：plumb diagnose --symptom NAME（hang、nan-loss、oom、slow-step 等）。"},
+               "plumb diagnose --symptom hang",
                {},
                {}});
   r.push_back({kCaptureId, Layer::L1, Pillar::platform, Section::environment,

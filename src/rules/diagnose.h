@@ -14,13 +14,14 @@ namespace plumb {
 
 inline constexpr const char* kCauseId = "l1.diagnose.cause";
 inline constexpr const char* kCaptureId = "l1.diagnose.capture";
+inline constexpr const char* kNoMatchId = "l1.diagnose.no_match";
 
 // "cuda_oom" -> "l1.log.cuda_oom"; "nan-loss" -> "l1.symptom.nan_loss".
 std::string log_finding_id(const std::string& signature);
 std::string symptom_finding_id(const std::string& symptom);
 
 // One fail finding per matched signature: the lines (file:line, text), the values read and the
-// message variant the values call for.
+// message variant the values call for. Nothing matched: one info finding saying what was read.
 std::vector<Finding> log_findings(const LogScan& scan);
 // The L1 finding of a named symptom and one capture finding per evidence step.
 std::vector<Finding> symptom_findings(const SymptomFunnel& s);

@@ -131,7 +131,9 @@ TEST(DiagnoseE2E, HealthyLogsRaiseNothing) {
   auto d = diagnose({test::fixture("comm/nccl-tests/leonardo-4x-a100-sxm-64gb-sendrecv_perf-nccl-info-interleaved.txt"),
                      log("healthy/vllm-collect-env-8x-h100-sxm5-nv18-dstack.txt"), "--root", test::host_fixture("healthy")});
   EXPECT_EQ(d.run.exit_code, 0) << d.run.err;
-  EXPECT_TRUE(d.doc["findings"].empty()) << d.doc["findings"].dump();
+  ASSERT_EQ(d.doc["findings"].size(), 1u) << d.doc["findings"].dump();
+  EXPECT_EQ(d.doc["findings"][0]["id"], "l1.diagnose.no_match");
+  EXPECT_EQ(d.doc["findings"][0]["status"], "info");
 }
 
 TEST(DiagnoseE2E, StdinAndGzip) {

@@ -87,6 +87,16 @@ TEST(Diagnose, LoopbackAndDriverVersion) {
   EXPECT_EQ(by_id(findings_of("minimal/insufficient-driver.log"), "l1.log.cuda_driver_too_old")->variant, "");
 }
 
+TEST(Diagnose, NothingMatchedSaysWhatWasRead) {
+  auto fs = findings_of("ort-cuda-output-mismatch-tf32-ampere.log");
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].id, kNoMatchId);
+  EXPECT_EQ(fs[0].status, Status::info);
+  EXPECT_EQ(fs[0].args.at("lines"), "18");
+  EXPECT_TRUE(candidate_checks(fs[0]).empty());
+  EXPECT_EQ(exit_code_for(fs), 0);
+}
+
 TEST(Diagnose, EvidenceCitesFileLineAndText) {
   auto fs = findings_of("xid79-pcie-surprise-down-gpu-burn.log");
   const Finding* f = by_id(fs, "l1.log.gpu_xid");
