@@ -54,7 +54,13 @@ std::string diagnose_block(const Report& r, const RenderOptions& o, const std::s
         values += " = ";
         values += ev.value;
       }
-      if (!values.empty()) out += block_line(ind + tr(lang, "diagnose.values") + " " + values, format);
+      if (!values.empty()) {
+        std::string line = ind;
+        line += tr(lang, "diagnose.values");
+        line += " ";
+        line += values;
+        out += block_line(line, format);
+      }
     }
     // Causes in verdict order (the findings already are; keep it if they were re-ordered).
     for (const char* verdict : {"confirmed", "refuted", "not_checkable"}) {
