@@ -119,6 +119,10 @@ Text regression_pointers(const std::string& metric) {
     return {"DataLoader settings (num_workers, pin_memory, prefetch_factor), torch/CUDA versions, CPU governor, GPU clocks; then the data, memory and GPU layers of plumb check",
             "DataLoader 设置（num_workers、pin_memory、prefetch_factor）、torch/CUDA 版本、CPU 调频策略、GPU 时钟；再看 plumb check 的数据层、内存与 GPU 层"};
   }
+  if (family == "ort") {
+    return {"CPUs granted by the cgroup (quota, cpuset) and CFS throttling, ONNX Runtime version and its default thread pool, other jobs on the host (load average), CPU governor",
+            "cgroup 分配的 CPU（配额、cpuset）与 CFS 限流、ONNX Runtime 版本及其默认线程池、主机上的其他任务（负载）、CPU 调频策略"};
+  }
   return {"the environment differences listed below, then plumb check", "下方列出的环境差异，然后运行 plumb check"};
 }
 
@@ -131,6 +135,7 @@ std::vector<std::string> regression_l3_ids(const std::string& metric) {
   if (family == "d2d" || family == "allreduce") return {"l3.comm.p2p_disabled", "l3.comm.ib_disable", "l3.comm.topo_file", "l3.comm.pcie_link_width"};
   if (family == "gemm") return {"l3.gpu.throttle", "l3.gpu.temperature", "l3.gpu.toolkit_runtime"};
   if (family == "step") return {"l3.framework.cudnn_benchmark", "l3.compute.cpu_governor", "l3.gpu.throttle", "l3.storage.data_path"};
+  if (family == "ort") return {"l3.serving.thread_demand", "l3.compute.thread_oversubscription", "l3.compute.cpu_governor"};
   return {};
 }
 
