@@ -30,7 +30,6 @@ struct WatchArgs {
   std::string duration;
   std::string record;
   std::size_t keep = 3600;
-  bool quiet = false;
   OutputOptions output;
 };
 
@@ -90,7 +89,7 @@ int run_watch(const WatchArgs& a) {
 
   // Live view: a screen on a terminal; plain lines when stdout is a pipe and the summary is text.
   bool tty = ::isatty(STDOUT_FILENO) != 0;
-  bool show = !a.quiet && (tty || (a.output.format == "term" && a.output.out.empty()) || !a.output.out.empty());
+  bool show = !a.output.quiet && (tty || (a.output.format == "term" && a.output.out.empty()) || !a.output.out.empty());
   bool screen = show && tty;
 
   auto start = std::chrono::steady_clock::now();
@@ -157,7 +156,6 @@ const bool kWatch = register_subcommand(
        app.add_option("--gpu-script", a->gpu_script, "simulate GPUs from a JSON script instead of NVML (tests, demos)");
        app.add_option("--config", a->config, "TOML file overriding thresholds");
        app.add_option("--keep", a->keep, "samples kept for the summary (older ones are only in --record)")->capture_default_str();
-       app.add_flag("--quiet,-q", a->quiet, "no live view, only the summary");
        add_output_options(app, a->output, report_formats_with_prom());
        return [a] { return run_watch(*a); };
      }});

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string_view>
 
 #include "cli/check_options.h"
 #include "core/atomic_file.h"
@@ -53,6 +54,11 @@ void add_output_options(CLI::App& app, OutputOptions& o, const std::vector<std::
   app.add_option("--format,-f", o.format, "output format: " + joined(formats, "|"))->capture_default_str();
   app.add_option("--lang", o.lang, "report language: en|zh (default: from LC_ALL/LANG)");
   app.add_option("--out,-o", o.out, "write the report to FILE (atomically) instead of stdout");
+  if (std::find(formats.begin(), formats.end(), "term") != formats.end()) {
+    auto* v = app.add_flag("--verbose,-v", o.verbose, "terminal report: every check that passed or was not checked, and the whole environment");
+    auto* q = app.add_flag("--quiet,-q", o.quiet, "terminal report: only the verdict line (the exit code says the same)");
+    v->excludes(q);
+  }
 }
 
 RenderOptions render_options(const OutputOptions& o) {
@@ -61,7 +67,10 @@ RenderOptions render_options(const OutputOptions& o) {
   if (!o.lang.empty() && !parse_lang(o.lang, l)) throw UsageError("unknown language '" + o.lang + "' (use en or zh)");
   r.lang = detect_lang(o.lang);
   const char* no_color = std::getenv("NO_COLOR");  // NOLINT(concurrency-mt-unsafe)
-  r.color = o.out.empty() && ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0');
+  const char* term = std::getenv("TERM");       // NOLINT(concurrency-mt-unsafe)
+  r.color = o.out.empty() && ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0') &&
+            (term == nullptr || std::string_view(term) != "dumb");
+  r.verbosity = o.quiet ? -1 : o.verbose ? 1 : 0;
   return r;
 }
 

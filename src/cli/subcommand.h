@@ -37,6 +37,8 @@ struct OutputOptions {
   std::string lang;
   std::string out;                   // write atomically to this file instead of stdout
   std::vector<std::string> formats;  // what this command accepts (its --help lists exactly these)
+  bool verbose = false;              // -v: every pass and skip in the terminal report
+  bool quiet = false;                // -q: only the verdict line (and the exit code)
 };
 void add_output_options(CLI::App& app, OutputOptions& o, const std::vector<std::string>& formats = report_formats(),
                         const std::string& default_format = "term");

@@ -1,9 +1,15 @@
-// Terminal report: one summary line per layer, then failures and warnings with their evidence,
-// fix and verify command, then passes and skipped checks. Colour only when asked (TTY, no NO_COLOR).
+// Terminal report, made to be read in five seconds (like nvidia-smi or `brew doctor`): a short
+// header, failures and warnings with their evidence, fix and verify command, notes in one line
+// each, one line per layer with identical skip reasons grouped, then the verdict. -v adds every
+// pass and skip and the whole environment; -q prints the verdict line only. Colour only on a TTY,
+// never with NO_COLOR or TERM=dumb.
 #include <array>
+#include <map>
 #include <sstream>
 
 #include "core/catalog.h"
+#include "core/i18n.h"
+#include "core/text.h"
 #include "report/report.h"
 
 namespace plumb {
@@ -34,74 +40,158 @@ std::string tag(Status s, Lang lang, const Paint& p) {
   return p(colour(s), "[" + t + "]");
 }
 
+// "1 warning", "2 warnings", "1 项警告".
+std::string count_of(Status s, std::int64_t n, Lang lang) {
+  std::string key = std::string("count.") + status_name(s) + (n == 1 ? "_one" : "");
+  return fill(tr(lang, key), {{"n", std::to_string(n)}});
+}
+
+std::string tally_text(const Tally& t, Lang lang, bool nonzero_only) {
+  std::string out;
+  const std::array<std::pair<Status, std::int64_t>, 5> parts{{{Status::fail, t.fail},
+                                                              {Status::warn, t.warn},
+                                                              {Status::skip, t.skip},
+                                                              {Status::pass, t.pass},
+                                                              {Status::info, t.info}}};
+  for (const auto& [s, n] : parts) {
+    if (nonzero_only && n == 0) continue;
+    if (!out.empty()) out += tr(lang, "count.sep");
+    out += count_of(s, n, lang);
+  }
+  return out;
+}
+
+bool not_available(const std::string& v) { return v.rfind("n/a", 0) == 0; }
+
+// At most six lines: OS and kernel, CPU and memory, GPUs, driver and CUDA, Python and framework.
+std::vector<std::string> short_header(const Facts& facts, Lang lang) {
+  std::map<std::string, std::string> v;
+  for (const auto& l : environment_lines(facts)) v[l.label_key] = l.value;
+  const std::vector<std::vector<std::string>> rows{{"env.os", "env.kernel"},
+                                                   {"env.cpu_model", "env.cpu_topology", "env.memory"},
+                                                   {"env.gpus"},
+                                                   {"env.nvidia_driver", "env.cuda_driver", "env.cuda_runtime"},
+                                                   {"env.python", "env.pytorch"}};
+  std::vector<std::string> out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (const auto& key : row) {
+      auto it = v.find(key);
+      if (it == v.end() || it->second.empty() || not_available(it->second)) continue;
+      line += (line.empty() ? "" : " · ") + tr(lang, key) + ": " + it->second;
+    }
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+void finding_detail(std::ostringstream& os, const Finding& f, Lang lang, const Paint& p) {
+  for (const auto& ev : f.evidence) {
+    os << "       " << tr(lang, "label.evidence") << ": " << ev.what << " = " << ev.value;
+    if (!ev.source.empty()) os << p("2", "  (" + ev.source + ")");
+    os << "\n";
+  }
+  if (!f.threshold.empty()) os << "       " << tr(lang, "label.threshold") << ": " << f.threshold << "\n";
+  std::string fix = finding_fix(f, lang);
+  if (!fix.empty()) os << "       " << tr(lang, "label.fix") << ": " << fix << "\n";
+  std::string verify = finding_verify(f);
+  if (!verify.empty()) os << "       " << tr(lang, "label.verify") << ": " << p("1", verify) << "\n";
+  std::string gain = finding_gain(f, lang);
+  if (!gain.empty()) os << "       " << tr(lang, "label.gain") << ": " << gain << "\n";
+}
+
+std::string verdict_line(const Report& r, Lang lang, const Paint& p) {
+  Tally t = tally(r.findings);
+  return p("1", tally_text(t, lang, false)) + tr(lang, "summary.sep") +
+         tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok") + "\n";
+}
+
 std::string render_term(const Report& r, const RenderOptions& o) {
   Lang lang = o.lang;
   Paint p{o.color};
+  if (o.verbosity < 0) return verdict_line(r, lang, p);
+  const bool verbose = o.verbosity > 0;
   std::ostringstream os;
   const auto& m = r.facts.meta;
   os << p("1", "plumb " + tr(lang, "report.title")) << " — " << (m.hostname.empty() ? "?" : m.hostname) << "\n";
-  for (const auto& l : environment_lines(r.facts)) os << "  " << tr(lang, l.label_key) << ": " << l.value << "\n";
+  if (verbose) {
+    for (const auto& l : environment_lines(r.facts)) {
+      if (l.value.find("(not collected)") != std::string::npos) continue;  // a report about a file, not a host
+      os << "  " << tr(lang, l.label_key) << ": " << l.value << "\n";
+    }
+  } else {
+    for (const auto& l : short_header(r.facts, lang)) os << "  " << l << "\n";
+  }
   os << "\n";
   auto list = ordered(r.findings);
   constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
                                              Section::data,        Section::distributed, Section::baseline};
   for (Section s : kSections) os << report_blocks(r, s, o, "term");
-  for (Section s : kSections) {
-    std::vector<Finding> in;
-    for (const Finding* f : list) {
-      if (section_of(*f) == s) in.push_back(*f);
-    }
-    Tally t = tally(in);
-    std::string name = tr(lang, std::string("section.") + section_name(s));
-    os << "  " << p("1", name) << ": ";
-    if (in.empty()) {
-      os << tr(lang, "section.no_rules") << "\n";
-      continue;
-    }
-    os << fill(tr(lang, "summary.line"), {{"fail", std::to_string(t.fail)},
-                                          {"warn", std::to_string(t.warn)},
-                                          {"skip", std::to_string(t.skip)},
-                                          {"pass", std::to_string(t.pass)},
-                                          {"info", std::to_string(t.info)}})
-       << "\n";
-  }
-  os << "\n";
-  // Failures and warnings first, with everything needed to act on them.
+  // Failures and warnings first, with everything needed to act on them; notes in one line each.
+  bool any_listed = false;
+  // A host check lists dozens of passes; a report about one subject (a trace, a log, a recording)
+  // has a few findings that are its content, so its passes stay, in one line each.
+  const bool host_report = m.command.empty() || m.command == "check";
   for (Status want : {Status::fail, Status::warn, Status::info, Status::pass, Status::skip}) {
+    if (!verbose && want == Status::skip) continue;
+    if (!verbose && want == Status::pass && host_report) continue;
     for (const Finding* f : list) {
       if (f->status != want) continue;
       const CatalogEntry* e = find_entry(f->id);
       os << tag(f->status, lang, p) << " " << (e != nullptr ? e->title.in(lang) : f->id);
       if (f->subject != "host") os << " (" << f->subject << ")";
       os << p("2", "  " + f->id) << "\n       " << finding_message(*f, lang) << "\n";
-      if (want == Status::fail || want == Status::warn) {
-        for (const auto& ev : f->evidence) {
-          os << "       " << tr(lang, "label.evidence") << ": " << ev.what << " = " << ev.value;
-          if (!ev.source.empty()) os << p("2", "  (" + ev.source + ")");
-          os << "\n";
-        }
-        if (!f->threshold.empty()) os << "       " << tr(lang, "label.threshold") << ": " << f->threshold << "\n";
-        std::string fix = finding_fix(*f, lang);
-        if (!fix.empty()) os << "       " << tr(lang, "label.fix") << ": " << fix << "\n";
-        std::string verify = finding_verify(*f);
-        if (!verify.empty()) os << "       " << tr(lang, "label.verify") << ": " << p("1", verify) << "\n";
-        std::string gain = finding_gain(*f, lang);
-        if (!gain.empty()) os << "       " << tr(lang, "label.gain") << ": " << gain << "\n";
-      }
+      if (want == Status::fail || want == Status::warn) finding_detail(os, *f, lang, p);
+      any_listed = true;
     }
   }
-  Tally t = tally(r.findings);
-  os << "\n"
-     << p("1", fill(tr(lang, "summary.line"), {{"fail", std::to_string(t.fail)},
-                                               {"warn", std::to_string(t.warn)},
-                                               {"skip", std::to_string(t.skip)},
-                                               {"pass", std::to_string(t.pass)},
-                                               {"info", std::to_string(t.info)}}))
-     << tr(lang, "summary.sep")
-     << tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok")
-     << "\n";
+  if (any_listed) os << "\n";
+  // One line per layer that ran: its counts, and the most common reason a check could not run.
+  for (Section s : kSections) {
+    std::vector<const Finding*> in;
+    for (const Finding* f : list) {
+      if (section_of(*f) == s) in.push_back(f);
+    }
+    if (in.empty()) continue;
+    std::vector<Finding> copies;
+    std::map<std::string, int> reasons;
+    for (const Finding* f : in) {
+      copies.push_back(*f);
+      if (f->status == Status::skip) {
+        auto it = f->args.find("reason");
+        if (it != f->args.end()) ++reasons[it->second];
+      }
+    }
+    Tally t = tally(copies);
+    os << "  " << p("1", tr(lang, std::string("section.") + section_name(s))) << ": " << tally_text(t, lang, true);
+    if (!verbose && !reasons.empty()) {
+      auto top = std::max_element(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+      os << p("2", " — " + fill(tr(lang, top->second > 1 ? "layer.skip_reason_many" : "layer.skip_reason"),
+                                {{"reason", top->first}, {"n", std::to_string(top->second)}}));
+    }
+    os << "\n";
+  }
+  if (!verbose && host_report) os << p("2", "  " + tr(lang, "layer.more")) << "\n";
+  os << "\n" << verdict_line(r, lang, p);
   return os.str();
 }
+
+const bool kUi = register_ui({
+    {"count.fail", {"{n} failed", "{n} 项失败"}},
+    {"count.fail_one", {"{n} failed", "{n} 项失败"}},
+    {"count.warn", {"{n} warnings", "{n} 项警告"}},
+    {"count.warn_one", {"{n} warning", "{n} 项警告"}},
+    {"count.skip", {"{n} not checked", "{n} 项未检查"}},
+    {"count.skip_one", {"{n} not checked", "{n} 项未检查"}},
+    {"count.pass", {"{n} passed", "{n} 项通过"}},
+    {"count.pass_one", {"{n} passed", "{n} 项通过"}},
+    {"count.info", {"{n} notes", "{n} 项提示"}},
+    {"count.info_one", {"{n} note", "{n} 项提示"}},
+    {"count.sep", {", ", "，"}},
+    {"layer.skip_reason", {"not checked: {reason}", "未检查：{reason}"}},
+    {"layer.skip_reason_many", {"{n} not checked: {reason}", "{n} 项未检查：{reason}"}},
+    {"layer.more", {"-v lists every check that passed or could not run", "加 -v 列出所有通过或未能运行的检查"}},
+});
 
 const bool kRegistered = register_renderer({"term", render_term});
 

@@ -24,7 +24,10 @@ struct Report {
 
 struct RenderOptions {
   Lang lang = Lang::en;
-  bool color = false;  // terminal colours (only on a TTY, never with NO_COLOR)
+  bool color = false;  // terminal colours (only on a TTY, never with NO_COLOR or TERM=dumb)
+  // Terminal report: -1 the verdict line only (-q), 0 a short header, problems with their evidence
+  // and fix, a line per layer (default), 1 every pass and skip with the whole environment (-v).
+  int verbosity = 0;
 };
 
 struct RendererInfo {
