@@ -6,7 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
+#include <system_error>
 #include <filesystem>
 #include <memory>
 
@@ -93,7 +93,7 @@ int run_fleet(const FleetArgs& a) {
   for (auto& s : argv) cargv.push_back(s.data());
   cargv.push_back(nullptr);
   ::execv(companion.c_str(), cargv.data());
-  throw UsageError("plumb fleet: cannot run " + companion + ": " + std::strerror(errno));
+  throw UsageError("plumb fleet: cannot run " + companion + ": " + std::generic_category().message(errno));
 }
 
 int run_fleet_report(const FleetArgs& a) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <system_error>
 #include <deque>
 #include <filesystem>
 #include <iostream>
@@ -33,6 +34,9 @@
 #include "core/text.h"
 #include "report/report.h"
 
+// Every request below completes in wait_until (MPI_Test polled to a deadline, then MPI_Cancel and
+// MPI_Request_free), which clang's MPI checker does not recognise as a wait.
+// NOLINTBEGIN(clang-analyzer-optin.mpi.MPI-Checker)
 namespace plumb {
 namespace {
 
@@ -123,7 +127,8 @@ std::vector<std::optional<std::string>> gather_texts(const std::string& mine, in
     MPI_Request r1 = MPI_REQUEST_NULL, r2 = MPI_REQUEST_NULL;
     MPI_Isend(len_buf.data(), 1, MPI_UINT64_T, 0, kTagLength, MPI_COMM_WORLD, &r1);
     MPI_Isend(body.data(), static_cast<int>(body.size()), MPI_CHAR, 0, kTagBytes, MPI_COMM_WORLD, &r2);
-    if (wait_until(r1, deadline, false)) (void)wait_until(r2, deadline, false);
+    bool sent = wait_until(r1, deadline, false);
+    (void)wait_until(r2, sent ? deadline : Clock::now(), false);  // cancelled at once when the length was not taken
     return out;
   }
   out[0] = mine;
@@ -182,7 +187,7 @@ std::vector<std::optional<std::string>> gather_texts(const std::string& mine, in
 // This node's check in a child process: "S" + snapshot, or "N" + why there is none.
 std::string run_check(const Options& o) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "plumb-fleet-XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr) return "Ncannot create a temporary directory: " + std::string(std::strerror(errno));
+  if (::mkdtemp(tmpl.data()) == nullptr) return "Ncannot create a temporary directory: " + std::generic_category().message(errno);
   std::string file = tmpl + "/snapshot.json";
   std::vector<std::string> argv{o.plumb, "check"};
   argv.insert(argv.end(), o.check.begin(), o.check.end());
@@ -444,6 +449,7 @@ int rank_main(const Options& o, int rank, int size) {
 
 }  // namespace
 }  // namespace plumb
+// NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
 
 int main(int argc, char** argv) {
   auto o = plumb::parse_args(argc, argv);
