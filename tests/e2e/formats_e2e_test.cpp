@@ -3,6 +3,7 @@
 // summary, facts, findings; `history` has its own "history" object), `--format html` is one
 // complete page, an unknown format gets the "did you mean" of an unknown subcommand, and each
 // `--help` lists exactly the formats the command accepts.
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -143,6 +144,41 @@ TEST_F(FormatsE2E, UnknownFormatGetsTheHintAndHelpListsTheFormats) {
       EXPECT_NE(p.err.find("use term|md|json|html"), std::string::npos) << c.name << ": " << p.err;
     }
   }
+}
+
+}  // namespace
+}  // namespace plumb
+
+namespace plumb {
+namespace {
+
+TEST(TerminalReport, DefaultIsShortVerboseListsEverythingQuietIsTheVerdict) {
+  const std::string root = test::host_fixture("nvme-misconfigured");
+  auto brief = test::run_plumb({"check", "--root", root});
+  auto all = test::run_plumb({"check", "--root", root, "-v"});
+  auto quiet = test::run_plumb({"check", "--root", root, "-q"});
+  ASSERT_EQ(brief.exit_code, 1) << brief.err;
+  EXPECT_EQ(all.exit_code, 1);
+  EXPECT_EQ(quiet.exit_code, 1);
+  auto lines = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n'); };
+  EXPECT_LT(lines(brief.out), lines(all.out) / 2) << brief.out;
+  // The header: the title and at most six lines before the first blank line.
+  EXPECT_LE(lines(brief.out.substr(0, brief.out.find("\n\n"))), 6) << brief.out;
+  EXPECT_EQ(brief.out.find("[pass]"), std::string::npos) << brief.out;
+  EXPECT_EQ(brief.out.find("[skip]"), std::string::npos) << brief.out;
+  EXPECT_NE(brief.out.find("[FAIL]"), std::string::npos) << brief.out;
+  EXPECT_NE(brief.out.find("Fix: "), std::string::npos) << brief.out;
+  // Identical skip reasons are grouped on the layer line.
+  EXPECT_NE(brief.out.find("GPU layer: "), std::string::npos) << brief.out;
+  EXPECT_NE(brief.out.find("not checked: libnvidia-ml.so.1 not found"), std::string::npos) << brief.out;
+  EXPECT_NE(all.out.find("[pass]"), std::string::npos);
+  EXPECT_NE(all.out.find("[skip]"), std::string::npos);
+  EXPECT_EQ(lines(quiet.out), 1) << quiet.out;
+  EXPECT_NE(quiet.out.find("Infrastructure defects found"), std::string::npos) << quiet.out;
+  EXPECT_EQ(brief.out.find("1 warnings"), std::string::npos);
+  EXPECT_EQ(brief.out.find("1 notes"), std::string::npos);
+  auto both = test::run_plumb({"check", "--root", root, "-v", "-q"});
+  EXPECT_EQ(both.exit_code, 2);
 }
 
 }  // namespace
