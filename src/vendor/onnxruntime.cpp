@@ -114,7 +114,6 @@ std::string Runtime::status_message(void* status) const {
 Result<std::shared_ptr<Runtime>> Runtime::load(const std::string& path) {
   static std::mutex mu;
   static std::shared_ptr<Runtime> loaded;
-  static std::string failure;
   std::lock_guard<std::mutex> lock(mu);
   if (loaded) return loaded;
   std::string p = path;
@@ -233,7 +232,6 @@ void Session::release_prepared() {
     if (v != nullptr) fn<void (*)(void*)>(rt_->api, kReleaseValue)(v);
   }
   prepared_.clear();
-  prepared_data_.clear();
 }
 
 Result<bool> Session::prepare(const std::vector<Tensor>& inputs) {

@@ -69,7 +69,6 @@ class Session {
   void* session_ = nullptr;
   std::vector<TensorInfo> inputs_, outputs_;
   std::vector<void*> prepared_;
-  std::vector<std::string> prepared_data_;
   void release_prepared();
 };
 
