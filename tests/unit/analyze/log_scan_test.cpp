@@ -134,31 +134,33 @@ TEST(LogScan, WatchdogValuesAndWhereTheyWereRead) {
 }
 
 TEST(LogScan, OtherValues) {
-  auto ib = scan_fixture("nccl-ib-err4-acs-gdr-h100.log");
-  ASSERT_NE(hit(ib, "nccl_ib_completion_error"), nullptr);
-  EXPECT_EQ(hit(ib, "nccl_ib_completion_error")->values.at("error"), "4");
-  EXPECT_EQ(hit(ib, "nccl_ib_completion_error")->values.at("vendor_err"), "81");
-  EXPECT_EQ(hit(ib, "nccl_ib_completion_error")->count, 2u);
-  auto gloo = scan_fixture("gloo-connect-127011-loopback-hostname.log");
-  EXPECT_EQ(hit(gloo, "socket_connect_refused")->values.at("address"), "127.0.1.1");
-  EXPECT_EQ(hit(gloo, "socket_connect_refused")->values.at("port"), "3210");
-  auto drv = scan_fixture("driver-too-old-container-cuda121.log");
-  EXPECT_EQ(hit(drv, "cuda_driver_too_old")->values.at("found_version"), "11000");
+  // Each sample, its signature, the values its thread discusses and how many lines match.
+  struct Case {
+    const char* file;
+    const char* signature;
+    std::map<std::string, std::string> values;
+    std::uint64_t count;
+  };
+  const std::vector<Case> cases = {
+      {"nccl-ib-err4-acs-gdr-h100.log", "nccl_ib_completion_error", {{"error", "4"}, {"vendor_err", "81"}}, 2},
+      {"gloo-connect-127011-loopback-hostname.log", "socket_connect_refused", {{"address", "127.0.1.1"}, {"port", "3210"}}, 1},
+      {"driver-too-old-container-cuda121.log", "cuda_driver_too_old", {{"found_version", "11000"}}, 1},
+      {"xid79-pcie-surprise-down-gpu-burn.log", "gpu_xid", {{"xid", "79"}, {"pci", "0000:02:00"}}, 1},
+      {"no-kernel-image-sm86-cu102-wheel.log", "no_kernel_image",
+       {{"capability", "sm_86"}, {"supported", "sm_37 sm_50 sm_60 sm_70"}}, 3},
+      {"undefined-symbol-ncclcommregister-conflicting-nccl.log", "undefined_symbol_nccl", {{"symbol", "ncclCommRegister"}}, 1},
+      {"host-oom-cgroup-colab-dataloader-killed.log", "kernel_oom_kill", {{"process", "onmt_train"}, {"anon_rss", "6538204kB"}}, 1},
+      {"minimal/nan-loss.log", "nan_loss", {{"value", "nan"}}, 2},
+  };
+  for (const auto& c : cases) {
+    auto s = scan_fixture(c.file);
+    const auto* h = hit(s, c.signature);
+    ASSERT_NE(h, nullptr) << c.file;
+    expect_values(h, c.values);
+    EXPECT_EQ(h->count, c.count) << c.file;
+  }
   auto xid = scan_fixture("xid79-pcie-surprise-down-gpu-burn.log");
-  EXPECT_EQ(hit(xid, "gpu_xid")->values.at("xid"), "79");
-  EXPECT_EQ(hit(xid, "gpu_xid")->values.at("pci"), "0000:02:00");
   EXPECT_EQ(hit(xid, "gpu_xid")->samples.at(0).line, 13u);
-  auto sm = scan_fixture("no-kernel-image-sm86-cu102-wheel.log");
-  EXPECT_EQ(hit(sm, "no_kernel_image")->values.at("capability"), "sm_86");
-  EXPECT_EQ(hit(sm, "no_kernel_image")->values.at("supported"), "sm_37 sm_50 sm_60 sm_70");
-  auto sym = scan_fixture("undefined-symbol-ncclcommregister-conflicting-nccl.log");
-  EXPECT_EQ(hit(sym, "undefined_symbol_nccl")->values.at("symbol"), "ncclCommRegister");
-  auto oom = scan_fixture("host-oom-cgroup-colab-dataloader-killed.log");
-  EXPECT_EQ(hit(oom, "kernel_oom_kill")->values.at("process"), "onmt_train");
-  EXPECT_EQ(hit(oom, "kernel_oom_kill")->values.at("anon_rss"), "6538204kB");
-  auto nan = scan_fixture("minimal/nan-loss.log");
-  EXPECT_EQ(hit(nan, "nan_loss")->count, 2u);
-  EXPECT_EQ(hit(nan, "nan_loss")->values.at("value"), "nan");
 }
 
 TEST(LogScan, CrlfColoursPrefixesAndTimestampsAreTolerated) {
