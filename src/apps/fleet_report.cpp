@@ -136,6 +136,7 @@ Report judge_fleet(std::vector<NodeSnapshot> nodes, const FleetRun& run, const C
   unique_hosts(nodes);
   Report r;
   std::vector<std::string> names;
+  names.reserve(nodes.size());
   for (const auto& n : nodes) names.push_back(n.node.host);
   r.facts.meta.tool_version = plumb_version();
   r.facts.meta.command = "fleet";

@@ -90,6 +90,7 @@ int run_fleet(const FleetArgs& a) {
   argv.emplace_back("--");
   for (auto& s : check_args(a)) argv.push_back(std::move(s));
   std::vector<char*> cargv;
+  cargv.reserve(argv.size() + 1);
   for (auto& s : argv) cargv.push_back(s.data());
   cargv.push_back(nullptr);
   ::execv(companion.c_str(), cargv.data());

@@ -73,7 +73,8 @@ std::string compact_hosts(const std::vector<std::string>& hosts) {
       if (last != first) ranges += "-" + pad(last, width);
       it = next;
     }
-    parts.push_back(prefix + "[" + ranges + "]");
+    parts.push_back(prefix);
+    parts.back().append("[").append(ranges).append("]");
   }
   for (const auto& p : plain) parts.push_back(p);
   std::string out;

@@ -141,7 +141,9 @@ std::string matrix_html(const FleetNetwork& net, const std::vector<std::string>&
         continue;
       }
       double ratio = reference > 0 ? it->second / reference : 1;
-      out += std::string("<td style=\"background:") + shade(ratio) + "\" title=\"" + html_escape(a + " -> " + b) + "\">" +
+      std::string pair = a;
+      pair.append(" -> ").append(b);
+      out += std::string("<td style=\"background:") + shade(ratio) + "\" title=\"" + html_escape(pair) + "\">" +
              fmt_num(it->second, 2) + "</td>";
     }
     out += "</tr>";
