@@ -24,8 +24,20 @@ void add_machine_options(CLI::App& app, MachineOptions& o) {
 }
 
 Config load_config_or_throw(const std::string& path) {
-  if (path.empty()) return Config{};
-  auto c = load_config(path);
+  // PLUMB_NO_DEFAULT_CONFIG=1 reads only --config (tests, and runs that must not depend on the host).
+  const char* off = std::getenv("PLUMB_NO_DEFAULT_CONFIG");  // NOLINT(concurrency-mt-unsafe)
+  Config cfg;
+  if (off == nullptr || std::string(off) != "1") {
+    for (const auto& p : default_config_paths()) {
+      struct stat st {};
+      if (::stat(p.c_str(), &st) != 0) continue;  // absent: nothing to read
+      auto c = load_config(p, cfg);
+      if (!c) throw UsageError(c.error().message);
+      cfg = std::move(c.value());
+    }
+  }
+  if (path.empty()) return cfg;
+  auto c = load_config(path, cfg);
   if (!c) throw UsageError(c.error().message);
   return std::move(c.value());
 }

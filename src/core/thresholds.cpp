@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -139,8 +140,8 @@ double Thresholds::get(const std::string& key) const {
   return it->second;
 }
 
-Result<Config> parse_config(const std::string& text, const std::string& origin) {
-  Config cfg;
+Result<Config> parse_config(const std::string& text, const std::string& origin, const Config& base) {
+  Config cfg = base;
   toml::table doc;
   if (auto line = too_deep(text)) {
     return make_error(ErrorKind::invalid, origin + ":" + std::to_string(*line) + ": nesting deeper than " +
@@ -177,10 +178,22 @@ Result<Config> parse_config(const std::string& text, const std::string& origin) 
   return cfg;
 }
 
-Result<Config> load_config(const std::string& path) {
+Result<Config> load_config(const std::string& path, const Config& base) {
   auto text = read_user_file(path, 1u << 20);
   if (!text) return make_error(text.error().kind, "cannot read config " + text.error().message);
-  return parse_config(*text, path);
+  return parse_config(*text, path, base);
+}
+
+std::vector<std::string> default_config_paths() {
+  std::vector<std::string> out{"/etc/plumb/plumb.toml"};
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");  // NOLINT(concurrency-mt-unsafe)
+  const char* home = std::getenv("HOME");            // NOLINT(concurrency-mt-unsafe)
+  if (xdg != nullptr && xdg[0] == '/') {
+    out.push_back(std::string(xdg) + "/plumb/plumb.toml");
+  } else if (home != nullptr && home[0] == '/') {
+    out.push_back(std::string(home) + "/.config/plumb/plumb.toml");
+  }
+  return out;
 }
 
 std::string default_config_toml() {

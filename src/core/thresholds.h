@@ -39,9 +39,13 @@ struct Config {
   std::vector<std::string> skip;  // check ids or prefixes to skip, like --skip
 };
 
-// Parses TOML text. Unknown keys are errors with a "did you mean" hint.
-Result<Config> parse_config(const std::string& text, const std::string& origin);
-Result<Config> load_config(const std::string& path);
+// Parses TOML text over `base` (what it does not set keeps base's value; skip lists add up).
+// Unknown keys are errors with a "did you mean" hint.
+Result<Config> parse_config(const std::string& text, const std::string& origin, const Config& base = {});
+Result<Config> load_config(const std::string& path, const Config& base = {});
+// The configuration files read before --config, in order, later ones overriding earlier ones:
+// /etc/plumb/plumb.toml, then $XDG_CONFIG_HOME/plumb/plumb.toml ($HOME/.config when unset).
+std::vector<std::string> default_config_paths();
 // The defaults as a TOML document (plumb check --print-config).
 std::string default_config_toml();
 

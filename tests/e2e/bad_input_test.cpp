@@ -227,3 +227,43 @@ TEST(BadInput, ReportOfGarbageSnapshot) {
 
 }  // namespace
 }  // namespace plumb
+
+namespace plumb {
+namespace {
+
+TEST(ConfigLocations, UserConfigIsReadThenConfigOverridesIt) {
+  TempDir t("xdg");
+  fs::create_directories(t.dir / "plumb");
+  {
+    std::ofstream(t.dir / "plumb/plumb.toml") << "skip = [\"l3.storage\"]\n";
+  }
+  const std::string root = test::host_fixture("nvme-misconfigured");
+  auto with_user = run_plumb({"check", "--root", root, "-f", "json"}, {{"XDG_CONFIG_HOME", t.dir.string()}});
+  ASSERT_NE(with_user.exit_code, 2) << with_user.err;
+  auto by = findings_by_id(with_user.out);
+  EXPECT_FALSE(by.contains("l3.storage.io_scheduler")) << "the user's config was not read";
+  EXPECT_TRUE(by.contains("l3.memory.cgroup_oom_kills"));
+  // --config adds to it.
+  std::string extra = (t.dir / "extra.toml").string();
+  {
+    std::ofstream(extra) << "skip = [\"l3.memory\"]\n";
+  }
+  auto both = run_plumb({"check", "--root", root, "-f", "json", "--config", extra}, {{"XDG_CONFIG_HOME", t.dir.string()}});
+  by = findings_by_id(both.out);
+  EXPECT_FALSE(by.contains("l3.storage.io_scheduler"));
+  EXPECT_FALSE(by.contains("l3.memory.cgroup_oom_kills"));
+  // PLUMB_NO_DEFAULT_CONFIG=1: only --config.
+  auto none = run_plumb({"check", "--root", root, "-f", "json"},
+                        {{"XDG_CONFIG_HOME", t.dir.string()}, {"PLUMB_NO_DEFAULT_CONFIG", "1"}});
+  EXPECT_TRUE(findings_by_id(none.out).contains("l3.storage.io_scheduler"));
+  // A broken user config is an error naming its file and line, not ignored.
+  {
+    std::ofstream(t.dir / "plumb/plumb.toml") << "[thresholds]\n\"gpu.temperature_warn_c\" = true\n";
+  }
+  auto bad = run_plumb({"check", "--root", root}, {{"XDG_CONFIG_HOME", t.dir.string()}});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find((t.dir / "plumb/plumb.toml").string() + ":2"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace plumb
