@@ -309,9 +309,14 @@ const bool kCollector = register_collector(
        ServingConfigFacts s;
        s.collected = true;
        std::string src = ctx.proc_dir() + "/cmdline";
-       auto raw = ctx.root.read(src, 1u << 20);
-       s.cmdline = raw ? Fact<std::vector<std::string>>::of(parse_cmdline(*raw), src)
-                       : Fact<std::vector<std::string>>::none(raw.error().describe(), src);
+       if (ctx.pid <= 0) {
+         // plumb's own command line says nothing about a model server (and differs on every run).
+         s.cmdline = Fact<std::vector<std::string>>::none("no --pid: give the model server's process id", src);
+       } else {
+         auto raw = ctx.root.read(src, 1u << 20);
+         s.cmdline = raw ? Fact<std::vector<std::string>>::of(parse_cmdline(*raw), src)
+                         : Fact<std::vector<std::string>>::none(raw.error().describe(), src);
+       }
        if (ctx.model_repo.empty()) {
          s.triton_models = Fact<std::vector<TritonModel>>::none("no --model-repo given");
        } else {
