@@ -120,7 +120,7 @@ std::string build_request(const std::string& method, const Url& url,
   std::string r = method + " " + url.target + " HTTP/1.1\r\nHost: " + url.host_header() + "\r\n";
   bool has_ua = false;
   for (const auto& [k, v] : headers) {
-    r += k + ": " + v + "\r\n";
+    r.append(k).append(": ").append(v).append("\r\n");
     has_ua |= lower(k) == "user-agent";
   }
   if (!has_ua) r += "User-Agent: plumb-bench-serve\r\n";

@@ -34,10 +34,10 @@ std::string build_request(const std::string& method, const Url& url,
                           const std::vector<std::pair<std::string, std::string>>& headers, std::string_view body);
 
 struct Limits {
-  std::size_t max_head_bytes = 16 * 1024;
+  std::size_t max_head_bytes = std::size_t{16} * 1024;
   std::size_t max_headers = 100;
   std::uint64_t max_body_bytes = 64ULL * 1024 * 1024;
-  std::size_t keep_body_bytes = 1024 * 1024;  // bytes of the body kept for inspection (JSON replies)
+  std::size_t keep_body_bytes = std::size_t{1024} * 1024;  // bytes of the body kept for inspection (JSON replies)
 };
 
 class ResponseParser {
@@ -94,7 +94,7 @@ class ResponseParser {
 // are skipped. A line or an event over `max_bytes` is an error (the stream is then abandoned).
 class SseParser {
  public:
-  explicit SseParser(std::size_t max_bytes = 1024 * 1024) : max_(max_bytes) {}
+  explicit SseParser(std::size_t max_bytes = std::size_t{1024} * 1024) : max_(max_bytes) {}
   std::function<void(std::string_view data)> on_event;
   // false once the stream broke a cap; the reason is error().
   bool feed(std::string_view bytes);

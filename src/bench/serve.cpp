@@ -62,14 +62,14 @@ Result<ServeSettings> serve_settings(const BenchOptions& o) {
   if (!url) return url.error();
   LoadPlan& p = s.plan;
   p.url = *url;
-  for (const auto& [k, v] : o.serve) {
+  for (const auto& kv : o.serve) {
+    const std::string& k = kv.first;
     static const char* known[] = {"rate", "arrival", "concurrency", "connections", "p99", "api", "method", "body", "model",
                                   "shape", "datatype", "input-name", "prompt", "max-tokens", "no-stream", "triton-stats",
                                   "duration", "warmup", "timeout", "late-after", "seed"};
     if (std::none_of(std::begin(known), std::end(known), [&](const char* x) { return k == x; })) {
       return make_error(ErrorKind::invalid, "bench serve: unknown option --" + k);
     }
-    (void)v;
   }
   if (const auto* v = opt(o, "rate")) {
     auto r = parse_double(*v);

@@ -26,6 +26,12 @@ namespace plumb {
 
 namespace {
 
+// strerror_r (GNU form): several sender threads report errors at once.
+std::string errno_text(int e) {
+  char buf[256];
+  return ::strerror_r(e, buf, sizeof buf);
+}
+
 std::int64_t mono_ns() {
   timespec ts{};
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -86,6 +92,7 @@ class Worker {
     if (res.first_error.empty()) res.first_error = why;
   }
   void open_conn(std::int64_t now);
+  void connect_failed(Conn& c, int err, std::int64_t now);
   void close_conn(Conn& c);
   void set_interest(Conn& c, std::uint32_t ev);
   void start_request(Conn& c, std::int64_t intended, std::int64_t now);
@@ -117,7 +124,7 @@ class Worker {
   std::int64_t next_due_ = 0;
   std::int64_t connect_backoff_until_ = 0;
   std::optional<ArrivalSchedule> sched_;
-  std::vector<char> buf_ = std::vector<char>(64 * 1024);
+  std::vector<char> buf_ = std::vector<char>(std::size_t{64} * 1024);
 };
 
 std::size_t Worker::open_count() const {
@@ -165,7 +172,7 @@ void Worker::open_conn(std::int64_t now) {
   Conn& c = *slot;
   c.fd = ::socket(t_.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (c.fd < 0) {
-    note_error(std::string("socket: ") + std::strerror(errno));
+    note_error(std::string("socket: ") + errno_text(errno));
     connect_backoff_until_ = now + 10000000;
     return;
   }
@@ -179,22 +186,27 @@ void Worker::open_conn(std::int64_t now) {
   e.events = EPOLLOUT;
   e.data.u64 = idx + 1;
   if (rc != 0 && errno != EINPROGRESS) {
-    int err = errno;
-    close_conn(c);
-    note_error(std::string("connect: ") + std::strerror(err));
-    if (!pending_.empty()) {
-      if (pending_.front() >= warm_end_) ++res.err_connect;
-      pending_.pop_front();
-    } else if (p_.closed_loop && now >= warm_end_ && now < end_) {
-      ++res.err_connect;
-      ++res.scheduled;
-    }
-    connect_backoff_until_ = now + 10000000;  // 10 ms: no busy loop against a refusing port
+    connect_failed(c, errno, now);
     return;
   }
   ::epoll_ctl(ep_, EPOLL_CTL_ADD, c.fd, &e);
   c.interest = EPOLLOUT;
   res.peak_connections = std::max<std::uint64_t>(res.peak_connections, open_count());
+}
+
+// A connection that could not be made costs the request that waited for it (open loop: the
+// oldest due one; closed loop: the one it would have carried).
+void Worker::connect_failed(Conn& c, int err, std::int64_t now) {
+  close_conn(c);
+  note_error("connect: " + errno_text(err));
+  if (!pending_.empty()) {
+    if (pending_.front() >= warm_end_) ++res.err_connect;
+    pending_.pop_front();
+  } else if (p_.closed_loop && now >= warm_end_ && now < end_) {
+    ++res.err_connect;
+    ++res.scheduled;
+  }
+  connect_backoff_until_ = now + 10000000;  // 10 ms: no busy loop against a refusing port
 }
 
 void Worker::start_request(Conn& c, std::int64_t intended, std::int64_t now) {
@@ -262,7 +274,7 @@ void Worker::write_more(Conn& c, std::int64_t /*now*/) {
       set_interest(c, EPOLLOUT);
       return;
     }
-    fail_request(c, &LoadResult::err_protocol, std::string("send: ") + std::strerror(errno));
+    fail_request(c, &LoadResult::err_protocol, std::string("send: ") + errno_text(errno));
     return;
   }
   c.st = Conn::St::reading;
@@ -323,7 +335,7 @@ void Worker::read_more(Conn& c) {
         finish(c, !c.stream_error);
         if (c.st != Conn::St::closed) close_conn(c);
       } else {
-        fail_request(c, &LoadResult::err_protocol, n == 0 ? "protocol: " + c.parser.error() : std::string("recv: ") + std::strerror(errno));
+        fail_request(c, &LoadResult::err_protocol, n == 0 ? "protocol: " + c.parser.error() : std::string("recv: ") + errno_text(errno));
       }
       return;
     }
@@ -352,16 +364,7 @@ void Worker::on_event(Conn& c, std::uint32_t ev, std::int64_t now) {
     socklen_t len = sizeof err;
     ::getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len);
     if (err != 0 || (ev & (EPOLLERR | EPOLLHUP)) != 0) {
-      close_conn(c);
-      note_error(std::string("connect: ") + std::strerror(err != 0 ? err : ECONNREFUSED));
-      if (!pending_.empty()) {
-        if (pending_.front() >= warm_end_) ++res.err_connect;
-        pending_.pop_front();
-      } else if (p_.closed_loop && now >= warm_end_ && now < end_) {
-        ++res.err_connect;
-        ++res.scheduled;
-      }
-      connect_backoff_until_ = now + 10000000;
+      connect_failed(c, err != 0 ? err : ECONNREFUSED, now);
       return;
     }
     c.st = Conn::St::idle;
@@ -445,7 +448,7 @@ void Worker::run() {
   ep_ = ::epoll_create1(EPOLL_CLOEXEC);
   tfd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   if (ep_ < 0 || tfd_ < 0) {
-    note_error(std::string("epoll/timerfd: ") + std::strerror(errno));
+    note_error(std::string("epoll/timerfd: ") + errno_text(errno));
     return;
   }
   epoll_event te{};
@@ -494,7 +497,7 @@ void Worker::run() {
     int n = ::epoll_wait(ep_, evs.data(), static_cast<int>(evs.size()), timeout_ms);
     if (n < 0) {
       if (errno == EINTR) continue;
-      note_error(std::string("epoll_wait: ") + std::strerror(errno));
+      note_error(std::string("epoll_wait: ") + errno_text(errno));
       break;
     }
     now = mono_ns();
@@ -544,7 +547,8 @@ Result<Target> resolve(const httpc::Url& u) {
     hints.ai_flags = AI_NUMERICSERV;
     rc = ::getaddrinfo(u.host.c_str(), port.c_str(), &hints, &res);
   }
-  if (rc != 0 || res == nullptr) return make_error(ErrorKind::invalid, "host " + u.host + ": " + ::gai_strerror(rc));
+  // gai_strerror returns a constant string per code (glibc): no shared buffer.
+  if (rc != 0 || res == nullptr) return make_error(ErrorKind::invalid, "host " + u.host + ": " + ::gai_strerror(rc));  // NOLINT(concurrency-mt-unsafe)
   Target t;
   std::memcpy(&t.addr, res->ai_addr, std::min<std::size_t>(res->ai_addrlen, sizeof t.addr));
   t.len = static_cast<socklen_t>(std::min<std::size_t>(res->ai_addrlen, sizeof t.addr));
@@ -562,7 +566,7 @@ Result<OnceReply> fetch_once(const httpc::Url& url, const std::string& request, 
   std::int64_t start = mono_ns();
   std::int64_t end = start + std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
   int fd = ::socket(target->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return make_error(ErrorKind::io, std::string("socket: ") + std::strerror(errno));
+  if (fd < 0) return make_error(ErrorKind::io, std::string("socket: ") + errno_text(errno));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
@@ -580,12 +584,12 @@ Result<OnceReply> fetch_once(const httpc::Url& url, const std::string& request, 
     }
   };
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&target->addr), target->len) != 0) {
-    if (errno != EINPROGRESS) return make_error(ErrorKind::io, "cannot connect to " + where + ": " + std::strerror(errno));
+    if (errno != EINPROGRESS) return make_error(ErrorKind::io, "cannot connect to " + where + ": " + errno_text(errno));
     if (!wait(POLLOUT)) return make_error(ErrorKind::timed_out, "cannot connect to " + where + ": no answer within " + std::to_string(deadline.count()) + " ms");
     int err = 0;
     socklen_t len = sizeof err;
     ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err != 0) return make_error(ErrorKind::io, "cannot connect to " + where + ": " + std::strerror(err));
+    if (err != 0) return make_error(ErrorKind::io, "cannot connect to " + where + ": " + errno_text(err));
   }
   std::size_t off = 0;
   while (off < request.size()) {
@@ -595,17 +599,17 @@ Result<OnceReply> fetch_once(const httpc::Url& url, const std::string& request, 
     } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
       if (!wait(POLLOUT)) return make_error(ErrorKind::timed_out, where + ": request not accepted within the deadline");
     } else {
-      return make_error(ErrorKind::io, where + ": send: " + std::strerror(errno));
+      return make_error(ErrorKind::io, where + ": send: " + errno_text(errno));
     }
   }
   httpc::ResponseParser parser(limits);
   parser.reset(starts_with_head(request));
-  std::vector<char> buf(64 * 1024);
+  std::vector<char> buf(std::size_t{64} * 1024);
   while (!parser.done()) {
     if (!wait(POLLIN)) return make_error(ErrorKind::timed_out, where + ": no complete reply within " + std::to_string(deadline.count()) + " ms");
     ssize_t n = ::recv(fd, buf.data(), buf.size(), 0);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-    if (n < 0) return make_error(ErrorKind::io, where + ": recv: " + std::strerror(errno));
+    if (n < 0) return make_error(ErrorKind::io, where + ": recv: " + errno_text(errno));
     if (n == 0) parser.on_eof();
     else parser.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)));
     if (parser.state() == httpc::ResponseParser::State::error) return make_error(ErrorKind::invalid, where + ": bad HTTP reply: " + parser.error());
@@ -648,6 +652,7 @@ Result<LoadResult> run_load(const LoadPlan& plan_in) {
   }
   {
     std::vector<std::jthread> ts;
+    ts.reserve(workers.size());
     for (auto& w : workers) ts.emplace_back([&w] { w->run(); });
   }
   LoadResult out;

@@ -160,6 +160,12 @@ TEST(ServeLoop, OpenLoopReportsTheStallThatClosedLoopHides) {
   EXPECT_LT(p99_closed * 5, p99_intended) << "closed loop P99 " << p99_closed << " ms";
   // The closed loop stopped sending during each stall: its maximum shows the stall, its tail not.
   EXPECT_GE(ms(c->from_sent.max()), 50.0);
+  // The figures docs/serving.md quotes.
+  std::printf("open loop (500 req/s, 1 connection): P50/P99/max from intended %.2f/%.1f/%.1f ms, from sent %.3f/%.3f/%.1f ms, late %.1f %%\n",
+              ms(o->from_intended.percentile(50)), p99_intended, ms(o->from_intended.max()), ms(o->from_sent.percentile(50)), p99_sent,
+              ms(o->from_sent.max()), 100.0 * static_cast<double>(o->late) / static_cast<double>(o->sent));
+  std::printf("closed loop (1 connection): %llu replies, P50/P99/max %.3f/%.3f/%.1f ms\n", static_cast<unsigned long long>(c->ok),
+              ms(c->from_intended.percentile(50)), p99_closed, ms(c->from_intended.max()));
 }
 
 TEST(ServeLoop, ErrorsAreCountedByClass) {
