@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/catalog.h"
+#include "report/counts.h"
 #include "report/report.h"
 #include "report/table.h"
 
@@ -155,11 +156,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
        << "</span>";
   }
   os << "</p>\n<p>"
-     << html_escape(fill(tr(lang, "summary.line"), {{"fail", std::to_string(t.fail)},
-                                                    {"warn", std::to_string(t.warn)},
-                                                    {"skip", std::to_string(t.skip)},
-                                                    {"pass", std::to_string(t.pass)},
-                                                    {"info", std::to_string(t.info)}}))
+     << html_escape(tally_text(t, lang))
      << html_escape(tr(lang, "summary.sep")) << "<span class=\"verdict\">"
      << html_escape(tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok"))
      << "</span></p>\n";

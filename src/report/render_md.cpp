@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/catalog.h"
+#include "report/counts.h"
 #include "report/report.h"
 
 namespace plumb {
@@ -90,11 +91,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
   os << "## " << tr(lang, "report.title") << " (" << (m.hostname.empty() ? "?" : m.hostname) << ", "
      << m.started_at.substr(0, 10) << ")\n\n";
   Tally t = tally(r.findings);
-  os << fill(tr(lang, "summary.line"), {{"fail", std::to_string(t.fail)},
-                                        {"warn", std::to_string(t.warn)},
-                                        {"skip", std::to_string(t.skip)},
-                                        {"pass", std::to_string(t.pass)},
-                                        {"info", std::to_string(t.info)}})
+  os << tally_text(t, lang)
      << tr(lang, "summary.sep")
      << tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok")
      << "\n\n";

@@ -10,6 +10,7 @@
 #include "core/catalog.h"
 #include "core/i18n.h"
 #include "core/text.h"
+#include "report/counts.h"
 #include "report/report.h"
 
 namespace plumb {
@@ -38,27 +39,6 @@ std::string tag(Status s, Lang lang, const Paint& p) {
   std::string t = tr(lang, std::string("status.") + status_name(s));
   while (t.size() < 4) t += ' ';
   return p(colour(s), "[" + t + "]");
-}
-
-// "1 warning", "2 warnings", "1 项警告".
-std::string count_of(Status s, std::int64_t n, Lang lang) {
-  std::string key = std::string("count.") + status_name(s) + (n == 1 ? "_one" : "");
-  return fill(tr(lang, key), {{"n", std::to_string(n)}});
-}
-
-std::string tally_text(const Tally& t, Lang lang, bool nonzero_only) {
-  std::string out;
-  const std::array<std::pair<Status, std::int64_t>, 5> parts{{{Status::fail, t.fail},
-                                                              {Status::warn, t.warn},
-                                                              {Status::skip, t.skip},
-                                                              {Status::pass, t.pass},
-                                                              {Status::info, t.info}}};
-  for (const auto& [s, n] : parts) {
-    if (nonzero_only && n == 0) continue;
-    if (!out.empty()) out += tr(lang, "count.sep");
-    out += count_of(s, n, lang);
-  }
-  return out;
 }
 
 bool not_available(const std::string& v) { return v.rfind("n/a", 0) == 0; }
@@ -177,17 +157,6 @@ std::string render_term(const Report& r, const RenderOptions& o) {
 }
 
 const bool kUi = register_ui({
-    {"count.fail", {"{n} failed", "{n} 项失败"}},
-    {"count.fail_one", {"{n} failed", "{n} 项失败"}},
-    {"count.warn", {"{n} warnings", "{n} 项警告"}},
-    {"count.warn_one", {"{n} warning", "{n} 项警告"}},
-    {"count.skip", {"{n} not checked", "{n} 项未检查"}},
-    {"count.skip_one", {"{n} not checked", "{n} 项未检查"}},
-    {"count.pass", {"{n} passed", "{n} 项通过"}},
-    {"count.pass_one", {"{n} passed", "{n} 项通过"}},
-    {"count.info", {"{n} notes", "{n} 项提示"}},
-    {"count.info_one", {"{n} note", "{n} 项提示"}},
-    {"count.sep", {", ", "，"}},
     {"layer.skip_reason", {"not checked: {reason}", "未检查：{reason}"}},
     {"layer.skip_reason_many", {"{n} not checked: {reason}", "{n} 项未检查：{reason}"}},
     {"layer.more", {"-v lists every check that passed or could not run", "加 -v 列出所有通过或未能运行的检查"}},

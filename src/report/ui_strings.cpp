@@ -26,8 +26,6 @@ const bool kRegistered = register_ui({
     {"label.explains", {"Explains", "可解释的现象"}},
     {"label.check_next", {"Check next", "下一步检查"}},
     {"label.subject", {"on", "对象"}},
-    {"summary.line", {"{fail} failed, {warn} warnings, {skip} not checked, {pass} passed, {info} notes",
-                      "{fail} 项失败，{warn} 项警告，{skip} 项未检查，{pass} 项通过，{info} 项提示"}},
     {"summary.sep", {". ", "。"}},
     {"summary.verdict_fail", {"Infrastructure defects found: fix these before tuning the model.",
                               "发现基础架构缺陷：先修复这些问题，再调模型。"}},

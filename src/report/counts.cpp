@@ -1,0 +1,44 @@
+#include "report/counts.h"
+
+#include <array>
+#include <utility>
+
+namespace plumb {
+
+std::string count_of(Status s, std::int64_t n, Lang lang) {
+  std::string key = std::string("count.") + status_name(s) + (n == 1 ? "_one" : "");
+  return fill(tr(lang, key), {{"n", std::to_string(n)}});
+}
+
+std::string tally_text(const Tally& t, Lang lang, bool nonzero_only) {
+  std::string out;
+  const std::array<std::pair<Status, std::int64_t>, 5> parts{{{Status::fail, t.fail},
+                                                              {Status::warn, t.warn},
+                                                              {Status::skip, t.skip},
+                                                              {Status::pass, t.pass},
+                                                              {Status::info, t.info}}};
+  for (const auto& [s, n] : parts) {
+    if (nonzero_only && n == 0) continue;
+    if (!out.empty()) out += tr(lang, "count.sep");
+    out += count_of(s, n, lang);
+  }
+  return out;
+}
+
+namespace {
+const bool kUi = register_ui({
+    {"count.fail", {"{n} failed", "{n} 项失败"}},
+    {"count.fail_one", {"{n} failed", "{n} 项失败"}},
+    {"count.warn", {"{n} warnings", "{n} 项警告"}},
+    {"count.warn_one", {"{n} warning", "{n} 项警告"}},
+    {"count.skip", {"{n} not checked", "{n} 项未检查"}},
+    {"count.skip_one", {"{n} not checked", "{n} 项未检查"}},
+    {"count.pass", {"{n} passed", "{n} 项通过"}},
+    {"count.pass_one", {"{n} passed", "{n} 项通过"}},
+    {"count.info", {"{n} notes", "{n} 项提示"}},
+    {"count.info_one", {"{n} note", "{n} 项提示"}},
+    {"count.sep", {", ", "，"}},
+});
+}  // namespace
+
+}  // namespace plumb
