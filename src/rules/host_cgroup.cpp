@@ -96,7 +96,7 @@ const bool kRows = register_findings({
       "resources.limits.memory、systemd MemoryMax=；或降低作业内存（减少 worker、减小 prefetch_factor）"},
      "cat {limit_file}",
      {"no cgroup OOM kills of workers", "worker 不再被 cgroup OOM 杀掉"},
-     {"l2.memory.pressure"}},
+     {"l2.memory.pressure", "l2.serving.tail_latency"}},
     {"l3.memory.cgroup_oom_kills", Layer::L3, Pillar::memory, Section::environment,
      {"OOM kills recorded by the job's cgroup", "作业 cgroup 记录的 OOM kill"},
      {{"pass", {"the {cgroup} of the job recorded no OOM kill.", "作业所在 {cgroup} 未记录 OOM kill。"}},

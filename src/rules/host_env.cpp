@@ -118,7 +118,8 @@ const bool kCatalog = register_findings({{
     "plumb check --only l3.compute.thread_oversubscription",
     {"CPU-side ops and data loading stop stalling on each other; seen as steadier step times and higher GPU busy",
      "CPU 侧算子与数据加载不再相互抢占，step 时间更稳定，GPU 利用率更高"},
-    {"l2.compute.cpu_saturated", "l2.trace.dataloader_share", "l2.compute.gpu_underutilized"},
+    {"l2.compute.cpu_saturated", "l2.trace.dataloader_share", "l2.compute.gpu_underutilized", "l2.serving.tail_latency",
+     "l2.serving.unstable"},
 }});
 
 const bool kRule = register_rule({kId, {"collect.process", "collect.cpu", "collect.cgroup"}, judge_threads});
