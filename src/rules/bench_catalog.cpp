@@ -1,6 +1,7 @@
 // Catalogue rows and thresholds of the benchmark and baseline rules (both languages).
 #include "core/catalog.h"
 #include "core/thresholds.h"
+#include "rules/bench_row.h"
 
 namespace plumb {
 
@@ -22,17 +23,7 @@ const bool kThresholds = register_thresholds({
 });
 
 CatalogEntry row(std::string id, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
-  CatalogEntry e;
-  e.id = std::move(id);
-  e.layer = Layer::L2;
-  e.pillar = p;
-  e.section = Section::baseline;
-  e.title = std::move(title);
-  e.messages = std::move(msgs);
-  e.fix = std::move(fix);
-  e.verify = std::move(verify);
-  e.gain = std::move(gain);
-  return e;
+  return bench_row(std::move(id), p, std::move(title), std::move(msgs), std::move(fix), std::move(verify), std::move(gain));
 }
 
 const bool kRows = register_findings({

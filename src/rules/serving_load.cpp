@@ -10,6 +10,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "core/thresholds.h"
+#include "rules/bench_row.h"
 
 namespace plumb {
 
@@ -169,17 +170,8 @@ const bool kThresholds = register_thresholds({
 });
 
 CatalogEntry row(std::string id, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
-  CatalogEntry e;
-  e.id = std::move(id);
-  e.layer = Layer::L2;
-  e.pillar = Pillar::serving;
-  e.section = Section::baseline;
-  e.title = std::move(title);
-  e.messages = std::move(msgs);
-  e.fix = std::move(fix);
-  e.verify = std::move(verify);
-  e.gain = std::move(gain);
-  return e;
+  return bench_row(std::move(id), Pillar::serving, std::move(title), std::move(msgs), std::move(fix), std::move(verify),
+                   std::move(gain));
 }
 
 const bool kRows = register_findings({
