@@ -76,7 +76,8 @@ TEST(Diagnose, IbErrorCodes) {
 }
 
 TEST(Diagnose, LoopbackAndDriverVersion) {
-  const Finding* g = by_id(findings_of("gloo-connect-127011-loopback-hostname.log"), "l1.log.socket_connect_refused");
+  auto gloo = findings_of("gloo-connect-127011-loopback-hostname.log");  // kept alive: g points into it
+  const Finding* g = by_id(gloo, "l1.log.socket_connect_refused");
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->variant, "loopback");
   auto d = findings_of("driver-too-old-container-cuda121.log");
