@@ -1,18 +1,36 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages plumb needs to build, test and run its real-component tests.
-# Idempotent: only missing packages are installed. Uses sudo when not root.
+# Installs the Debian 12 packages plumb needs. Idempotent: only missing packages are installed.
+# Uses sudo when not root.
+#   scripts/deps.sh build   what building and running plumb needs (compiler, CMake, the -dev libraries
+#                           the binary links, dpkg-dev for the package's dependencies): a minute or two
+#   scripts/deps.sh test    the build set plus the test tool-chain (GoogleTest, clang, PyTorch, Open MPI,
+#                           Prometheus, Slurm, nginx, Chromium, ...) the real-component tests drive
+#   scripts/deps.sh         both (the same as test)
 set -euo pipefail
-PKGS=(
-  build-essential cmake ninja-build pkg-config git lld
+BUILD_PKGS=(
+  build-essential cmake ninja-build pkg-config dpkg-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libsimdjson-dev libpugixml-dev
-  zlib1g-dev libsqlite3-dev libjpeg62-turbo-dev libturbojpeg0-dev libvectorscan-dev
+  zlib1g-dev libsqlite3-dev libvectorscan-dev
+)
+TEST_PKGS=(
+  git lld
+  libjpeg62-turbo-dev libturbojpeg0-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-tidy clang-format libclang-rt-14-dev
   python3 python3-torch python3-numpy libhdf5-103-1
   openmpi-bin libopenmpi-dev
   prometheus wrk mbw fio curl time chromium
   slurm-wlm munge nginx-light
+  man-db groff-base
 )
+case "${1:-all}" in
+  build) PKGS=("${BUILD_PKGS[@]}") ;;
+  test | all) PKGS=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
+  *)
+    echo "usage: scripts/deps.sh [build|test]" >&2
+    exit 2
+    ;;
+esac
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
