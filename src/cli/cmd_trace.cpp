@@ -21,6 +21,7 @@ struct TraceArgs {
   std::int64_t rank = -1;
   bool rank_given = false;
   std::string save;
+  int threads = 0;  // 0: the CPUs plumb may run on
 };
 
 trace::StepFilter parse_steps(const std::string& s) {
@@ -43,10 +44,15 @@ int run_trace(const TraceArgs& a) {
   auto files = trace::expand_trace_inputs(a.inputs);
   if (!files) throw UsageError(files.error().message);
 
+  if (a.threads < 0) throw UsageError("--threads " + std::to_string(a.threads) + ": expected 1 or more (0: every CPU plumb may use)");
+  opt.threads = a.threads > 0 ? a.threads : trace::available_cpus();
+
   auto start = std::chrono::steady_clock::now();
   Report r = new_report("trace", host_name(HostRoot("/")));
-  for (const auto& file : *files) {
-    auto t = trace::analyze_trace_file(file, opt);
+  auto results = trace::analyze_trace_files(*files, opt);
+  for (std::size_t i = 0; i < files->size(); ++i) {
+    const auto& file = (*files)[i];
+    auto& t = results[i];
     if (!t) throw UsageError(t.error().message);
     r.facts.meta.collectors.push_back({"trace " + file, "ok", t->parse_ms, {}});
     if (a.rank_given && (!t->rank || *t->rank != a.rank)) continue;
@@ -77,6 +83,8 @@ const bool kTrace = register_subcommand(
        app.add_option("--config", a->config, "TOML file overriding thresholds (see plumb check --print-config)");
        auto* rank = app.add_option("--rank", a->rank, "analyse only the trace of rank R");
        app.add_option("--steps", a->steps, "only ProfilerStep#N with N in A-B (or one step N)");
+       app.add_option("--threads", a->threads,
+                      "threads for reading (parts of a large trace, several files at once; default 0: every CPU plumb may use)");
        app.add_option("--save", a->save, "also save the report as JSON (a snapshot `plumb report` can render)");
        return [a, rank] {
          a->rank_given = rank->count() > 0;

@@ -1,7 +1,9 @@
 // Classifies each event once and keeps only what the step breakdown needs.
 #include "analyze/trace/builder.h"
 
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -33,8 +35,13 @@ std::int64_t RecordBuilder::id_key(const TraceId& id) {
   return k;
 }
 
+std::uint64_t RecordBuilder::thread_key(const TraceId& pid, const TraceId& tid) {
+  auto p = static_cast<std::uint64_t>(id_key(pid));
+  return p * 1000003u ^ static_cast<std::uint64_t>(id_key(tid));
+}
+
 RecordBuilder::Thread RecordBuilder::thread_of(const RawEvent& e) {
-  std::uint64_t key = static_cast<std::uint64_t>(id_key(e.pid)) * 1000003u ^ static_cast<std::uint64_t>(id_key(e.tid));
+  std::uint64_t key = thread_key(e.pid, e.tid);
   if (key != last_thread_key_ || last_thread_ < 0) {
     auto it = threads_.find(key);
     if (it != threads_.end()) {
@@ -44,11 +51,89 @@ RecordBuilder::Thread RecordBuilder::thread_of(const RawEvent& e) {
       threads_.emplace(key, static_cast<std::uint32_t>(last_thread_));
       out_.cpu.emplace_back();
       out_.runtime.emplace_back();
+      auto own = [](const TraceId& id) { return OwnedId{id.num, std::string(id.str), id.is_str}; };
+      thread_ids_.emplace_back(own(e.pid), own(e.tid));
     }
     last_thread_key_ = key;
   }
   auto i = static_cast<std::size_t>(last_thread_);
   return {out_.cpu[i], out_.runtime[i]};
+}
+
+void RecordBuilder::append(RecordBuilder& later) {
+  TraceRecords& b = later.out_;
+  events_ += later.events_;
+  // Names in the later builder's first-seen order: interning them in that order gives the ids one
+  // builder would have given.
+  std::vector<std::uint32_t> name_map(b.names.size());
+  for (std::size_t i = 0; i < b.names.size(); ++i) name_map[i] = intern(b.names[i]);
+  for (std::size_t t = 0; t < b.cpu.size(); ++t) {
+    const auto& ids = later.thread_ids_[t];
+    std::uint64_t key = thread_key(ids.first.view(), ids.second.view());
+    std::size_t g = 0;
+    if (auto it = threads_.find(key); it != threads_.end()) {
+      g = it->second;
+    } else {
+      g = out_.cpu.size();
+      threads_.emplace(key, static_cast<std::uint32_t>(g));
+      out_.cpu.emplace_back();
+      out_.runtime.emplace_back();
+      thread_ids_.push_back(ids);
+    }
+    for (auto* part : {&b.cpu[t], &b.runtime[t]}) {
+      for (auto& r : *part) r.name = name_map[r.name];
+    }
+    out_.cpu[g].append(b.cpu[t].data(), b.cpu[t].size());
+    out_.runtime[g].append(b.runtime[t].data(), b.runtime[t].size());
+    b.cpu[t] = PodVector<CpuRec>();
+    b.runtime[t] = PodVector<CpuRec>();
+  }
+  last_thread_ = -1;
+  for (auto& s : b.syncs) s.name = name_map[s.name];
+  out_.steps.insert(out_.steps.end(), std::make_move_iterator(b.steps.begin()), std::make_move_iterator(b.steps.end()));
+  auto move_pod = [](auto& to, auto& from) {
+    to.append(from.data(), from.size());
+    from = std::remove_reference_t<decltype(from)>();
+  };
+  move_pod(out_.dataloader, b.dataloader);
+  move_pod(out_.optimizer, b.optimizer);
+  move_pod(out_.cpu_copy, b.cpu_copy);
+  move_pod(out_.gpu, b.gpu);
+  move_pod(out_.corr, b.corr);
+  move_pod(out_.launches, b.launches);
+  move_pod(out_.syncs, b.syncs);
+  for (const auto& [k, m] : b.memory) {
+    auto it = out_.memory.find(k);
+    if (it == out_.memory.end()) {
+      out_.memory.emplace(k, m);
+      continue;
+    }
+    it->second.events += m.events;
+    it->second.peak_allocated = std::max(it->second.peak_allocated, m.peak_allocated);
+    it->second.peak_reserved = std::max(it->second.peak_reserved, m.peak_reserved);
+  }
+  for (const auto& n : b.hta_step_names) {
+    if (!hta_steps_.count(n)) {
+      hta_steps_.emplace(n, true);
+      out_.hta_step_names.push_back(n);
+    }
+  }
+  if (later.seen_step_) {
+    out_.hta_last_step_ts = seen_step_ ? std::max(out_.hta_last_step_ts, b.hta_last_step_ts) : b.hta_last_step_ts;
+    seen_step_ = true;
+  }
+  out_.any_fractional_ts = out_.any_fractional_ts || b.any_fractional_ts;
+  if (b.any_x) {
+    out_.first_ts = out_.any_x ? std::min(out_.first_ts, b.first_ts) : b.first_ts;
+    out_.last_end = out_.any_x ? std::max(out_.last_end, b.last_end) : b.last_end;
+    out_.any_x = true;
+  }
+  out_.n_kernel += b.n_kernel;
+  out_.n_memcpy += b.n_memcpy;
+  out_.n_memset += b.n_memset;
+  out_.n_mtia += b.n_mtia;
+  out_.n_profiler_range += b.n_profiler_range;
+  out_.hip_runtime = out_.hip_runtime || b.hip_runtime;
 }
 
 void RecordBuilder::on_header(std::string_view key, std::string_view value) {

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "analyze/trace/event.h"
 #include "analyze/trace/records.h"
@@ -17,6 +19,9 @@ class RecordBuilder : public EventConsumer {
   // distributedInfo, deviceProperties: raw JSON values of top-level keys.
   void on_header(std::string_view key, std::string_view value);
   [[nodiscard]] std::int64_t events() const { return events_; }
+  // Appends what `later` built from the events that follow this builder's in the file: the result
+  // equals one builder fed all the events in order (names and threads keep their first-seen order).
+  void append(RecordBuilder& later);
 
  private:
   struct Hash {
@@ -39,6 +44,14 @@ class RecordBuilder : public EventConsumer {
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> names_;
   std::unordered_map<std::string, std::int64_t, Hash, std::equal_to<>> id_strings_;
   std::unordered_map<std::uint64_t, std::uint32_t> threads_;
+  struct OwnedId {
+    std::int64_t num = 0;
+    std::string str;
+    bool is_str = false;
+    [[nodiscard]] TraceId view() const { return {num, str, is_str}; }
+  };
+  std::vector<std::pair<OwnedId, OwnedId>> thread_ids_;  // (pid, tid) of each thread, by index
+  std::uint64_t thread_key(const TraceId& pid, const TraceId& tid);
   std::uint64_t last_thread_key_ = 0;
   std::int64_t last_thread_ = -1;  // index of the thread of last_thread_key_
   std::unordered_map<std::string, bool, Hash, std::equal_to<>> hta_steps_;

@@ -4,9 +4,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include <simdjson.h>
 
+
+#include "analyze/trace/scan_simd.h"
 #include "analyze/trace/stream.h"
 
 namespace plumb::trace {
@@ -27,8 +30,8 @@ const char* json_error(simdjson::error_code e) { return simdjson::error_message(
 // A number (int or float) as double; false when the value is not a number. Parsed from the raw
 // token with std::from_chars: simdjson 3.0.1's get_number() returns 0 for decimals with 19
 // significant digits, which Kineto writes ("ts": 1712195495502094.565).
-bool read_number(od::value& v, double& out, bool* fractional = nullptr) {
-  std::string_view tok = v.raw_json_token();
+// A number token (trailing white space allowed) as double; false when it is not a number.
+bool parse_number_token(std::string_view tok, double& out, bool* fractional = nullptr) {
   if (tok.empty() || !(tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'))) return false;
   const char* end = tok.data() + tok.size();
   // Fast path for what Kineto writes ("1712195495502094.565", "35115.869", "7"): up to 18 integer
@@ -80,24 +83,22 @@ bool read_number(od::value& v, double& out, bool* fractional = nullptr) {
   return true;
 }
 
-std::int64_t read_int_or(od::value& v, std::int64_t fallback) {
-  double d = 0;
-  if (!read_number(v, d)) return fallback;
+bool read_number(od::value& v, double& out, bool* fractional = nullptr) {
+  return parse_number_token(v.raw_json_token(), out, fractional);
+}
+
+std::int64_t int_or(double d, std::int64_t fallback) {
   if (!(d >= -9.2e18 && d <= 9.2e18)) return fallback;
   return static_cast<std::int64_t>(d);
 }
 
-// pid/tid: numbers, numeric strings ("1890023232" in 2021 traces) or names.
-void read_id(od::value& v, TraceId& id) {
-  od::json_type t;
-  if (v.type().get(t) != simdjson::SUCCESS) return;
-  if (t == od::json_type::number) {
-    id.num = read_int_or(v, 0);
-    return;
-  }
-  if (t != od::json_type::string) return;
-  std::string_view s;
-  if (v.get_string().get(s) != simdjson::SUCCESS) return;
+std::int64_t read_int_or(od::value& v, std::int64_t fallback) {
+  double d = 0;
+  if (!read_number(v, d)) return fallback;
+  return int_or(d, fallback);
+}
+
+void set_id_string(std::string_view s, TraceId& id) {
   bool digits = !s.empty() && s.size() <= 18;
   std::int64_t n = 0;
   for (char c : s) {
@@ -132,6 +133,20 @@ bool wants_args(const RawEvent& e, bool seen_ph, bool seen_cat) {
     case Cat::other: return true;
     default: return false;
   }
+}
+
+// pid/tid: numbers, numeric strings ("1890023232" in 2021 traces) or names.
+void read_id(od::value& v, TraceId& id) {
+  od::json_type t;
+  if (v.type().get(t) != simdjson::SUCCESS) return;
+  if (t == od::json_type::number) {
+    id.num = read_int_or(v, 0);
+    return;
+  }
+  if (t != od::json_type::string) return;
+  std::string_view s;
+  if (v.get_string().get(s) != simdjson::SUCCESS) return;
+  set_id_string(s, id);
 }
 
 simdjson::error_code read_args(od::value& v, RawEvent& e) {
@@ -175,6 +190,302 @@ simdjson::error_code read_args(od::value& v, RawEvent& e) {
     }
   }
   return simdjson::SUCCESS;
+}
+
+// The fast path: a strict scanner for one event as profilers write it. It reads the same fields as
+// read_event, skips everything else while checking that it is valid JSON, and gives up (Scan::slow)
+// on anything it does not handle: an escape in a string it must return, invalid JSON, or a field of
+// the wrong type. The batch is then parsed by simdjson, whose answers and errors stand.
+enum class Scan { ok, slow };
+
+struct Scanner {
+  const char* p;
+  const char* end;
+  int depth = 0;
+
+  static bool ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+  void skip_ws() {
+    while (p < end && ws(*p)) ++p;
+  }
+  // At '"': the string's raw contents; `escaped` when it holds a backslash. False when invalid.
+  bool string(std::string_view& out, bool& escaped) {
+    const char* b = ++p;
+    escaped = false;
+    while (true) {
+      p = find_string_special(p, end);
+      if (p >= end) return false;
+      char c = *p;
+      if (c == '"') break;
+      if (c != '\\') return false;  // a control character: JSON wants it escaped
+      escaped = true;
+      if (end - p < 2) return false;
+      char x = p[1];
+      if (x == 'u') {
+        if (end - p < 6) return false;
+        for (int k = 2; k < 6; ++k) {
+          char h = p[k];
+          if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F'))) return false;
+        }
+        p += 6;
+      } else if (x == '"' || x == '\\' || x == '/' || x == 'b' || x == 'f' || x == 'n' || x == 'r' || x == 't') {
+        p += 2;
+      } else {
+        return false;
+      }
+    }
+    out = std::string_view(b, static_cast<std::size_t>(p - b));
+    ++p;
+    return true;
+  }
+  bool string() {
+    std::string_view s;
+    bool esc = false;
+    return string(s, esc);
+  }
+  // A JSON number (strict grammar): its token.
+  bool number(std::string_view& out) {
+    const char* b = p;
+    if (p < end && *p == '-') ++p;
+    if (p >= end) return false;
+    if (*p == '0') {
+      ++p;
+    } else if (*p >= '1' && *p <= '9') {
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+    } else {
+      return false;
+    }
+    if (p < end && *p == '.') {
+      ++p;
+      const char* f = p;
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+      if (p == f) return false;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+      ++p;
+      if (p < end && (*p == '+' || *p == '-')) ++p;
+      const char* x = p;
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+      if (p == x) return false;
+    }
+    out = std::string_view(b, static_cast<std::size_t>(p - b));
+    return p >= end || ws(*p) || *p == ',' || *p == '}' || *p == ']';
+  }
+  bool literal(const char* lit, std::size_t n) {
+    if (static_cast<std::size_t>(end - p) < n || std::memcmp(p, lit, n) != 0) return false;
+    p += n;
+    return p >= end || ws(*p) || *p == ',' || *p == '}' || *p == ']';
+  }
+  // An object or array the analysis does not read: skipped by its brackets, as simdjson On-Demand
+  // skips it (strings are still checked for what simdjson's first stage rejects: control characters).
+  bool skip_container() {
+    int d = 0;
+    while (true) {
+      p = find_structural(p, end);
+      if (p >= end) return false;
+      char c = *p;
+      if (c == '"') {
+        if (!string()) return false;
+        continue;
+      }
+      ++p;
+      if (c == '{' || c == '[') {
+        ++d;
+      } else if (--d == 0) {
+        return true;
+      }
+    }
+  }
+  // Any value, skipped: scalars checked strictly, containers by their brackets.
+  bool skip_value() {
+    if (p >= end) return false;
+    switch (*p) {
+      case '"': return string();
+      case '{':
+      case '[': return skip_container();
+      case 't': return literal("true", 4);
+      case 'f': return literal("false", 5);
+      case 'n': return literal("null", 4);
+      default: {
+        std::string_view tok;
+        return number(tok);
+      }
+    }
+  }
+  // At '{': calls field(raw key) with p at the value, which must consume it.
+  template <class F>
+  bool object(F&& field) {
+    if (++depth > 64) return false;
+    ++p;
+    skip_ws();
+    if (p < end && *p == '}') {
+      ++p;
+      --depth;
+      return true;
+    }
+    while (true) {
+      skip_ws();
+      if (p >= end || *p != '"') return false;
+      std::string_view key;
+      bool esc = false;
+      if (!string(key, esc)) return false;
+      skip_ws();
+      if (p >= end || *p != ':') return false;
+      ++p;
+      skip_ws();
+      if (!field(key)) return false;
+      skip_ws();
+      if (p >= end) return false;
+      if (*p == ',') {
+        ++p;
+        continue;
+      }
+      if (*p != '}') return false;
+      ++p;
+      --depth;
+      return true;
+    }
+  }
+
+  // A string without escapes (the raw bytes are the value).
+  bool plain_string(std::string_view& out) {
+    if (p >= end || *p != '"') return false;
+    bool esc = false;
+    return string(out, esc) && !esc;
+  }
+  bool num(double& out, bool* fractional = nullptr) {
+    std::string_view tok;
+    if (p >= end || !number(tok)) return false;
+    return parse_number_token(tok, out, fractional);
+  }
+  // An args number read with read_int_or / read_number semantics: any other value gives the default.
+  bool arg_int(std::int64_t& out) {
+    if (p < end && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+      double d = 0;
+      if (!num(d)) return false;
+      out = int_or(d, -1);
+      return true;
+    }
+    out = -1;
+    return skip_value();
+  }
+  bool arg_num(double& out) {
+    if (p < end && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+      double d = 0;
+      if (!num(d)) return false;
+      out = d;
+      return true;
+    }
+    return skip_value();
+  }
+  bool id(TraceId& out) {
+    if (p >= end) return false;
+    if (*p == '"') {
+      std::string_view s;
+      if (!plain_string(s)) return false;
+      set_id_string(s, out);
+      return true;
+    }
+    if (*p == '-' || (*p >= '0' && *p <= '9')) {
+      double d = 0;
+      if (!num(d)) return false;
+      out.num = int_or(d, 0);
+      return true;
+    }
+    return skip_value();
+  }
+};
+
+Scan scan_args(Scanner& sc, RawEvent& e) {
+  if (sc.p >= sc.end || *sc.p != '{') return sc.skip_value() ? Scan::ok : Scan::slow;
+  bool ok = sc.object([&](std::string_view key) {
+    const char* k = key.data();
+    switch (k[0]) {
+      case 's':
+        if (key_is(k, "stream")) return sc.arg_int(e.stream);
+        break;
+      case 'c':
+        if (key_is(k, "correlation")) return sc.arg_int(e.correlation);
+        break;
+      case 'd':
+        if (key_is(k, "device")) return sc.arg_int(e.device);
+        break;
+      case 'b':
+        if (key_is(k, "bytes")) return sc.arg_num(e.bytes);
+        break;
+      case 'D':
+        if (key_is(k, "Device Type")) return sc.arg_int(e.mem_device_type);
+        if (key_is(k, "Device Id")) return sc.arg_int(e.mem_device_id);
+        break;
+      case 'T':
+        if (key_is(k, "Total Allocated")) return sc.arg_num(e.total_allocated);
+        if (key_is(k, "Total Reserved")) return sc.arg_num(e.total_reserved);
+        break;
+      default: break;
+    }
+    return sc.skip_value();
+  });
+  return ok ? Scan::ok : Scan::slow;
+}
+
+// One event [p, end) (end just after its '}'): the fields read_event reads, with its semantics.
+Scan scan_event(const char* p, const char* end, RawEvent& e) {
+  Scanner sc{p, end};
+  if (sc.p >= sc.end || *sc.p != '{') return Scan::slow;
+  bool seen_ph = false, seen_cat = false, stop = false;
+  bool ok = sc.object([&](std::string_view key) {
+    if (stop) return sc.skip_value();  // read_event has returned: the rest is only checked
+    const char* k = key.data();
+    switch (k[0]) {
+      case 'p':
+        if (key_is(k, "ph")) {
+          std::string_view s;
+          if (!sc.plain_string(s)) return false;
+          e.ph = s.empty() ? '?' : s[0];
+          seen_ph = true;
+          if (e.ph != 'X' && e.ph != 'i') stop = true;
+          return true;
+        }
+        if (key_is(k, "pid")) return sc.id(e.pid);
+        break;
+      case 'c':
+        if (key_is(k, "cat")) {
+          std::string_view s;
+          if (!sc.plain_string(s)) return false;
+          e.cat = parse_cat(s);
+          seen_cat = true;
+          return true;
+        }
+        break;
+      case 'n':
+        if (key_is(k, "name")) {
+          if (!sc.plain_string(e.name)) return false;
+          e.has_name = true;
+          return true;
+        }
+        break;
+      case 't':
+        if (key_is(k, "ts")) {
+          if (!sc.num(e.ts, &e.ts_fractional)) return false;
+          e.has_ts = true;
+          return true;
+        }
+        if (key_is(k, "tid")) return sc.id(e.tid);
+        break;
+      case 'd':
+        if (key_is(k, "dur")) {
+          if (!sc.num(e.dur)) return false;
+          e.has_dur = true;
+          return true;
+        }
+        break;
+      case 'a':
+        if (key_is(k, "args") && wants_args(e, seen_ph, seen_cat)) return scan_args(sc, e) == Scan::ok;
+        break;
+      default: break;
+    }
+    return sc.skip_value();
+  });
+  return ok && sc.p == end ? Scan::ok : Scan::slow;
 }
 
 // Fills `e` from one event object. Returns a description of what is wrong, empty when fine.
@@ -242,10 +553,44 @@ std::string read_event(od::object& obj, RawEvent& e) {
 
 }  // namespace
 
+const RawEvent kBlank{};
+
 struct BatchParser::Impl {
   std::string name;
   od::parser parser;
   od::parser single;  // re-parses one event to locate an error
+  std::vector<RawEvent> events;  // the fast path's events of one batch
+  bool use_fast = true;
+
+  // The whole batch by the fast scanner, events handed over only once all of them were read;
+  // nullopt when any event needs simdjson (then nothing was handed over).
+  std::optional<Result<bool>> fast(const char* json, std::size_t len, std::uint64_t offset,
+                                   const std::vector<std::uint32_t>& starts, EventConsumer& out) {
+    if (starts.empty() || len < 2 || json[0] != '[' || starts[0] != 1) return std::nullopt;
+    if (!simdjson::validate_utf8(json, len)) return std::nullopt;
+    events.clear();
+    const std::size_t n = starts.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* b = json + starts[i];
+      // The event ends at the '}' before the next one's separator: white space, ',', white space.
+      const char* q = json + (i + 1 < n ? starts[i + 1] : len - 1) - 1;
+      if (i + 1 < n) {
+        while (q > b && Scanner::ws(*q)) --q;
+        if (*q != ',') return std::nullopt;
+        --q;
+        while (q > b && Scanner::ws(*q)) --q;
+      }
+      if (q <= b || *q != '}') return std::nullopt;
+      RawEvent& e = events.emplace_back(kBlank);  // a copy: cheaper than value-initialising with rep stos
+      e.offset = offset + starts[i] - 1;
+      if (scan_event(b, q + 1, e) != Scan::ok) return std::nullopt;
+    }
+    for (const auto& e : events) {
+      auto r = out.on_event(e);
+      if (!r) return Result<bool>(r.error());
+    }
+    return Result<bool>(true);
+  }
 
   Error at(std::uint64_t offset, const std::string& what) const {
     return make_error(ErrorKind::invalid, name + ": " + what + " in the event at byte " + std::to_string(offset));
@@ -280,11 +625,17 @@ struct BatchParser::Impl {
   }
 };
 
-BatchParser::BatchParser(std::string name) : impl_(std::make_unique<Impl>()) { impl_->name = std::move(name); }
+BatchParser::BatchParser(std::string name, bool fast) : impl_(std::make_unique<Impl>()) {
+  impl_->name = std::move(name);
+  impl_->use_fast = fast;
+}
 BatchParser::~BatchParser() = default;
 
 Result<bool> BatchParser::parse(const char* json, std::size_t len, std::uint64_t offset,
                                 const std::vector<std::uint32_t>& starts, EventConsumer& out) {
+  if (impl_->use_fast) {
+    if (auto r = impl_->fast(json, len, offset, starts, out)) return std::move(*r);
+  }
   auto& p = impl_->parser;
   od::document doc;
   if (auto er = p.iterate(json, len, len + kBatchPadding).get(doc)) return impl_->locate(json, len, offset, starts, er);

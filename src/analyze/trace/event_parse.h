@@ -12,7 +12,8 @@ namespace plumb::trace {
 
 class BatchParser {
  public:
-  explicit BatchParser(std::string name);
+  // fast: events are read by plumb's own strict scanner first, simdjson only for batches it refuses.
+  explicit BatchParser(std::string name, bool fast = true);
   ~BatchParser();
   BatchParser(const BatchParser&) = delete;
   BatchParser& operator=(const BatchParser&) = delete;

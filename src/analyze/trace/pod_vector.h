@@ -74,6 +74,12 @@ class PodVector {
     if (n > cap_) grow(n);
   }
   void clear() { n_ = 0; }
+  void append(const T* src, std::size_t n) {
+    if (n == 0) return;
+    if (n_ + n > cap_) grow(n_ + n);
+    std::memcpy(static_cast<void*>(p_ + n_), src, n * sizeof(T));
+    n_ += n;
+  }
 
   [[nodiscard]] std::size_t size() const { return n_; }
   [[nodiscard]] bool empty() const { return n_ == 0; }

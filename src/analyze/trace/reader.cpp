@@ -1,13 +1,22 @@
 // One trace file end to end: source -> splitter -> simdjson batches -> records -> breakdown.
 #include "analyze/trace/reader.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <thread>
 
 #include "analyze/trace/builder.h"
 #include "analyze/trace/event_parse.h"
+#include "collect/cgroup.h"
 
 namespace plumb::trace {
 
@@ -15,9 +24,16 @@ namespace {
 
 class Pipeline : public TraceSink {
  public:
-  Pipeline(const std::string& name, TraceRecords& rec) : parser_(name), builder_(name, rec) {}
+  // With `keep_headers` the top-level keys are kept (headers()) instead of applied, for a part of a
+  // trace read on its own thread.
+  Pipeline(const std::string& name, TraceRecords& rec, bool fast_scan, bool keep_headers = false)
+      : parser_(name, fast_scan), builder_(name, rec), keep_headers_(keep_headers) {}
   Result<bool> header(std::string_view key, std::string_view value) override {
-    builder_.on_header(key, value);
+    if (keep_headers_) {
+      headers_.emplace_back(key, value);
+    } else {
+      builder_.on_header(key, value);
+    }
     return true;
   }
   Result<bool> events(const char* json, std::size_t len, std::uint64_t offset,
@@ -25,25 +41,147 @@ class Pipeline : public TraceSink {
     return parser_.parse(json, len, offset, starts, builder_);
   }
   [[nodiscard]] std::int64_t events() const { return builder_.events(); }
+  RecordBuilder& builder() { return builder_; }
+  [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
 
  private:
   BatchParser parser_;
   RecordBuilder builder_;
+  bool keep_headers_;
+  std::vector<std::pair<std::string, std::string>> headers_;
 };
 
-Result<TraceRank> analyze_source(ByteSource& src, const std::string& name, const TraceOptions& opt) {
-  auto start = std::chrono::steady_clock::now();
+// Records of one whole trace, read on one thread or merged from parts.
+struct Collected {
   TraceRecords rec;
-  Pipeline pipe(name, rec);
+  StreamStats stats;
+  std::int64_t events = 0;
+  std::size_t parts = 1;
+};
+
+Result<bool> collect_source(ByteSource& src, const std::string& name, const TraceOptions& opt, Collected& c) {
+  if (opt.parts_read != nullptr) *opt.parts_read = 1;
+  Pipeline pipe(name, c.rec, opt.fast_scan);
   auto stats = stream_trace(src, name, pipe, opt.limits);
   if (!stats) return stats.error();
+  c.stats = *stats;
+  c.events = pipe.events();
+  return true;
+}
+
+// The file offset of the first event that starts at or after `from` ('{' after "}," with optional
+// white space, followed by a key), when one does within `window` bytes. A guess: a string can hold
+// the same bytes; read_parts checks every cut against the part before it.
+std::optional<std::uint64_t> event_start_after(const RandomAccess& ra, std::uint64_t from, std::size_t window) {
+  std::string buf(window, '\0');
+  auto n = ra.read_at(from, buf.data(), buf.size());
+  if (!n) return std::nullopt;
+  buf.resize(*n);
+  auto ws = [&](std::size_t i) { return i < buf.size() && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'); };
+  for (std::size_t i = buf.find('}'); i != std::string::npos; i = buf.find('}', i + 1)) {
+    std::size_t j = i + 1;
+    while (ws(j)) ++j;
+    if (j >= buf.size() || buf[j] != ',') continue;
+    ++j;
+    while (ws(j)) ++j;
+    if (j >= buf.size() || buf[j] != '{') continue;
+    std::size_t k = j + 1;
+    while (ws(k)) ++k;
+    if (k < buf.size() && buf[k] == '"') return from + j;
+  }
+  return std::nullopt;
+}
+
+struct Part {
+  TraceRecords rec;
+  std::unique_ptr<Pipeline> pipe;
+  std::optional<Result<StreamStats>> stats;
+};
+
+// Reads the trace in parts on up to opt.threads threads and merges them in file order. False (and
+// nothing in `c`) when the trace cannot be cut, a cut turns out not to be an event boundary, or a part
+// fails: the caller then reads it on one thread, which also gives the one-thread error message.
+bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOptions& opt, Collected& c) {
+  const std::uint64_t size = ra.size();
+  std::uint64_t min_part = std::max<std::uint64_t>(opt.min_part, 1);
+  auto n = static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max(opt.threads, 1)), size / min_part));
+  if (n < 2) return false;
+  char first = 0;
+  for (std::uint64_t off = 0; off < std::min<std::uint64_t>(size, 4096) && first == 0; ++off) {
+    char ch = 0;
+    auto r = ra.read_at(off, &ch, 1);
+    if (!r || *r != 1) return false;
+    if (ch != ' ' && ch != '\n' && ch != '\r' && ch != '\t') first = ch;
+  }
+  const bool legacy = first == '[';
+  std::vector<std::uint64_t> cuts{0};
+  for (std::size_t k = 1; k < n; ++k) {
+    auto at = event_start_after(ra, size / n * k, std::size_t{1} << 20);
+    if (at && *at > cuts.back()) cuts.push_back(*at);
+  }
+  if (cuts.size() < 2) return false;
+  std::vector<std::unique_ptr<Part>> parts;
+  for (std::size_t k = 0; k < cuts.size(); ++k) {
+    auto p = std::make_unique<Part>();
+    p->pipe = std::make_unique<Pipeline>(name, p->rec, opt.fast_scan, true);
+    parts.push_back(std::move(p));
+  }
+  auto run = [&](std::size_t k) {
+    StreamRange range;
+    range.start = cuts[k];
+    range.in_events = k > 0;
+    range.legacy = legacy;
+    if (k + 1 < cuts.size()) range.stop_at = cuts[k + 1];
+    auto src = range_source(ra, cuts[k]);
+    try {
+      parts[k]->stats = stream_trace(*src, name, *parts[k]->pipe, opt.limits, range);
+    } catch (const std::exception& e) {
+      parts[k]->stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t k = 1; k < cuts.size(); ++k) threads.emplace_back(run, k);
+  run(0);
+  for (auto& t : threads) t.join();
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const auto& st = *parts[k]->stats;
+    if (!st) return false;
+    // Each cut is checked by the part before it, read from a known state: it must have stopped at
+    // exactly that event (not inside a string, not after the end of the events array).
+    if (k + 1 < parts.size() && !(st->stopped && st->stopped_at == cuts[k + 1])) return false;
+  }
+  RecordBuilder& into = parts[0]->pipe->builder();
+  // Top-level keys in file order: the first part holds those before traceEvents, the last those after.
+  for (const auto& [key, value] : parts[0]->pipe->headers()) into.on_header(key, value);
+  std::uint64_t batches = (*parts[0]->stats)->batches;
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    into.append(parts[k]->pipe->builder());
+    for (const auto& [key, value] : parts[k]->pipe->headers()) into.on_header(key, value);
+    batches += (*parts[k]->stats)->batches;
+    parts[k].reset();  // its records now live in the first part's
+  }
+  c.stats = **parts[0]->stats;
+  c.stats.bytes = size;
+  c.stats.batches = batches;
+  c.stats.stopped = false;
+  c.stats.stopped_at = 0;
+  c.events = into.events();
+  c.parts = parts.size();
+  c.rec = std::move(parts[0]->rec);
+  return true;
+}
+
+Result<TraceRank> analyze_collected(Collected& c, const std::string& name, const TraceOptions& opt,
+                                    std::chrono::steady_clock::time_point start) {
+  TraceRecords& rec = c.rec;
+  const auto& stats = c.stats;
   TraceRank out;
   out.file = name;
-  out.format = stats->legacy_array ? "legacy" : "kineto";
-  out.bytes = stats->bytes;
-  out.events = pipe.events();
-  if (pipe.events() == 0) {
-    return make_error(ErrorKind::invalid, name + (stats->legacy_array || stats->batches > 0 || stats->bytes > 0
+  out.format = stats.legacy_array ? "legacy" : "kineto";
+  out.bytes = stats.bytes;
+  out.events = c.events;
+  if (c.events == 0) {
+    return make_error(ErrorKind::invalid, name + (stats.legacy_array || stats.batches > 0 || stats.bytes > 0
                                                       ? ": no trace events (not a PyTorch profiler trace, or an empty one)"
                                                       : ": empty trace"));
   }
@@ -66,24 +204,130 @@ Result<TraceRank> analyze_source(ByteSource& src, const std::string& name, const
     }
     out.window_s = std::max(0.0, rec.last_end - rec.first_ts) / 1e6;
   }
-  if (stats->legacy_array) out.notes.push_back("legacy_format");
+  if (stats.legacy_array) out.notes.push_back("legacy_format");
   auto a = analyze_records(rec, opt.steps, out);
   if (!a) return a.error();
   out.parse_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
+// An uncompressed trace with random access: in parts when threads allow, else on one thread.
+Result<TraceRank> analyze_random_access(const RandomAccess& ra, const std::string& name, const TraceOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  {
+    Collected c;
+    if (opt.threads > 1 && read_parts(ra, name, opt, c)) {
+      if (opt.parts_read != nullptr) *opt.parts_read = c.parts;
+      return analyze_collected(c, name, opt, start);
+    }
+  }
+  Collected c;
+  auto src = range_source(ra, 0);
+  auto r = collect_source(*src, name, opt, c);
+  if (!r) return r.error();
+  return analyze_collected(c, name, opt, start);
+}
+
+Result<TraceRank> analyze_source(ByteSource& src, const std::string& name, const TraceOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  Collected c;
+  auto r = collect_source(src, name, opt, c);
+  if (!r) return r.error();
+  return analyze_collected(c, name, opt, start);
+}
+
+std::optional<std::uint32_t> quota_cpus(const std::string& dir, bool v2) {
+  std::ifstream in(dir + (v2 ? "/cpu.max" : "/cpu.cfs_quota_us"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty()) return std::nullopt;
+  Result<std::optional<double>> q = std::optional<double>{};
+  if (v2) {
+    q = parse_cpu_max(text);
+  } else {
+    std::ifstream pin(dir + "/cpu.cfs_period_us");
+    std::string period((std::istreambuf_iterator<char>(pin)), std::istreambuf_iterator<char>());
+    q = parse_cfs_quota(text, period);
+  }
+  if (!q || !*q) return std::nullopt;
+  return static_cast<std::uint32_t>(std::max(1.0, std::ceil(**q)));
+}
+
 }  // namespace
 
 Result<TraceRank> analyze_trace_file(const std::string& path, const TraceOptions& opt) {
+  if (opt.threads > 1) {
+    auto ra = open_random_access(path);
+    if (!ra) return ra.error();
+    if (*ra) return analyze_random_access(**ra, path, opt);
+  }
   auto src = open_trace_file(path);
   if (!src) return src.error();
+  // gzip: inflate on a second thread while this one parses.
+  if (opt.threads > 1 && (*src)->compressed()) {
+    auto ahead = read_ahead(std::move(*src));
+    return analyze_source(*ahead, path, opt);
+  }
   return analyze_source(**src, path, opt);
 }
 
 Result<TraceRank> analyze_trace_bytes(std::string_view data, const std::string& name, const TraceOptions& opt) {
+  if (opt.threads > 1) {
+    if (auto ra = memory_random_access(data)) return analyze_random_access(*ra, name, opt);
+  }
   auto src = memory_source(data, name);
+  if (opt.threads > 1 && src->compressed()) src = read_ahead(std::move(src));
   return analyze_source(*src, name, opt);
+}
+
+std::vector<Result<TraceRank>> analyze_trace_files(const std::vector<std::string>& paths, const TraceOptions& opt) {
+  const std::size_t threads = static_cast<std::size_t>(std::max(opt.threads, 1));
+  std::vector<std::optional<Result<TraceRank>>> slots(paths.size());
+  const std::size_t workers = std::min(threads, paths.size());
+  TraceOptions each = opt;
+  each.threads = static_cast<int>(std::max<std::size_t>(1, threads / std::max<std::size_t>(workers, 1)));
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < paths.size(); i = next++) {
+      try {
+        slots[i] = analyze_trace_file(paths[i], each);
+      } catch (const std::exception& e) {
+        slots[i] = Result<TraceRank>(make_error(ErrorKind::internal, paths[i] + ": " + e.what()));
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<Result<TraceRank>> out;
+  out.reserve(paths.size());
+  for (auto& s : slots) out.push_back(std::move(*s));
+  return out;
+}
+
+int available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int n = 0;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+  if (n <= 0) n = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  // The cgroup's CPU quota (v2: this cgroup and its parents; v1: the cpu controller's group).
+  std::ifstream in("/proc/self/cgroup");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& m : parse_proc_cgroup(text)) {
+    bool v2 = m.hierarchy == "0" && m.controllers.empty();
+    bool v1cpu = std::find(m.controllers.begin(), m.controllers.end(), "cpu") != m.controllers.end();
+    if (!v2 && !v1cpu) continue;
+    std::string path = m.path;
+    while (true) {
+      std::string dir = v2 ? "/sys/fs/cgroup" + path : "/sys/fs/cgroup/cpu" + path;
+      if (auto q = quota_cpus(dir, v2)) n = std::min(n, static_cast<int>(*q));
+      if (!v2 || path.empty() || path == "/") break;
+      auto slash = path.find_last_of('/');
+      path = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+    }
+  }
+  return std::max(n, 1);
 }
 
 Result<std::vector<std::string>> expand_trace_inputs(const std::vector<std::string>& args) {

@@ -17,12 +17,28 @@ namespace plumb::trace {
 struct TraceOptions {
   StepFilter steps;
   StreamLimits limits;
+  // Threads for one uncompressed trace (its events array cut into parts read at once, then merged
+  // in file order: the result equals the one-thread read), and for the files of analyze_trace_files.
+  int threads = 1;
+  // A trace is cut into at most size / min_part parts.
+  std::size_t min_part = std::size_t{8} << 20;
+  // false: every event through simdjson On-Demand, not plumb's own scanner first (to compare them).
+  bool fast_scan = true;
+  // When set: receives the number of parts the trace was read in (1: on one thread).
+  std::size_t* parts_read = nullptr;
 };
 
 // Streams a plain or gzip trace file (Kineto or legacy format) and analyses it.
 Result<TraceRank> analyze_trace_file(const std::string& path, const TraceOptions& opt = {});
 // The same on bytes in memory (plain or gzip); `name` is used in errors and as the file name.
 Result<TraceRank> analyze_trace_bytes(std::string_view data, const std::string& name, const TraceOptions& opt = {});
+
+// Several files, up to opt.threads at once (a file gets threads of its own when there are fewer
+// files than threads); results in the order of `paths`.
+std::vector<Result<TraceRank>> analyze_trace_files(const std::vector<std::string>& paths, const TraceOptions& opt = {});
+
+// CPUs this process may run on: the affinity mask, capped by the cgroup CPU quota (at least 1).
+int available_cpus();
 
 // Files to analyse: each argument is a trace file or a folder whose *.json / *.json.gz files are
 // taken (sorted by name). Errors name the argument.

@@ -6,8 +6,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include "core/host_root.h"
@@ -173,7 +178,194 @@ std::unique_ptr<ByteSource> wrap(std::unique_ptr<Raw> raw, const std::string& na
   return std::make_unique<PlainSource>(std::move(raw), head, size);
 }
 
+bool gzip_magic(const char* b, std::size_t n) {
+  return n >= 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
+}
+
+class FileAccess : public RandomAccess {
+ public:
+  FileAccess(int fd, std::string name, std::uint64_t size) : fd_(fd), name_(std::move(name)), size_(size) {}
+  ~FileAccess() override { ::close(fd_); }
+  FileAccess(const FileAccess&) = delete;
+  FileAccess& operator=(const FileAccess&) = delete;
+  Result<std::size_t> read_at(std::uint64_t offset, char* dst, std::size_t n) const override {
+    std::size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::pread(fd_, dst + got, n - got, static_cast<off_t>(offset + got));
+      if (r == 0) break;
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return make_error(ErrorKind::io, name_ + ": read failed (" + std::strerror(errno) + ")");
+      }
+      got += static_cast<std::size_t>(r);
+    }
+    return got;
+  }
+  [[nodiscard]] std::uint64_t size() const override { return size_; }
+
+ private:
+  int fd_;
+  std::string name_;
+  std::uint64_t size_;
+};
+
+class MemoryAccess : public RandomAccess {
+ public:
+  explicit MemoryAccess(std::string_view d) : d_(d) {}
+  Result<std::size_t> read_at(std::uint64_t offset, char* dst, std::size_t n) const override {
+    if (offset >= d_.size()) return std::size_t{0};
+    std::size_t k = std::min<std::size_t>(n, d_.size() - offset);
+    std::memcpy(dst, d_.data() + offset, k);
+    return k;
+  }
+  [[nodiscard]] std::uint64_t size() const override { return d_.size(); }
+
+ private:
+  std::string_view d_;
+};
+
+class RangeSource : public ByteSource {
+ public:
+  RangeSource(const RandomAccess& ra, std::uint64_t start) : ra_(ra), pos_(start) {}
+  Result<std::size_t> read(char* dst, std::size_t n) override {
+    auto r = ra_.read_at(pos_, dst, n);
+    if (r) pos_ += *r;
+    return r;
+  }
+  [[nodiscard]] bool compressed() const override { return false; }
+  [[nodiscard]] std::uint64_t compressed_size() const override { return ra_.size(); }
+
+ private:
+  const RandomAccess& ra_;
+  std::uint64_t pos_;
+};
+
+class ReadAhead : public ByteSource {
+ public:
+  ReadAhead(std::unique_ptr<ByteSource> inner, std::size_t chunk, std::size_t depth)
+      : inner_(std::move(inner)), slots_(std::max<std::size_t>(depth, 2)) {
+    for (auto& s : slots_) s.data.resize(chunk);
+    producer_ = std::thread([this] { produce(); });
+  }
+  ~ReadAhead() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    producer_.join();
+  }
+  ReadAhead(const ReadAhead&) = delete;
+  ReadAhead& operator=(const ReadAhead&) = delete;
+
+  Result<std::size_t> read(char* dst, std::size_t n) override {
+    while (true) {
+      Slot& s = slots_[head_ % slots_.size()];
+      if (taking_) {
+        if (s.pos < s.len) {
+          std::size_t k = std::min(n, s.len - s.pos);
+          std::memcpy(dst, s.data.data() + s.pos, k);
+          s.pos += k;
+          return k;
+        }
+        if (s.error) return *s.error;
+        if (s.len == 0) return std::size_t{0};  // the end
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          ++head_;
+          taking_ = false;
+        }
+        cv_.notify_all();
+        continue;
+      }
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return filled_ > head_; });
+      taking_ = true;
+    }
+  }
+  [[nodiscard]] bool compressed() const override { return inner_->compressed(); }
+  [[nodiscard]] std::uint64_t compressed_size() const override { return inner_->compressed_size(); }
+
+ private:
+  struct Slot {
+    std::vector<char> data;
+    std::size_t len = 0, pos = 0;
+    std::optional<Error> error;
+  };
+
+  void produce() {
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || filled_ < head_ + slots_.size(); });
+        if (stop_) return;
+      }
+      Slot& s = slots_[filled_ % slots_.size()];
+      s.len = s.pos = 0;
+      s.error.reset();
+      bool end = false;
+      while (s.len < s.data.size()) {
+        auto r = inner_->read(s.data.data() + s.len, s.data.size() - s.len);
+        if (!r) {
+          s.error = r.error();
+          end = true;
+          break;
+        }
+        if (*r == 0) {
+          end = true;
+          break;
+        }
+        s.len += *r;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++filled_;
+      }
+      cv_.notify_all();
+      if (end && s.len > 0 && !s.error) continue;  // the next slot says "end" (len 0)
+      if (end) return;
+    }
+  }
+
+  std::unique_ptr<ByteSource> inner_;
+  std::vector<Slot> slots_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t filled_ = 0;  // slots filled so far (producer)
+  std::size_t head_ = 0;    // slots consumed so far (consumer)
+  bool taking_ = false;     // the consumer reads slots_[head_]
+  bool stop_ = false;
+  std::thread producer_;
+};
+
 }  // namespace
+
+std::unique_ptr<ByteSource> read_ahead(std::unique_ptr<ByteSource> inner, std::size_t chunk, std::size_t depth) {
+  return std::make_unique<ReadAhead>(std::move(inner), chunk, depth);
+}
+
+Result<std::unique_ptr<RandomAccess>> open_random_access(const std::string& path) {
+  auto opened = open_user_file(path);
+  if (!opened) return opened.error();
+  int fd = *opened;
+  struct stat st {};
+  char head[2];
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::pread(fd, head, 2, 0) != 2 || gzip_magic(head, 2)) {
+    ::close(fd);
+    return std::unique_ptr<RandomAccess>();
+  }
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return std::unique_ptr<RandomAccess>(std::make_unique<FileAccess>(fd, path, static_cast<std::uint64_t>(st.st_size)));
+}
+
+std::unique_ptr<RandomAccess> memory_random_access(std::string_view data) {
+  if (gzip_magic(data.data(), data.size())) return nullptr;
+  return std::make_unique<MemoryAccess>(data);
+}
+
+std::unique_ptr<ByteSource> range_source(const RandomAccess& ra, std::uint64_t start) {
+  return std::make_unique<RangeSource>(ra, start);
+}
 
 Result<std::unique_ptr<ByteSource>> open_trace_file(const std::string& path) {
   // A FIFO or device must not block the open: refused before any read.

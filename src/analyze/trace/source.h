@@ -28,4 +28,26 @@ Result<std::unique_ptr<ByteSource>> open_fd_source(int fd, std::string name);
 // Reads from memory (the bytes must outlive the source); gzip detected the same way.
 std::unique_ptr<ByteSource> memory_source(std::string_view data, std::string name);
 
+// Reads `inner` on a thread of its own, up to `depth` chunks of `chunk` bytes ahead of the caller:
+// for gzip, inflating runs while the caller parses. Errors arrive in order, after the bytes before them.
+std::unique_ptr<ByteSource> read_ahead(std::unique_ptr<ByteSource> inner, std::size_t chunk = std::size_t{1} << 20,
+                                       std::size_t depth = 3);
+
+// Random access to an uncompressed trace (a regular plain file, or memory), so that parts of one
+// trace can be read by several threads at once.
+class RandomAccess {
+ public:
+  virtual ~RandomAccess() = default;
+  // Up to n bytes from `offset` (fewer only at the end); safe to call from several threads.
+  virtual Result<std::size_t> read_at(std::uint64_t offset, char* dst, std::size_t n) const = 0;
+  [[nodiscard]] virtual std::uint64_t size() const = 0;
+};
+
+// A regular plain file; nullptr (and no error) for a gzip file or anything but a regular file.
+Result<std::unique_ptr<RandomAccess>> open_random_access(const std::string& path);
+// Bytes in memory (they must outlive it); nullptr for gzip data.
+std::unique_ptr<RandomAccess> memory_random_access(std::string_view data);
+// Reads `ra` from `start` to its end (the RandomAccess must outlive the source).
+std::unique_ptr<ByteSource> range_source(const RandomAccess& ra, std::uint64_t start);
+
 }  // namespace plumb::trace

@@ -3,6 +3,8 @@
 // complete events to the sink. Every buffer is reused, so it stays hot in cache.
 #include "analyze/trace/stream.h"
 
+#include "analyze/trace/scan_simd.h"
+
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -17,43 +19,6 @@ namespace {
 
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// First '"' or '\\' in [p, end), or end.
-const char* find_quote_or_backslash(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i q = _mm_set1_epi8('"');
-  const __m128i b = _mm_set1_epi8('\\');
-  while (end - p >= 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
-    if (m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
-    p += 16;
-  }
-#endif
-  while (p < end && *p != '"' && *p != '\\') ++p;
-  return p;
-}
-
-// First '"', '{', '}', '[' or ']' in [p, end), or end: skips numbers, keys' colons, commas and
-// the indentation Kineto writes between them in bulk.
-const char* find_structural(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i q = _mm_set1_epi8('"');
-  const __m128i lo = _mm_set1_epi8(0x20);
-  const __m128i open = _mm_set1_epi8('{');    // '[' | 0x20 == '{'
-  const __m128i close = _mm_set1_epi8('}');   // ']' | 0x20 == '}'
-  while (end - p >= 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    __m128i f = _mm_or_si128(v, lo);
-    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
-    int m = _mm_movemask_epi8(hit);
-    if (m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
-    p += 16;
-  }
-#endif
-  while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']') ++p;
-  return p;
-}
-
 bool wanted_header(std::string_view key) {
   return key == "distributedInfo" || key == "deviceProperties" || key == "baseTimeNanoseconds" ||
          key == "schemaVersion" || key == "displayTimeUnit";
@@ -61,10 +26,16 @@ bool wanted_header(std::string_view key) {
 
 class Splitter {
  public:
-  Splitter(ByteSource& src, std::string name, TraceSink& sink, const StreamLimits& lim)
-      : src_(src), name_(std::move(name)), sink_(sink), lim_(lim) {
+  Splitter(ByteSource& src, std::string name, TraceSink& sink, const StreamLimits& lim, const StreamRange& range)
+      : src_(src), name_(std::move(name)), sink_(sink), lim_(lim), base_(range.start), stop_at_(range.stop_at) {
     cap_ = std::max<std::size_t>(lim_.chunk * 2, 4096);
     buf_.resize(cap_ + 2 + kBatchPadding);
+    if (range.in_events) {
+      stats_.legacy_array = range.legacy;
+      saw_events_ = in_events_ = true;
+      state_ = St::events;
+      start_events();
+    }
   }
 
   Result<StreamStats> run() {
@@ -238,7 +209,14 @@ class Splitter {
         bits &= bits - 1;
         std::size_t idx = static_cast<std::size_t>(p - b) + static_cast<std::size_t>(i);
         if ((opens >> i) & 1U) {
-          if (depth_ == 0) ev_start_ = idx;
+          if (depth_ == 0) {
+            if (offset_of(idx) >= stop_at_) {  // the part ends before this event
+              p = b + idx;
+              stopped_ = true;
+              return true;
+            }
+            ev_start_ = idx;
+          }
           ++depth_;
           continue;
         }
@@ -466,6 +444,15 @@ class Splitter {
             return false;
           }
           if (flush_error_) return *flush_error_;
+          if (stopped_) {
+            pos_ = at(p);
+            auto f = flush();
+            if (!f) return f.error();
+            stats_.stopped = true;
+            stats_.stopped_at = offset_of(pos_);
+            state_ = St::done;
+            return true;
+          }
           if (error_at_ != 0) return err("unbalanced '}' between events", error_at_);
           // p is at the ']' that closes the events array.
           pos_ = at(p);
@@ -502,6 +489,8 @@ class Splitter {
   std::size_t len_ = 0;    // data bytes in buf_[1, 1+len_)
   std::size_t pos_ = 1;    // scan position
   std::uint64_t base_ = 0; // file offset of buf_[1]
+  std::uint64_t stop_at_;  // StreamRange::stop_at
+  bool stopped_ = false;
   St state_ = St::start;
   std::string key_;
   std::size_t key_start_ = 0;
@@ -522,8 +511,9 @@ class Splitter {
 
 }  // namespace
 
-Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, TraceSink& sink, const StreamLimits& limits) {
-  Splitter s(src, name, sink, limits);
+Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, TraceSink& sink, const StreamLimits& limits,
+                                 const StreamRange& range) {
+  Splitter s(src, name, sink, limits, range);
   return s.run();
 }
 

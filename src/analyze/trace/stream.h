@@ -32,6 +32,18 @@ struct StreamStats {
   std::uint64_t bytes = 0;   // uncompressed bytes read
   bool legacy_array = false; // the top level was an array of events
   std::uint64_t batches = 0;
+  bool stopped = false;          // ended at StreamRange::stop_at (not at the end of the document)
+  std::uint64_t stopped_at = 0;  // then: the file offset of the first event not read
+};
+
+// Where the source starts in the file, for reading one part of a trace (parallel reading). The
+// default is the whole document.
+struct StreamRange {
+  std::uint64_t start = 0;  // file offset of the source's first byte
+  bool in_events = false;   // the source starts at an event inside the events array
+  bool legacy = false;      // (with in_events) the events array is the top level
+  // Stop before the first event that starts at or after this file offset.
+  std::uint64_t stop_at = ~std::uint64_t{0};
 };
 
 struct StreamLimits {
@@ -43,6 +55,6 @@ struct StreamLimits {
 
 // Reads the whole source. Errors are one line naming `name` and a byte offset.
 Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, TraceSink& sink,
-                                 const StreamLimits& limits = {});
+                                 const StreamLimits& limits = {}, const StreamRange& range = {});
 
 }  // namespace plumb::trace

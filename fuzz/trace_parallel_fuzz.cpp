@@ -1,0 +1,38 @@
+// Differential fuzzing of the trace reader: plumb's own event scanner against simdjson On-Demand,
+// and a trace read in parts on several threads against one thread. Any input must give the same
+// result, or the same one-line error, all ways.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "analyze/trace/reader.h"
+
+namespace {
+
+bool same(const plumb::Result<plumb::TraceRank>& a, const plumb::Result<plumb::TraceRank>& b) {
+  if (a.ok() != b.ok()) return false;
+  if (!a.ok()) return a.error().message == b.error().message;
+  plumb::TraceRank x = *a;
+  x.parse_ms = b->parse_ms;
+  return x == *b;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  plumb::trace::TraceOptions one;
+  one.limits.chunk = 1 + size % 61;
+  one.limits.batch = 1 + size % 97;
+  one.limits.max_event = 1 << 16;
+  auto base = plumb::trace::analyze_trace_bytes(in, "fuzz.json", one);
+  plumb::trace::TraceOptions slow = one;
+  slow.fast_scan = false;
+  if (!same(base, plumb::trace::analyze_trace_bytes(in, "fuzz.json", slow))) std::abort();
+  plumb::trace::TraceOptions parts = one;
+  parts.threads = 2 + static_cast<int>(size % 5);
+  parts.min_part = 1 + size / 7;
+  if (!same(base, plumb::trace::analyze_trace_bytes(in, "fuzz.json", parts))) std::abort();
+  return 0;
+}

@@ -1,0 +1,360 @@
+// Reading one trace in parts on several threads, and several files at once, must give exactly what
+// one thread gives: on generated traces whose strings hold brackets, braces, escaped quotes and the
+// very bytes the part cutter looks for, with events straddling read chunks and part borders.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "analyze/trace/reader.h"
+#include "analyze/trace/source.h"
+#include "../../../test_util.h"
+
+namespace plumb::trace {
+namespace {
+
+TraceRank must(Result<TraceRank> r) {
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? std::move(r.value()) : TraceRank{};
+}
+
+// Names a splitter could trip on. With `cutter_traps` some end in "}, {" so that the text
+// `"x}, {"` holds what the part cutter takes for the start of an event.
+std::vector<std::string> names(bool cutter_traps) {
+  std::vector<std::string> v = {
+      R"(aten::mm)",
+      R"(aten::index [x] {y})",
+      R"(quote \" inside}, {\"ph\": \"X\"})",
+      R"(back\\slash\\)",
+      R"(brackets ]]]}}} [[[{{{)",
+      R"(unicode \u00e9\u4e2d)",
+  };
+  if (cutter_traps) {
+    v.push_back("trap}, {");
+    v.push_back("trap2},\\n{");
+    v.push_back("}, {");
+  }
+  return v;
+}
+
+// A Kineto (or legacy) trace of `steps` steps on two CPU threads (one with string ids) and one
+// GPU stream, with kernels, copies, runtime calls, memory instants, flows and metadata.
+std::string make_trace(int steps, bool cutter_traps, bool legacy) {
+  const auto ns = names(cutter_traps);
+  std::string s = legacy ? "[\n" : R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100"}, {"id": 1, "name": "NVIDIA A100"}],
+  "traceEvents": [
+)";
+  bool first = true;
+  auto add = [&](const std::string& ev) {
+    if (!first) s += ",\n  ";
+    s += ev;
+    first = false;
+  };
+  add(R"({"name": "process_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "python \"main\" {0}"}})");
+  long long corr = 1;
+  for (int k = 0; k < steps; ++k) {
+    const double t0 = 1000.0 + k * 10000.0;
+    char buf[1024];
+    std::snprintf(buf, sizeof buf,
+                  R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 1, "tid": 1, "ts": %.3f, "dur": 9000})", k,
+                  t0);
+    add(buf);
+    std::snprintf(buf, sizeof buf,
+                  R"({"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 1, "tid": 1, "ts": %.3f, "dur": %d})",
+                  t0, 100 + (k % 7) * 50);
+    add(buf);
+    for (int i = 0; i < 12; ++i) {
+      const std::string& n = ns[static_cast<std::size_t>(k * 12 + i) % ns.size()];
+      const double ts = t0 + 600 + i * 600;
+      const bool str_ids = i % 3 == 0;
+      std::snprintf(buf, sizeof buf,
+                    str_ids ? R"({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": "CPU functions", "tid": "thread %d", "ts": %.3f, "dur": 400, "args": {"External id": %d, "note": "[{\"]}"}})"
+                            : R"({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": 1, "tid": %d, "ts": %.3f, "dur": 400, "args": {"External id": %d}})",
+                    n.c_str(), 1 + i % 2, ts, i);
+      add(buf);
+      std::snprintf(buf, sizeof buf,
+                    R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": %.3f, "dur": 10, "args": {"correlation": %lld}})",
+                    ts + 50, corr);
+      add(buf);
+      std::snprintf(buf, sizeof buf,
+                    R"({"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": "stream 7", "ts": %.3f, "dur": %d, "args": {"stream": 7, "correlation": %lld, "device": 0}})",
+                    n.c_str(), ts + 80, 200 + (i * 37 + k) % 300, corr);
+      add(buf);
+      std::snprintf(buf, sizeof buf, R"({"ph": "f", "id": %lld, "pid": 0, "tid": 7, "ts": %.3f, "cat": "ac2g", "name": "ac2g", "bp": "e"})",
+                    corr, ts + 80);
+      add(buf);
+      ++corr;
+    }
+    std::snprintf(buf, sizeof buf,
+                  R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": %.3f, "dur": 50, "args": {"stream": 7, "correlation": %lld, "bytes": %d}})J",
+                  t0 + 300, corr++, 4096 * (k + 1));
+    add(buf);
+    std::snprintf(buf, sizeof buf,
+                  R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": %.3f, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 4096, "Total Allocated": %d, "Total Reserved": 1000000000}})",
+                  t0 + 700, 1000000 + (k * 7919) % 500000);
+    add(buf);
+  }
+  s += legacy ? "\n]\n" : R"(
+  ],
+  "distributedInfo": {"backend": "nccl", "rank": 2, "world_size": 4},
+  "baseTimeNanoseconds": 1700000000000000000
+}
+)";
+  return s;
+}
+
+TraceOptions parallel(int threads, std::size_t min_part, std::size_t* parts = nullptr) {
+  TraceOptions o;
+  o.threads = threads;
+  o.min_part = min_part;
+  o.parts_read = parts;
+  return o;
+}
+
+void expect_same(const TraceRank& one, TraceRank many) {
+  many.parse_ms = one.parse_ms;
+  EXPECT_EQ(one.steps, many.steps);
+  EXPECT_EQ(one.summary, many.summary);
+  EXPECT_EQ(one, many);
+}
+
+TEST(TraceParallel, PartsOfOneTraceGiveTheOneThreadResult) {
+  const std::string text = make_trace(60, false, false);
+  auto one = must(analyze_trace_bytes(text, "t.json"));
+  ASSERT_EQ(one.steps.size(), 60u);
+  ASSERT_EQ(one.rank, 2);
+  for (int threads : {2, 3, 4, 7, 16}) {
+    std::size_t parts = 0;
+    auto many = must(analyze_trace_bytes(text, "t.json", parallel(threads, 4096, &parts)));
+    EXPECT_EQ(parts, static_cast<std::size_t>(threads)) << "the trace was not read in parts";
+    expect_same(one, many);
+  }
+}
+
+TEST(TraceParallel, SmallReadChunksMakeEventsStraddleEveryBorder) {
+  const std::string text = make_trace(25, false, false);
+  auto one = must(analyze_trace_bytes(text, "t.json"));
+  for (std::size_t chunk : {97u, 1000u, 4096u}) {
+    TraceOptions o = parallel(5, 2048);
+    o.limits.chunk = chunk;
+    o.limits.batch = chunk * 2;
+    std::size_t parts = 0;
+    o.parts_read = &parts;
+    auto many = must(analyze_trace_bytes(text, "t.json", o));
+    EXPECT_GT(parts, 1u);
+    expect_same(one, many);
+  }
+}
+
+TEST(TraceParallel, StringsThatLookLikeEventBordersFallBackOrAgree) {
+  // Every cut the cutter guesses inside a string ("x}, {") is refused by the part before it; the
+  // result is the one-thread one in all cases, and some cuts are real, so parts are used too.
+  const std::string text = make_trace(60, true, false);
+  auto one = must(analyze_trace_bytes(text, "t.json"));
+  std::size_t used_parts = 0;
+  for (int threads = 2; threads <= 24; ++threads) {
+    std::size_t parts = 0;
+    auto many = must(analyze_trace_bytes(text, "t.json", parallel(threads, 1024, &parts)));
+    used_parts = std::max(used_parts, parts);
+    expect_same(one, many);
+  }
+  EXPECT_GT(used_parts, 1u);
+}
+
+TEST(TraceParallel, LegacyArrayInParts) {
+  const std::string text = make_trace(30, false, true);
+  auto one = must(analyze_trace_bytes(text, "legacy.json"));
+  EXPECT_EQ(one.format, "legacy");
+  std::size_t parts = 0;
+  auto many = must(analyze_trace_bytes(text, "legacy.json", parallel(4, 4096, &parts)));
+  EXPECT_EQ(parts, 4u);
+  expect_same(one, many);
+}
+
+TEST(TraceParallel, ErrorsAreTheOneThreadErrors) {
+  const std::string text = make_trace(40, false, false);
+  const std::string cuts[] = {
+      text.substr(0, text.size() * 3 / 4),                                              // truncated
+      text.substr(0, text.size() / 2) + "}}" + text.substr(text.size() / 2),            // unbalanced
+      text.substr(0, text.size() * 2 / 3) + R"({"ph": "X", "name": "a", "ts": "x", "dur": 1},)" +
+          text.substr(text.size() * 2 / 3),                                              // bad value
+  };
+  for (const auto& bad : cuts) {
+    auto one = analyze_trace_bytes(bad, "bad.json");
+    auto many = analyze_trace_bytes(bad, "bad.json", parallel(4, 4096));
+    ASSERT_FALSE(one.ok());
+    ASSERT_FALSE(many.ok());
+    EXPECT_EQ(one.error().message, many.error().message);
+  }
+}
+
+TEST(TraceParallel, RealTracesInParts) {
+  for (const char* f : {"hta-a100-sxm4-80gb-train-rank0-nccl.json.gz", "hta-mtia-inference-rank0.json.gz",
+                        "kineto-resnet50-num-workers-4.json.gz", "hta-v100-sxm2-32gb-ns-resolution-rank0.json.gz"}) {
+    auto gz = read_user_file(test::fixture(std::string("traces/corpus/") + f));
+    ASSERT_TRUE(gz.ok()) << f;
+    auto src = memory_source(*gz, f);
+    std::string plain;
+    std::vector<char> buf(1 << 16);
+    while (true) {
+      auto n = src->read(buf.data(), buf.size());
+      ASSERT_TRUE(n.ok());
+      if (*n == 0) break;
+      plain.append(buf.data(), *n);
+    }
+    auto one = must(analyze_trace_bytes(plain, f));
+    std::size_t parts = 0;
+    auto many = must(analyze_trace_bytes(plain, f, parallel(6, plain.size() / 6, &parts)));
+    EXPECT_GT(parts, 1u) << f;
+    expect_same(one, many);
+  }
+}
+
+TEST(TraceParallel, GzipInflatedOnASecondThreadReadsTheSame) {
+  auto gz = read_user_file(test::fixture("traces/corpus/hta-v100-sxm2-16gb-train-6steps.json.gz"));
+  ASSERT_TRUE(gz.ok());
+  TraceOptions small_chunks = parallel(2, 4096);
+  small_chunks.limits.chunk = 4096;
+  auto one = must(analyze_trace_bytes(*gz, "v100.json.gz"));
+  expect_same(one, must(analyze_trace_bytes(*gz, "v100.json.gz", parallel(2, 4096))));
+  expect_same(one, must(analyze_trace_bytes(*gz, "v100.json.gz", small_chunks)));
+  for (std::size_t cut : {gz->size() / 2, gz->size() - 9, std::size_t{100}}) {
+    auto a = analyze_trace_bytes(gz->substr(0, cut), "cut.json.gz");
+    auto b = analyze_trace_bytes(gz->substr(0, cut), "cut.json.gz", parallel(2, 4096));
+    ASSERT_FALSE(a.ok());
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(a.error().message, b.error().message);
+  }
+}
+
+class TraceFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("plumb-trace-parallel-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    auto p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(TraceFolder, FilesReadAtOnceGiveTheOneThreadResults) {
+  write("rank0.json", make_trace(20, false, false));
+  write("rank1.json", make_trace(33, true, false));
+  write("rank2.json", make_trace(12, false, true));
+  write("rank3.json", make_trace(45, false, false));
+  auto files = expand_trace_inputs({dir_.string()});
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files->size(), 4u);
+  auto one = analyze_trace_files(*files, parallel(1, 4096));
+  for (int threads : {2, 3, 8}) {
+    auto many = analyze_trace_files(*files, parallel(threads, 4096));
+    ASSERT_EQ(many.size(), one.size());
+    for (std::size_t i = 0; i < one.size(); ++i) {
+      ASSERT_TRUE(one[i].ok() && many[i].ok());
+      EXPECT_EQ(many[i]->file, (*files)[i]);
+      expect_same(*one[i], *many[i]);
+    }
+  }
+}
+
+TEST_F(TraceFolder, ABadFileKeepsItsPlaceAndMessage) {
+  write("a-rank0.json", make_trace(10, false, false));
+  write("b-rank1.json", R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": -5}]})");
+  write("c-rank2.json", make_trace(10, false, false));
+  auto files = expand_trace_inputs({dir_.string()});
+  ASSERT_TRUE(files.ok());
+  auto one = analyze_trace_files(*files, parallel(1, 4096));
+  auto many = analyze_trace_files(*files, parallel(3, 4096));
+  ASSERT_EQ(many.size(), 3u);
+  EXPECT_TRUE(many[0].ok());
+  ASSERT_FALSE(many[1].ok());
+  EXPECT_EQ(many[1].error().message, one[1].error().message);
+  EXPECT_TRUE(many[2].ok());
+}
+
+TraceOptions simdjson_only() {
+  TraceOptions o;
+  o.fast_scan = false;
+  return o;
+}
+
+// plumb's own event scanner must read exactly what simdjson On-Demand reads.
+TEST(TraceFastScan, SameResultsAsSimdjsonOnRealAndGeneratedTraces) {
+  for (const char* f : {"hta-a100-sxm4-80gb-train-rank0-nccl.json.gz", "hta-mtia-inference-rank0.json.gz",
+                        "kineto-resnet50-num-workers-4.json.gz", "hta-v100-sxm2-32gb-ns-resolution-rank0.json.gz",
+                        "hta-amd-mi250-rocm62.json.gz", "hta-a100-cupti-profiler-counters.json.gz",
+                        "kineto-docs-8x-h100-cuda-sync-small.json"}) {
+    auto data = read_user_file(test::fixture(std::string("traces/corpus/") + f));
+    ASSERT_TRUE(data.ok()) << f;
+    auto slow = must(analyze_trace_bytes(*data, f, simdjson_only()));
+    auto fast = must(analyze_trace_bytes(*data, f));
+    expect_same(slow, fast);
+  }
+  for (bool traps : {false, true}) {
+    for (bool legacy : {false, true}) {
+      const std::string text = make_trace(20, traps, legacy);
+      expect_same(must(analyze_trace_bytes(text, "t.json", simdjson_only())), must(analyze_trace_bytes(text, "t.json")));
+    }
+  }
+}
+
+TEST(TraceFastScan, OddButValidJsonReadsTheSame) {
+  // Escapes, keys in any order, duplicate keys, nested args, literals, exponents, unknown fields.
+  const char* text = R"J({"traceEvents": [
+    {"name": "ProfilerStep#1", "ph": "X", "cat": "user_annotation", "pid": 1, "tid": 1, "ts": 1000, "dur": 1000},
+    {"ts": 1100, "dur": 5e2, "ph": "X", "cat": "cpu_op", "name": "aten::mm \"q\" \u00e9", "pid": "1", "tid": "main thread"},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1.2e3, "dur": 100, "args": {"stream": 7, "correlation": null, "extra": [1, [2, {"a": true}], false], "correlation": 3}},
+    {"args": {"correlation": 3}, "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1150, "dur": 10},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 1300, "dur": 20, "args": {"bytes": "many", "stream": 7, "correlation": -1}},
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 1400, "dur": 50, "args": 5},
+    {"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1500, "args": {"Device Type": 1, "Device Id": 0, "Total Allocated": 1.5e9, "Total Reserved": 2e9}},
+    {"ph": "f", "id": 3, "pid": 0, "tid": 7, "ts": 1200, "cat": "ac2g", "name": "ac2g", "bp": "e", "x": {"deep": [[[]]]}},
+    {"ph": "X", "ph": "X", "cat": "cpu_op", "name": "dup", "name": "dup2", "pid": 1, "tid": 2, "ts": 1600, "dur": 0.5, "\u0070h": "M"},
+    {}
+  ]})J";
+  auto slow = must(analyze_trace_bytes(text, "odd.json", simdjson_only()));
+  auto fast = must(analyze_trace_bytes(text, "odd.json"));
+  expect_same(slow, fast);
+  EXPECT_EQ(slow.events, 10);
+}
+
+TEST(TraceFastScan, BadInputGivesTheSimdjsonError) {
+  const char* cases[] = {
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 5,}]})",
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 5} {"ph": "X", "name": "a", "ts": 1, "dur": 5}]})",
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 01, "dur": 5}]})",
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 5, "args": {"x": tru}}]})",
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 5}, 7, {"ph": "X", "name": "b", "ts": 1, "dur": 5}]})",
+      "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\ttab\", \"ts\": 1, \"dur\": 5}]}",
+      R"({"traceEvents": [{"ph": "X", "name": "bad \x", "ts": 1, "dur": 5}]})",
+      R"({"traceEvents": [{"ph": 5, "name": "a", "ts": 1, "dur": 5}]})",
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": "1", "dur": 5}]})",
+      "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"\xff\xfe\", \"ts\": 1, \"dur\": 5}]}",
+  };
+  for (const char* c : cases) {
+    auto slow = analyze_trace_bytes(c, "bad.json", simdjson_only());
+    auto fast = analyze_trace_bytes(c, "bad.json");
+    ASSERT_EQ(slow.ok(), fast.ok()) << c;
+    if (!slow.ok()) {
+      EXPECT_EQ(slow.error().message, fast.error().message) << c;
+    }
+  }
+}
+
+TEST(TraceParallel, AvailableCpusIsAtLeastOne) { EXPECT_GE(available_cpus(), 1); }
+
+}  // namespace
+}  // namespace plumb::trace
