@@ -35,6 +35,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/ DESTINATION ${CMAKE_INSTALL_DOCD
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The Debian package: cpack -G DEB in the build directory writes plumb_<version>_<arch>.deb.
+# cpack (and `make install`) package what the build made and build nothing themselves: on a shared
+# tree a packaging step must not start a compile of everything.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME plumb)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -39,7 +39,8 @@ std::vector<const CLI::Option*> options_of(const CLI::App* a, bool positional) {
   return a->get_options([positional](const CLI::Option* o) { return o->nonpositional() != positional; });
 }
 
-bool takes_value(const CLI::Option* o) { return o->get_type_size_max() > 0; }
+// As CLI11's own help formatter decides it: a flag has type size 0.
+bool takes_value(const CLI::Option* o) { return o->get_type_size() != 0; }
 
 std::vector<std::string> names_of(const CLI::Option* o) {
   std::vector<std::string> n;
@@ -122,8 +123,8 @@ void man_options(std::ostream& o, const CLI::App* a) {
   for (const CLI::Option* p : options_of(a, false)) {
     o << ".TP\n.B " << roff(join(names_of(p), ", "));
     if (takes_value(p)) {
-      std::string type = p->get_type_name();
-      o << " \\fI" << roff(type.empty() ? "VALUE" : type) << "\\fR";
+      const std::string type = p->get_type_name();
+      if (!type.empty()) o << " \\fI" << roff(type) << "\\fR";
     }
     o << "\n" << roff(p->get_description());
     if (!p->get_default_str().empty()) o << " (default: " << roff(p->get_default_str()) << ")";
