@@ -1,10 +1,8 @@
 # plumb framework probe: reports what this interpreter can import and how it is built, as one
 # JSON line after a marker. Read-only apart from initialising CUDA in its own process.
-import json
 import os
 import sys
 import time
-import warnings
 
 # The current directory must not shadow installed packages (python -c puts '' first).
 if sys.path and sys.path[0] in ("", "."):
@@ -35,6 +33,47 @@ out = {
 }
 
 
+# The answer's encoder: the json module would import re, enum and more (5-10 ms of the probe on a
+# Python whose start does not load them already). Keys sorted, ASCII only, like json.dumps with
+# sort_keys=True; a non-finite float becomes null (strict JSON).
+_ESCAPES = dict((i, "\\u%04x" % i) for i in list(range(32)) + [127])
+_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
+                 ord("\b"): "\\b", ord("\f"): "\\f"})
+
+
+def _str(s):
+    s = s.translate(_ESCAPES)
+    try:
+        s.encode("ascii")
+    except UnicodeError:
+        parts = []
+        for ch in s:
+            c = ord(ch)
+            if c < 128:
+                parts.append(ch)
+            elif c < 0x10000:
+                parts.append("\\u%04x" % c)
+            else:
+                c -= 0x10000
+                parts.append("\\u%04x\\u%04x" % (0xD800 | (c >> 10), 0xDC00 | (c & 0x3FF)))
+        s = "".join(parts)
+    return '"' + s + '"'
+
+
+def encode(x):
+    if x is None or x is True or x is False:
+        return {None: "null", True: "true", False: "false"}[x]
+    if isinstance(x, int):
+        return str(int(x))
+    if isinstance(x, float):
+        return repr(x) if x == x and x not in (float("inf"), float("-inf")) else "null"
+    if isinstance(x, dict):
+        return "{" + ", ".join(_str(str(k)) + ": " + encode(x[k]) for k in sorted(x, key=str)) + "}"
+    if isinstance(x, (list, tuple)):
+        return "[" + ", ".join(encode(v) for v in x) + "]"
+    return _str(x if isinstance(x, str) else str(x))
+
+
 def safe(fn, default=None):
     try:
         return fn()
@@ -57,6 +96,7 @@ def dotted(v):
 
 def probe_torch():
     import torch
+    import warnings
     d = {"version": str(torch.__version__)}
     ver = getattr(torch, "version", None)
     d["cuda"] = getattr(ver, "cuda", None)
@@ -200,5 +240,5 @@ for name, fn in (("numpy", probe_numpy), ("torch", probe_torch), ("tensorflow", 
     d["seconds"] = round(time.time() - start, 3)
     out["packages"][name] = d
 
-_answer.write("PLUMB-PROBE-JSON " + json.dumps(out, sort_keys=True) + "\n")
+_answer.write("PLUMB-PROBE-JSON " + encode(out) + "\n")
 _answer.flush()

@@ -149,7 +149,7 @@ TEST(ProbeScript, MappedLibrariesOfARealInterpreter) {
   auto main_loop = script.find("\nfor name, fn in");
   ASSERT_NE(main_loop, std::string::npos);
   std::string prog = "import ctypes\nctypes.CDLL('" + nccl + "')\n" + script.substr(0, main_loop) +
-                     "\n_answer.write(json.dumps(mapped_cuda_libs()) + '\\n')\n_answer.flush()\n";
+                     "\n_answer.write(encode(mapped_cuda_libs()) + '\\n')\n_answer.flush()\n";
   RunOptions o;
   o.timeout = std::chrono::milliseconds(10000);
   auto r = run_program({"/usr/bin/python3", "-c", prog}, o);
