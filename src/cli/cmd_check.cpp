@@ -1,5 +1,6 @@
 // `plumb check` (collect, judge, render) and `plumb report` (judge a saved snapshot again).
 #include <chrono>
+#include <future>
 #include <iostream>
 #include <memory>
 
@@ -7,6 +8,7 @@
 #include "cli/history_options.h"
 #include "cli/scheduler_modes.h"
 #include "cli/subcommand.h"
+#include "cli/timings.h"
 #include "core/atomic_file.h"
 #include "core/catalog.h"
 #include "core/registry.h"
@@ -25,6 +27,7 @@ struct CheckArgs {
   std::string bench = "none";
   bool list = false;
   bool print_config = false;
+  bool timings = false;  // --timings
   int expect_gpus = -1;  // --expect-gpus N: overrides the gpu.expected_count threshold
   HistoryOptions history;
   SchedulerOptions sched;  // --slurm, --npd
@@ -56,17 +59,39 @@ int run_check(const CheckArgs& a) {
   r.facts.meta.hostname = host_name(ctx.root);
   r.facts.meta.root = ctx.root.root();
   r.facts.meta.target_pid = ctx.pid;
-  collect(ctx, sel, r.facts);
-  auto history = open_history_for_check(a.history, ctx.root.root());
+  // The history database opens (a transaction: file syncs that take milliseconds on a busy disk)
+  // while the collectors run; the main thread only waits for them meanwhile.
+  auto opening = std::async(std::launch::async, [&] { return open_history_for_check(a.history, ctx.root.root()); });
+  CollectionTimings timings;
+  collect(ctx, sel, r.facts, a.timings ? &timings : nullptr);
+  auto history = opening.get();
   if (r.facts.bench.collected) attach_baseline(r.facts, history.get(), a.history);
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.findings = judge(r.facts, cfg.thresholds, sel);
+  // --timings: facts.meta.timings in every JSON this run writes, the table on stderr at the end.
+  auto json_text = [&] {
+    std::string text = render_json_text(r, render_options(a.output));
+    return a.timings ? with_timings(text, timings) : text;
+  };
   if (!a.save.empty()) {
-    auto w = write_file_atomic(a.save, render_json_text(r, render_options(a.output)));
+    auto w = write_file_atomic(a.save, json_text());
     if (!w) throw UsageError(w.error().message);
   }
-  if (!a.sched.active()) emit(r, a.output);
-  record_report(history.get(), r, true);
+  // Recording (more file syncs) overlaps rendering: both only read the report.
+  auto recording = std::async(std::launch::async, [&] { record_report(history.get(), r, true); });
+  if (!a.sched.active()) {
+    if (a.timings && a.output.format == "json") {
+      check_output(a.output);
+      write_output(json_text(), a.output.out);
+    } else {
+      emit(r, a.output);
+    }
+  }
+  recording.get();
+  if (a.timings) {
+    double command_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << render_timings(timings, command_ms, render_options(a.output).lang);
+  }
   if (a.sched.active()) return finish_scheduler_mode(a.sched, sched, r, render_options(a.output).lang);
   return exit_code_for(r.findings);
 }
@@ -113,6 +138,7 @@ const bool kCheck = register_subcommand({"check", "health check of this machine 
                                                ->check(CLI::Range(0, 4096));
                                            app.add_flag("--list", a->list, "list every check with its id and description");
                                            app.add_flag("--print-config", a->print_config, "print the default thresholds as TOML");
+                                           add_timings_option(app, a->timings);
                                            add_history_options(app, a->history, true);
                                            add_scheduler_options(app, a->sched);
                                            return [a] { return run_scheduler_guarded(a->sched, a->output.lang, [a] { return run_check(*a); }); };

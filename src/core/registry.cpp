@@ -1,13 +1,19 @@
 // Collector and rule tables, selection by id prefix, and the deadline-bound collection run.
 #include "core/registry.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "core/catalog.h"
+#include "core/collect_timing.h"
+#include "core/json.h"
 #include "core/suggest.h"
 
 namespace plumb {
@@ -40,9 +46,17 @@ bool matches(const std::string& sel, const std::string& id, const std::string* s
   });
 }
 
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
 struct Outcome {
   ApplyFacts apply;
   std::string error;
+  Clock::time_point begin, end;  // the collector's own run on its thread
+  long thread = 0;
 };
 
 // A collector started on its own thread; the worker owns its copies, so if it is abandoned at
@@ -50,16 +64,17 @@ struct Outcome {
 struct Started {
   const CollectorInfo* info;
   std::future<Outcome> result;
-  std::chrono::steady_clock::time_point start;
+  Clock::time_point start;
   std::chrono::milliseconds deadline;
 };
 
 Started start_collector(const CollectorInfo& c, const Context& ctx) {
   auto promise = std::make_shared<std::promise<Outcome>>();
-  Started s{&c, promise->get_future(), std::chrono::steady_clock::now(),
-            c.deadline.count() > 0 ? c.deadline : ctx.deadline};
+  Started s{&c, promise->get_future(), Clock::now(), c.deadline.count() > 0 ? c.deadline : ctx.deadline};
   std::thread([promise, fn = c.run, ctx]() {
     Outcome o;
+    o.begin = Clock::now();
+    o.thread = static_cast<long>(::gettid());
     try {
       o.apply = fn(ctx);
     } catch (const std::exception& e) {
@@ -67,16 +82,21 @@ Started start_collector(const CollectorInfo& c, const Context& ctx) {
     } catch (...) {
       o.error = "unknown exception";
     }
+    o.end = Clock::now();
     promise->set_value(std::move(o));
   }).detach();
   return s;
 }
 
-CollectorRun finish_collector(Started& s, Facts& facts) {
+// Waits for the collector (until its deadline) and applies what it read. duration_ms is its own
+// run when it answered, the time waited when it did not.
+CollectorRun finish_collector(Started& s, Facts& facts, Clock::time_point run_start, CollectorTiming* timing) {
   CollectorRun run{s.info->id, "ok", 0, {}};
+  CollectorTiming t{s.info->id, "", ms_between(run_start, s.start), 0, 0};
   if (s.result.wait_until(s.start + s.deadline) != std::future_status::ready) {
     run.status = "timed out";
     run.error = "no answer within " + std::to_string(s.deadline.count()) + " ms";
+    run.duration_ms = ms_between(s.start, Clock::now());
   } else {
     Outcome o = s.result.get();
     if (!o.error.empty()) {
@@ -85,16 +105,26 @@ CollectorRun finish_collector(Started& s, Facts& facts) {
     } else if (o.apply) {
       o.apply(facts);
     }
+    run.duration_ms = ms_between(o.begin, o.end);
+    t.start_ms = ms_between(run_start, o.begin);
+    t.thread = o.thread;
   }
-  run.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s.start).count();
+  t.status = run.status;
+  t.duration_ms = run.duration_ms;
+  if (timing != nullptr) *timing = std::move(t);
   return run;
 }
+
+// Every table is registered during static initialisation and read after it: sorting once at the
+// first read (not at each of the hundred registrations) keeps the start of every command short.
+bool collectors_sorted = false;
+bool rules_sorted = false;
+std::mutex sort_mutex;  // a first read from two threads sorts once
 }  // namespace
 
 bool register_collector(CollectorInfo c) {
   collector_table().push_back(std::move(c));
-  std::sort(collector_table().begin(), collector_table().end(),
-            [](const auto& a, const auto& b) { return a.id < b.id; });
+  collectors_sorted = false;
   return true;
 }
 
@@ -103,13 +133,28 @@ bool register_rule(RuleInfo r) {
     if (x.id == r.id && x.source == r.source) throw std::logic_error("duplicate rule " + r.id + " (" + r.source + ")");
   }
   rule_table().push_back(std::move(r));
-  std::sort(rule_table().begin(), rule_table().end(),
-            [](const auto& a, const auto& b) { return a.id != b.id ? a.id < b.id : a.source < b.source; });
+  rules_sorted = false;
   return true;
 }
 
-const std::vector<CollectorInfo>& collectors() { return collector_table(); }
-const std::vector<RuleInfo>& rules() { return rule_table(); }
+const std::vector<CollectorInfo>& collectors() {
+  std::lock_guard<std::mutex> lock(sort_mutex);
+  if (!collectors_sorted) {
+    std::stable_sort(collector_table().begin(), collector_table().end(),
+                     [](const auto& a, const auto& b) { return a.id < b.id; });
+    collectors_sorted = true;
+  }
+  return collector_table();
+}
+const std::vector<RuleInfo>& rules() {
+  std::lock_guard<std::mutex> lock(sort_mutex);
+  if (!rules_sorted) {
+    std::sort(rule_table().begin(), rule_table().end(),
+              [](const auto& a, const auto& b) { return a.id != b.id ? a.id < b.id : a.source < b.source; });
+    rules_sorted = true;
+  }
+  return rule_table();
+}
 
 bool Selection::selects(const std::string& id) const {
   for (const auto& s : skip) {
@@ -144,7 +189,9 @@ std::vector<std::string> unknown_selectors(const Selection& sel) {
   return bad;
 }
 
-void collect(const Context& ctx, const Selection& sel, Facts& facts) {
+void collect(const Context& ctx, const Selection& sel, Facts& facts) { collect(ctx, sel, facts, nullptr); }
+
+void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionTimings* timings) {
   // A collector runs when selected itself or when a selected rule needs it.
   std::vector<const CollectorInfo*> todo;
   for (const auto& c : collectors()) {
@@ -163,22 +210,51 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts) {
     bool wanted = sel.only.empty() ? (needed || !dependents) : (sel.selects(c.id) || needed);
     if (wanted && !skipped_explicitly) todo.push_back(&c);
   }
-  // All start at once; results are applied in table order so Facts do not depend on timing.
-  std::vector<Started> running;
-  running.reserve(todo.size());
-  for (const auto* c : todo) running.push_back(start_collector(*c, ctx));
-  for (auto& s : running) facts.meta.collectors.push_back(finish_collector(s, facts));
+  // All start at once, the slow ones first (a collector that registers its own deadline above the
+  // run's, such as the Python probe, which starts an interpreter) so that they overlap all the
+  // others; results are applied in table order so Facts do not depend on timing.
+  auto slow = [&](const CollectorInfo* c) { return c->deadline > ctx.deadline; };
+  std::vector<std::size_t> order(todo.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return slow(todo[i]); });
+  auto run_start = Clock::now();
+  std::vector<std::optional<Started>> running(todo.size());
+  for (std::size_t i : order) running[i].emplace(start_collector(*todo[i], ctx));
+  std::vector<CollectorTiming> measured(todo.size());
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    facts.meta.collectors.push_back(finish_collector(*running[i], facts, run_start, &measured[i]));
+  }
+  if (timings == nullptr) return;
+  timings->total_ms = ms_between(run_start, Clock::now());
+  for (std::size_t i : order) timings->collectors.push_back(std::move(measured[i]));
 }
 
 bool collect_one(const Context& ctx, const std::string& id, Facts& facts) {
   for (const auto& c : collectors()) {
     if (c.id == id) {
       auto s = start_collector(c, ctx);
-      facts.meta.collectors.push_back(finish_collector(s, facts));
+      facts.meta.collectors.push_back(finish_collector(s, facts, s.start, nullptr));
       return true;
     }
   }
   return false;
+}
+
+std::vector<CollectorTiming> by_duration(const CollectionTimings& t) {
+  auto v = t.collectors;
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    return a.duration_ms != b.duration_ms ? a.duration_ms > b.duration_ms : a.id < b.id;
+  });
+  return v;
+}
+
+json timings_json(const CollectionTimings& t) {
+  json arr = json::array();
+  for (const auto& c : by_duration(t)) {
+    arr.push_back({{"id", c.id}, {"status", c.status}, {"start_ms", c.start_ms}, {"duration_ms", c.duration_ms},
+                   {"thread", c.thread}});
+  }
+  return {{"total_ms", t.total_ms}, {"collectors", std::move(arr)}};
 }
 
 std::vector<Finding> judge(const Facts& facts, const Thresholds& th, const Selection& sel) {

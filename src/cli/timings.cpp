@@ -1,0 +1,69 @@
+// The --timings table and its JSON key.
+#include "cli/timings.h"
+
+#include <cstdio>
+
+#include "core/json.h"
+#include "report/table.h"
+
+namespace plumb {
+
+namespace {
+
+const bool kUi = register_ui({
+    {"timings.heading", {"Collector timings (wall clock, longest first)", "采集器耗时（墙钟时间，按耗时降序）"}},
+    {"timings.collector", {"collector", "采集器"}},
+    {"timings.status", {"status", "状态"}},
+    {"timings.start", {"start ms", "开始 ms"}},
+    {"timings.duration", {"duration ms", "耗时 ms"}},
+    {"timings.thread", {"thread", "线程"}},
+    {"timings.status.ok", {"ok", "正常"}},
+    {"timings.status.error", {"error", "出错"}},
+    {"timings.status.timed_out", {"timed out", "超时"}},
+    {"timings.total", {"collection: {n} collectors in parallel, {ms} ms wall",
+                       "采集：{n} 个采集器并行运行，墙钟时间 {ms} ms"}},
+    {"timings.command", {"from the first collector to here (collection, rules, report, history): {ms} ms",
+                         "从第一个采集器启动至此（采集、规则、报告、历史记录）：{ms} ms"}},
+});
+
+std::string status_word(const std::string& status, Lang lang) {
+  std::string key = "timings.status." + (status == "timed out" ? std::string("timed_out") : status);
+  return ui_strings().count(key) != 0 ? tr(lang, key) : status;
+}
+
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+}  // namespace
+
+void add_timings_option(CLI::App& app, bool& timings) {
+  app.add_flag("--timings", timings,
+               "print each collector's start, duration and thread on stderr (and facts.meta.timings in JSON)");
+}
+
+std::string render_timings(const CollectionTimings& t, double command_ms, Lang lang) {
+  TextTable table{{tr(lang, "timings.collector"), tr(lang, "timings.start"), tr(lang, "timings.duration"),
+                   tr(lang, "timings.thread"), tr(lang, "timings.status")}};
+  for (const auto& c : by_duration(t)) {
+    table.push_back({c.id, ms(c.start_ms), ms(c.duration_ms), c.thread > 0 ? std::to_string(c.thread) : "-",
+                     status_word(c.status, lang)});
+  }
+  std::string out = tr(lang, "timings.heading") + "\n" + render_table(table, "term", "  ");
+  out += fill(tr(lang, "timings.total"), {{"n", std::to_string(t.collectors.size())}, {"ms", ms(t.total_ms)}}) + "\n";
+  out += fill(tr(lang, "timings.command"), {{"ms", ms(command_ms)}}) + "\n";
+  return out;
+}
+
+std::string with_timings(const std::string& json_report, const CollectionTimings& t) {
+  json doc = json::parse(json_report, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("facts") || !doc["facts"].contains("meta")) {
+    return json_report;
+  }
+  doc["facts"]["meta"]["timings"] = timings_json(t);
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace plumb

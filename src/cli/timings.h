@@ -1,0 +1,25 @@
+// `--timings`: where a command's collection time went, as a table on stderr and, in a JSON
+// report, under facts.meta.timings (only when asked).
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/collect_timing.h"
+#include "core/i18n.h"
+
+namespace plumb {
+
+void add_timings_option(CLI::App& app, bool& timings);
+
+// The stderr table: one row per collector that ran (longest first: start offset, duration,
+// thread, status), the collection run's total, and the command from its collection to now
+// (`command_ms`: collection, rules, report, history).
+std::string render_timings(const CollectionTimings& t, double command_ms, Lang lang);
+
+// A JSON report (render_json_text) with facts.meta.timings added; the text unchanged when it is
+// not a JSON object with facts.meta.
+std::string with_timings(const std::string& json_report, const CollectionTimings& t);
+
+}  // namespace plumb
