@@ -66,7 +66,24 @@ def leaves(x):
 print(leaves(d["facts"]["host"]), len(d["findings"]))')
 peer_lines=$("$python" -m torch.utils.collect_env 2>/dev/null | grep -c ':' || true)
 
+# Where plumb's time goes: the check without the framework probe, the probe's interpreter starting
+# and doing nothing (the floor of the probe), and one --timings table.
+probe_python=$(printf '%s' "$plumb_json" | "$python" -c '
+import json, sys
+d = json.load(sys.stdin)
+print(((d["facts"].get("framework") or {}).get("python") or {}).get("value", {}).get("executable") or "")' 2>/dev/null || true)
+rest_ms=$(median_ms "$runs" "$PLUMB_BIN" check --format json --skip collect.python)
+if [ -n "$probe_python" ] && [ -x "$probe_python" ]; then
+  start_ms=$(median_ms "$runs" "$probe_python" -c pass)
+else
+  probe_python="(none)" start_ms=0
+fi
+
 echo
 printf 'plumb check median:        %8.1f ms  (%s host facts, %s findings)\n' "$plumb_ms" ${plumb_facts}
 printf 'collect_env median:        %8.1f ms  (%s "key: value" lines)\n' "$peer_ms" "$peer_lines"
 "$python" -c 'import sys; p, c = float(sys.argv[1]), float(sys.argv[2]); print("ratio collect_env / plumb: %8.1fx  (target >= 20x; plumb target < 100 ms: %s)" % (c / p, "met" if p < 100 else "NOT met"))' "$plumb_ms" "$peer_ms"
+printf 'plumb check --skip collect.python: %8.1f ms  (every layer but the framework probe)\n' "$rest_ms"
+printf '%s -c pass:  %8.1f ms  (the probe interpreter'"'"'s own start)\n' "$probe_python" "$start_ms"
+echo
+"$PLUMB_BIN" check --format json --timings 2>&1 >/dev/null | grep -v '^plumb: ' || true
