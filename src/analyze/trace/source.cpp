@@ -12,6 +12,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -195,7 +196,8 @@ class FileAccess : public RandomAccess {
       if (r == 0) break;
       if (r < 0) {
         if (errno == EINTR) continue;
-        return make_error(ErrorKind::io, name_ + ": read failed (" + std::strerror(errno) + ")");
+        // Called from several threads: std::strerror is not thread safe.
+        return make_error(ErrorKind::io, name_ + ": read failed (" + std::generic_category().message(errno) + ")");
       }
       got += static_cast<std::size_t>(r);
     }
