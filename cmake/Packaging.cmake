@@ -24,14 +24,17 @@ add_custom_target(plumb_packaging_files ALL DEPENDS ${PLUMB_PACKAGING_FILES})
 
 install(TARGETS plumb RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET plumb-fleet)
-  install(TARGETS plumb-fleet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # Linked with its final (empty) run path: Debian's libmpi.so.40 is on the default search path, and
+  # a run path rewritten at install time does not match what lld wrote.
+  set_target_properties(plumb-fleet PROPERTIES BUILD_WITH_INSTALL_RPATH ON)
+  install(TARGETS plumb-fleet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL)  # not built by the portable preset
 endif()
 install(FILES ${PLUMB_PACKAGING_DIR}/plumb.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${PLUMB_PACKAGING_DIR}/plumb.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME plumb)
 install(FILES ${PLUMB_PACKAGING_DIR}/_plumb DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 # plumb reads /etc/plumb/plumb.toml whatever its prefix (src/core/thresholds.cpp).
 install(FILES ${PLUMB_PACKAGING_DIR}/plumb.toml DESTINATION /etc/plumb)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples USE_SOURCE_PERMISSIONS)
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The Debian package: cpack -G DEB in the build directory writes plumb_<version>_<arch>.deb.
