@@ -21,7 +21,7 @@ TEST_PKGS=(
   openmpi-bin libopenmpi-dev
   prometheus wrk mbw fio curl time chromium
   slurm-wlm munge nginx-light
-  man-db groff-base
+  man-db groff-base zsh
 )
 case "${1:-all}" in
   build) PKGS=("${BUILD_PKGS[@]}") ;;

@@ -39,8 +39,8 @@ std::vector<const CLI::Option*> options_of(const CLI::App* a, bool positional) {
   return a->get_options([positional](const CLI::Option* o) { return o->nonpositional() != positional; });
 }
 
-// As CLI11's own help formatter decides it: a flag has type size 0.
-bool takes_value(const CLI::Option* o) { return o->get_type_size() != 0; }
+// A flag expects no value (CLI11 gives flags a type size of 1 but an expected count of 0).
+bool takes_value(const CLI::Option* o) { return o->get_expected_max() != 0; }
 
 std::vector<std::string> names_of(const CLI::Option* o) {
   std::vector<std::string> n;
