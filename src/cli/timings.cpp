@@ -20,8 +20,8 @@ const bool kUi = register_ui({
     {"timings.status.ok", {"ok", "正常"}},
     {"timings.status.error", {"error", "出错"}},
     {"timings.status.timed_out", {"timed out", "超时"}},
-    {"timings.total", {"collection: {n} collectors in parallel, {ms} ms wall",
-                       "采集：{n} 个采集器并行运行，墙钟时间 {ms} ms"}},
+    {"timings.total", {"collectors run in parallel: {n}; collection wall time: {ms} ms",
+                       "并行运行的采集器：{n} 个；采集墙钟时间：{ms} ms"}},
     {"timings.command", {"from the first collector to here (collection, rules, report, history): {ms} ms",
                          "从第一个采集器启动至此（采集、规则、报告、历史记录）：{ms} ms"}},
 });
