@@ -9,6 +9,7 @@
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
 #include "collect/network.h"
+#include "core/phrases.h"
 #include "core/registry.h"
 #include "core/suggest.h"
 #include "core/text.h"
@@ -46,9 +47,9 @@ std::string summary_block(const NcclTestsRun& run, Lang lang) {
       {"peak_size", human_bytes(s.peak_size)},
       {"large", s.large_avg ? fmt_num(*s.large_avg, 2) : "n/a"},
       {"avg", run.avg_busbw ? fmt_num(*run.avg_busbw, 3) : "n/a"},
-      {"ceiling", run.ceiling.has() ? fmt_num(run.ceiling->gbps, 1) + " GB/s (" + run.ceiling->link + ": " + run.ceiling->formula +
-                                          "; " + run.ceiling->source + ")"
-                                    : "n/a (" + run.ceiling.why() + ")"}};
+      {"ceiling", run.ceiling.has() ? fmt_num(run.ceiling->gbps, 1) + " GB/s (" + run.ceiling->link + ": " +
+                                          localize(lang, run.ceiling->formula) + "; " + localize(lang, run.ceiling->source) + ")"
+                                    : localize(lang, "n/a (" + run.ceiling.why() + ")")}};
   return fill(tr(lang, "nccltests.summary"), a) + "\n";
 }
 

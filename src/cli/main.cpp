@@ -4,7 +4,9 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/help_lang.h"
 #include "cli/subcommand.h"
+#include "core/phrases.h"
 #include "core/suggest.h"
 #include "report/report.h"
 
@@ -22,16 +24,19 @@ int main(int argc, char** argv) {
     runners.emplace_back(sub, s.setup(*sub));
     names.push_back(s.name);
   }
+  const Lang lang = help_lang(std::vector<std::string>(argv + 1, argv + argc));
+  localize_help(app, lang);
   // `plumb` alone: a short list of commands instead of CLI11's "A subcommand is required".
   if (argc == 1) {
-    std::cout << "plumb " << plumb_version() << ": is it the model, or is the infrastructure under it loose?\n\n"
-              << "Usage: plumb COMMAND [OPTIONS]\n\nCommands:\n";
+    std::cout << "plumb " << plumb_version() << ": "
+              << localize(lang, "is it the model, or is the infrastructure under it loose?") << "\n\n"
+              << tr(lang, "help.usage_line") << "\n\n" << tr(lang, "help.commands") << ":\n";
     std::size_t width = 0;
     for (const auto& s : subs) width = std::max(width, s.name.size());
     for (const auto& s : subs) {
-      std::cout << "  " << s.name << std::string(width + 2 - s.name.size(), ' ') << s.help << "\n";
+      std::cout << "  " << s.name << std::string(width + 2 - s.name.size(), ' ') << localize(lang, s.help) << "\n";
     }
-    std::cout << "\nStart with `plumb check`; `plumb COMMAND --help` lists a command's options.\n";
+    std::cout << "\n" << tr(lang, "help.start") << "\n";
     return 0;
   }
   // A mistyped subcommand gets a hint instead of CLI11's generic message.

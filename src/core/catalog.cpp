@@ -4,12 +4,23 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/phrases.h"
+
 namespace plumb {
 
 namespace {
 std::map<std::string, CatalogEntry>& table() {
   static std::map<std::string, CatalogEntry> t;
   return t;
+}
+
+// The values of a finding's placeholders in the report's language: an English reason or phrase
+// among them ("no nccl-tests log given") is translated, values and identifiers stay as they are.
+std::map<std::string, std::string> args_in(const Finding& f, Lang lang) {
+  if (lang == Lang::en) return f.args;
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : f.args) out[k] = localize(lang, v);
+  return out;
 }
 
 const Text* message_for(const CatalogEntry& e, const Finding& f) {
@@ -78,17 +89,17 @@ std::string finding_message(const Finding& f, Lang lang) {
   if (e == nullptr) return f.id;
   if (f.status == Status::skip && f.variant.empty() && !e->messages.count("skip")) {
     // Every check can be skipped; the generic sentence names the reason.
-    std::string reason = f.args.count("reason") ? f.args.at("reason") : std::string("?");
+    std::string reason = f.args.count("reason") ? localize(lang, f.args.at("reason")) : std::string("?");
     return fill(tr(lang, "finding.skipped"), {{"reason", reason}});
   }
   const Text* m = message_for(*e, f);
   if (m == nullptr) return e->title.in(lang);
-  return fill(m->in(lang), f.args);
+  return fill(m->in(lang), args_in(f, lang));
 }
 
 std::string finding_fix(const Finding& f, Lang lang) {
   const auto* e = find_entry(f.id);
-  return e == nullptr ? std::string() : fill(e->fix.in(lang), f.args);
+  return e == nullptr ? std::string() : fill(e->fix.in(lang), args_in(f, lang));
 }
 
 std::string finding_verify(const Finding& f) {
@@ -98,7 +109,7 @@ std::string finding_verify(const Finding& f) {
 
 std::string finding_gain(const Finding& f, Lang lang) {
   const auto* e = find_entry(f.id);
-  return e == nullptr ? std::string() : fill(e->gain.in(lang), f.args);
+  return e == nullptr ? std::string() : fill(e->gain.in(lang), args_in(f, lang));
 }
 
 std::vector<std::string> l3_causes_of(const std::string& l2_id) {

@@ -27,7 +27,7 @@ const bool kUi = register_ui({
     {"bench.samples", {"samples", "样本数"}},
     {"bench.unit", {"unit", "单位"}},
     {"bench.sweep", {"Sweep", "扫描"}},
-    {"bench.skipped", {"skipped: {reason}", "已跳过：{reason}"}},
+    {"bench.skipped", {"skipped: {reason}", "未检查：{reason}"}},
     {"bench.error", {"could not run: {reason}", "无法运行：{reason}"}},
     {"bench.cpu", {"CPU", "CPU"}},
     {"bench.governor", {"governor", "调频策略"}},

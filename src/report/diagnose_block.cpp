@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/catalog.h"
+#include "core/phrases.h"
 #include "report/report.h"
 #include "report/table.h"
 #include "rules/diagnose.h"
@@ -77,7 +78,7 @@ std::string diagnose_block(const Report& r, const RenderOptions& o, const std::s
         line += ")";
         std::string says = machine_says(r, check, lang);
         if (std::string(verdict) == "not_checkable") {
-          line += ": " + arg(c, "reason");
+          line += ": " + localize(lang, arg(c, "reason"));
         } else if (!says.empty()) {
           line += ": " + says;
         }

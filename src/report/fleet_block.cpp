@@ -7,6 +7,7 @@
 
 #include "bench/fleet_stats.h"
 #include "core/hostlist.h"
+#include "core/phrases.h"
 #include "core/text.h"
 #include "report/report.h"
 #include "report/table.h"
@@ -155,7 +156,7 @@ std::string network_block(const FleetFacts& f, Lang lang, const std::string& for
   const FleetNetwork& net = f.network;
   std::string out = block_heading(tr(lang, "fleet.network"), format);
   if (net.status != "measured") {
-    out += block_line(fill(tr(lang, "fleet.network_not_run"), {{"why", net.why.empty() ? std::string("-") : net.why}}), format);
+    out += block_line(fill(tr(lang, "fleet.network_not_run"), {{"why", net.why.empty() ? std::string("-") : localize(lang, net.why)}}), format);
   } else {
     double ref = sweep_reference(net);
     std::string rate = net.line_rate_gbytes_per_s > 0
@@ -181,7 +182,7 @@ std::string network_block(const FleetFacts& f, Lang lang, const std::string& for
       out += block_line(tr(lang, "fleet.matrix"), format) + matrix_html(net, hosts, ref);
     }
   }
-  out += block_line(fill(tr(lang, "fleet.nccl"), {{"why", f.nccl.empty() ? std::string("-") : f.nccl}}), format);
+  out += block_line(fill(tr(lang, "fleet.nccl"), {{"why", f.nccl.empty() ? std::string("-") : localize(lang, f.nccl)}}), format);
   return out;
 }
 

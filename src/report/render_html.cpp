@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/catalog.h"
+#include "core/phrases.h"
 #include "report/counts.h"
 #include "report/report.h"
 #include "report/table.h"
@@ -82,13 +83,13 @@ void finding_article(std::ostringstream& os, const Finding& f, Lang lang, std::s
      << "</code></p>\n";
   std::ostringstream d;
   for (const auto& ev : f.evidence) {
-    d << "<dt>" << html_escape(tr(lang, "label.evidence")) << "</dt><dd>" << html_escape(ev.what) << " = <code>"
+    d << "<dt>" << html_escape(tr(lang, "label.evidence")) << "</dt><dd>" << html_escape(localize(lang, ev.what)) << " = <code>"
       << html_escape(ev.value) << "</code>";
-    if (!ev.source.empty()) d << " <span class=\"subject\">(" << html_escape(ev.source) << ")</span>";
+    if (!ev.source.empty()) d << " <span class=\"subject\">(" << html_escape(localize(lang, ev.source)) << ")</span>";
     d << "</dd>\n";
   }
   if (!f.threshold.empty()) {
-    d << "<dt>" << html_escape(tr(lang, "label.threshold")) << "</dt><dd><code>" << html_escape(f.threshold) << "</code></dd>\n";
+    d << "<dt>" << html_escape(tr(lang, "label.threshold")) << "</dt><dd><code>" << html_escape(localize(lang, f.threshold)) << "</code></dd>\n";
   }
   if (f.status != Status::skip) {
     std::string fix = finding_fix(f, lang);
@@ -181,7 +182,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
     if (s == Section::environment) {
       os << "<dl class=\"env\">\n";
       for (const auto& l : environment_lines(r.facts)) {
-        os << "<dt>" << html_escape(tr(lang, l.label_key)) << "</dt><dd>" << html_escape(l.value) << "</dd>\n";
+        os << "<dt>" << html_escape(tr(lang, l.label_key)) << "</dt><dd>" << html_escape(localize(lang, l.value)) << "</dd>\n";
       }
       os << "</dl>\n";
     }
@@ -213,7 +214,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
       std::string reason = tr(lang, "section.no_rules");
       for (const Finding* f : list) {
         if (section_of(*f) == s && f->status == Status::skip) {
-          reason = f->args.count("reason") ? f->args.at("reason") : "?";
+          reason = f->args.count("reason") ? localize(lang, f->args.at("reason")) : "?";
           break;
         }
       }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/catalog.h"
+#include "core/phrases.h"
 #include "report/counts.h"
 #include "report/report.h"
 
@@ -40,11 +41,11 @@ void finding_block(std::ostringstream& os, const Finding& f, Lang lang) {
   os << ": " << finding_message(f, lang) << " " << code(f.id) << "\n";
   if (f.status == Status::pass || f.status == Status::skip) return;
   for (const auto& ev : f.evidence) {
-    os << "  - " << tr(lang, "label.evidence") << ": " << ev.what << " = " << code(ev.value);
-    if (!ev.source.empty()) os << " (" << ev.source << ")";
+    os << "  - " << tr(lang, "label.evidence") << ": " << localize(lang, ev.what) << " = " << code(ev.value);
+    if (!ev.source.empty()) os << " (" << localize(lang, ev.source) << ")";
     os << "\n";
   }
-  if (!f.threshold.empty()) os << "  - " << tr(lang, "label.threshold") << ": " << code(f.threshold) << "\n";
+  if (!f.threshold.empty()) os << "  - " << tr(lang, "label.threshold") << ": " << code(localize(lang, f.threshold)) << "\n";
   std::string fix = finding_fix(f, lang);
   if (!fix.empty()) os << "  - " << tr(lang, "label.fix") << ": " << fix << "\n";
   std::string verify = finding_verify(f);
@@ -102,7 +103,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
   for (Section s : kSections) {
     os << "### " << ++n << ". " << tr(lang, std::string("section.") + section_name(s)) << "\n\n";
     if (s == Section::environment) {
-      for (const auto& l : environment_lines(r.facts)) os << "- " << tr(lang, l.label_key) << ": " << l.value << "\n";
+      for (const auto& l : environment_lines(r.facts)) os << "- " << tr(lang, l.label_key) << ": " << localize(lang, l.value) << "\n";
       os << "\n";
     }
     os << report_blocks(r, s, o, "md");
@@ -119,7 +120,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
       if (skipped_here) {
         for (const Finding* f : list) {
           if (section_of(*f) == s && f->status == Status::skip) {
-            reason = f->args.count("reason") ? f->args.at("reason") : "?";
+            reason = f->args.count("reason") ? localize(lang, f->args.at("reason")) : "?";
             break;
           }
         }

@@ -9,6 +9,7 @@
 
 #include "core/catalog.h"
 #include "core/i18n.h"
+#include "core/phrases.h"
 #include "core/text.h"
 #include "report/counts.h"
 #include "report/report.h"
@@ -46,7 +47,7 @@ bool not_available(const std::string& v) { return v.rfind("n/a", 0) == 0; }
 // At most six lines: OS and kernel, CPU and memory, GPUs, driver and CUDA, Python and framework.
 std::vector<std::string> short_header(const Facts& facts, Lang lang) {
   std::map<std::string, std::string> v;
-  for (const auto& l : environment_lines(facts)) v[l.label_key] = l.value;
+  for (const auto& l : environment_lines(facts)) v[l.label_key] = localize(lang, l.value);
   const std::vector<std::vector<std::string>> rows{{"env.os", "env.kernel"},
                                                    {"env.cpu_model", "env.cpu_topology", "env.memory"},
                                                    {"env.gpus"},
@@ -67,11 +68,11 @@ std::vector<std::string> short_header(const Facts& facts, Lang lang) {
 
 void finding_detail(std::ostringstream& os, const Finding& f, Lang lang, const Paint& p) {
   for (const auto& ev : f.evidence) {
-    os << "       " << tr(lang, "label.evidence") << ": " << ev.what << " = " << ev.value;
-    if (!ev.source.empty()) os << p("2", "  (" + ev.source + ")");
+    os << "       " << tr(lang, "label.evidence") << ": " << localize(lang, ev.what) << " = " << ev.value;
+    if (!ev.source.empty()) os << p("2", "  (" + localize(lang, ev.source) + ")");
     os << "\n";
   }
-  if (!f.threshold.empty()) os << "       " << tr(lang, "label.threshold") << ": " << f.threshold << "\n";
+  if (!f.threshold.empty()) os << "       " << tr(lang, "label.threshold") << ": " << localize(lang, f.threshold) << "\n";
   std::string fix = finding_fix(f, lang);
   if (!fix.empty()) os << "       " << tr(lang, "label.fix") << ": " << fix << "\n";
   std::string verify = finding_verify(f);
@@ -97,7 +98,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   if (verbose) {
     for (const auto& l : environment_lines(r.facts)) {
       if (l.value.find("(not collected)") != std::string::npos) continue;  // a report about a file, not a host
-      os << "  " << tr(lang, l.label_key) << ": " << l.value << "\n";
+      os << "  " << tr(lang, l.label_key) << ": " << localize(lang, l.value) << "\n";
     }
   } else {
     for (const auto& l : short_header(r.facts, lang)) os << "  " << l << "\n";
@@ -147,7 +148,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
     if (!verbose && !reasons.empty()) {
       auto top = std::max_element(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
       os << p("2", " — " + fill(tr(lang, top->second > 1 ? "layer.skip_reason_many" : "layer.skip_reason"),
-                                {{"reason", top->first}, {"n", std::to_string(top->second)}}));
+                                {{"reason", localize(lang, top->first)}, {"n", std::to_string(top->second)}}));
     }
     os << "\n";
   }
@@ -159,7 +160,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
 const bool kUi = register_ui({
     {"layer.skip_reason", {"not checked: {reason}", "未检查：{reason}"}},
     {"layer.skip_reason_many", {"{n} not checked: {reason}", "{n} 项未检查：{reason}"}},
-    {"layer.more", {"-v lists every check that passed or could not run", "加 -v 列出所有通过或未能运行的检查"}},
+    {"layer.more", {"-v lists every check that passed or could not run", "加 -v 列出所有通过或未检查的项"}},
 });
 
 const bool kRegistered = register_renderer({"term", render_term});

@@ -11,6 +11,19 @@ namespace plumb::trace {
 
 namespace {
 
+const bool kTableUi = register_ui({
+    {"trace.col.operator", {"operator", "算子"}},
+    {"trace.col.self", {"self", "自身耗时"}},
+    {"trace.col.total", {"total", "总耗时"}},
+    {"trace.col.calls", {"calls", "调用次数"}},
+    {"trace.col.device", {"device", "设备"}},
+    {"trace.col.peak_allocated", {"peak allocated", "已分配峰值"}},
+    {"trace.col.peak_reserved", {"peak reserved", "已预留峰值"}},
+    {"trace.col.gap", {"gap", "差额"}},
+    {"trace.col.median_step", {"median step", "step 中位数"}},
+    {"trace.col.vs_median", {"vs median", "与中位数相比"}},
+});
+
 using Table = TextTable;
 
 std::string dur(double us) {
@@ -202,7 +215,7 @@ std::string framework_block(const Report& r, const RenderOptions& o, const std::
     const auto& s = t.summary;
     if (!s.top_ops.empty()) {
       os << heading(label(t) + ": " + tr(o.lang, "trace.top_ops"), format);
-      Table tab{{"operator", "self", "total", "calls"}};
+      Table tab{{tr(o.lang, "trace.col.operator"), tr(o.lang, "trace.col.self"), tr(o.lang, "trace.col.total"), tr(o.lang, "trace.col.calls")}};
       for (std::size_t i = 0; i < s.top_ops.size() && i < top; ++i) {
         const auto& op = s.top_ops[i];
         std::string name = op.name.size() > 60 ? op.name.substr(0, 57) + "..." : op.name;
@@ -212,7 +225,8 @@ std::string framework_block(const Report& r, const RenderOptions& o, const std::
     }
     if (!s.memory.empty()) {
       os << heading(label(t) + ": " + tr(o.lang, "trace.memory"), format);
-      Table tab{{"device", "peak allocated", "peak reserved", "gap"}};
+      Table tab{{tr(o.lang, "trace.col.device"), tr(o.lang, "trace.col.peak_allocated"), tr(o.lang, "trace.col.peak_reserved"),
+                 tr(o.lang, "trace.col.gap")}};
       for (const auto& m : s.memory) {
         tab.push_back({m.device, human_bytes(m.peak_allocated_bytes), human_bytes(m.peak_reserved_bytes),
                        human_bytes(static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.gap_bytes)))});
@@ -229,7 +243,7 @@ std::string distributed_block(const Report& r, const RenderOptions& o, const std
   std::ostringstream os;
   os << heading(tr(o.lang, "trace.cross_rank"), format);
   const double med = tf.cross_rank->median_step_us;
-  Table tab{{"rank", "median step", "vs median"}};
+  Table tab{{"rank", tr(o.lang, "trace.col.median_step"), tr(o.lang, "trace.col.vs_median")}};
   for (const auto& t : tf.traces) {
     if (!t.summary.step_time_median_us) continue;
     double m = *t.summary.step_time_median_us;

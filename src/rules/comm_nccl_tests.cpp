@@ -120,7 +120,7 @@ const bool kRows = register_findings({
       {"above", {"{coll}: busbw {busbw} GB/s is above the {link} ceiling {ceiling} GB/s ({formula}; path: {path}): the ceiling is unknown or wrong for this run (or NVLS / SHARP in-network reduction is at work); give the real link with --topo-text or --link",
                  "{coll}：busbw {busbw} GB/s 高于 {link} 上限 {ceiling} GB/s（{formula}；路径：{path}）：该上限未知或有误（或 NVLS / SHARP 网内归约在起作用）；请用 --topo-text 或 --link 给出实际链路"}}},
      {"Follow the L3 causes listed for this effect (transport disabled, IB down, GPUs across sockets, wrong topology file); rerun with NCCL_DEBUG=INFO to see the transports chosen",
-      "按本现象对应的 L3 根因逐项排查（传输被禁用、IB 未激活、GPU 跨插槽、拓扑文件错误）；加 NCCL_DEBUG=INFO 重跑查看所选传输"},
+      "按本现象对应的 L3 根因逐项排查（传输被禁用、IB 未激活、GPU 跨路、拓扑文件错误）；加 NCCL_DEBUG=INFO 重跑查看所选传输"},
      "all_reduce_perf -b 1G -e 8G -f 2 -g <gpus>",
      {},
      {}},

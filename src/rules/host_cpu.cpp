@@ -78,7 +78,7 @@ const bool kCatalog = register_findings({
       "并持久化（tuned 配置 `throughput-performance` 或 systemd 单元）；BIOS 中选择性能（performance）电源策略"},
      "cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor | sort | uniq -c",
      {"steadier data loading and kernel launch latency (fewer GPU gaps waiting on the host)",
-      "数据加载与 kernel 启动延迟更稳定（GPU 等待主机的空隙减少）"},
+      "数据加载与内核启动延迟更稳定（GPU 等待主机的空隙减少）"},
      {"l2.trace.dataloader_share", "l2.compute.cpu_saturated", "l2.compute.gpu_underutilized",
       "l2.bench.membw", "l2.bench.noise"}},
     {kNumaBalancing, Layer::L3, Pillar::compute, Section::environment,

@@ -66,7 +66,7 @@ const bool kCatalog = register_findings({
                    "过去一分钟可运行任务等待 CPU 的时间占 {some}%：主机较忙"}},
          {"warn", {"runnable tasks waited for a CPU {some} % of the last minute: CPUs are saturated, data loading "
                    "and kernel launches queue behind other threads",
-                   "过去一分钟可运行任务等待 CPU 的时间占 {some}%：CPU 已饱和，数据加载与 kernel 启动在其他线程后排队"}},
+                   "过去一分钟可运行任务等待 CPU 的时间占 {some}%：CPU 已饱和，数据加载与内核启动在其他线程后排队"}},
          // The same behaviour seen by `plumb watch` in /proc/stat samples.
          {"sampled_pass", {"Host CPU reached {pct} % in {share} % of {n} samples; no single core stayed pegged.",
                            "主机CPU在 {n} 个样本中有 {share}% 达到 {pct}%；没有单个核心持续打满。"}},

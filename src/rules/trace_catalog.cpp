@@ -30,7 +30,7 @@ const bool kThresholds = register_thresholds({
     {"trace.sync_calls_warn", 1, "count",
      {"this many synchronising runtime calls inside the steps warn", "步内同步类运行时调用达到该次数时警告"}},
     {"trace.launch_bound_steps_warn", 50, "%",
-     {"launch-bound steps above this share of the steps warn", "受 kernel 启动开销限制的步数超过该比例时警告"}},
+     {"launch-bound steps above this share of the steps warn", "受内核启动开销限制的 step 超过该比例时警告"}},
     {"trace.memory_reserved_ratio_warn", 1.5, "ratio",
      {"peak reserved / peak allocated GPU memory above this ratio warns (fragmentation)",
       "显存峰值 reserved / allocated 超过该比值时警告（显存碎片）"}},
@@ -113,7 +113,7 @@ const bool kRows = register_findings({
       "(l2.trace.copy_share), synchronisations (l2.trace.sync_stalls) or kernel launches (l2.trace.launch_bound). "
       "Larger batches, torch.compile / CUDA graphs and asynchronous input pipelines keep the GPU fed.",
       "在本报告中找出 GPU 在等什么：数据加载（l2.trace.dataloader_share）、拷贝（l2.trace.copy_share）、同步"
-      "（l2.trace.sync_stalls）或 kernel 启动（l2.trace.launch_bound）。增大 batch、使用 torch.compile / CUDA Graph、"
+      "（l2.trace.sync_stalls）或内核启动（l2.trace.launch_bound）。增大 batch、使用 torch.compile / CUDA Graph、"
       "异步数据管道可让 GPU 忙起来。"},
      kVerify,
      {"up to {share} of GPU time", "最多可回收 {share} 的 GPU 时间"},
@@ -160,7 +160,7 @@ const bool kRows = register_findings({
      Layer::L2,
      Pillar::compute,
      Section::framework,
-     {"Kernel-launch-bound steps", "受 kernel 启动开销限制的步"},
+     {"Kernel-launch-bound steps", "受内核启动开销限制的 step"},
      {{"pass",
        {"{bound} of {steps} steps are launch-bound ({launches} kernel launches per step on average)",
         "{steps} 步中有 {bound} 步受启动开销限制（平均每步启动 {launches} 个 kernel）"}},
