@@ -5,14 +5,16 @@
 
 #include <algorithm>
 #include <cstring>
-#include <regex>
+#include <utility>
+
+#include "analyze/log_values.h"
 
 namespace plumb {
 
 struct LogScanner::Impl {
   std::vector<LogSignature> table;
   std::vector<std::size_t> pattern_sig;  // Hyperscan id -> signature index
-  std::vector<std::vector<std::pair<std::string, std::regex>>> values;  // per signature
+  std::vector<LogValuePatterns> values;  // per signature
   hs_database_t* db = nullptr;
   hs_scratch_t* scratch = nullptr;
   std::vector<std::uint64_t> last_line;  // per signature: the last line counted in this file
@@ -24,7 +26,7 @@ struct LogScanner::Impl {
 
 namespace {
 
-// Lines of a block regex reads values from are cut here (std::regex recurses per character).
+// Lines of a block values are read from are cut here (std::regex recurses per character).
 constexpr std::size_t kMaxValueInput = 4096;
 
 struct BlockState {
@@ -74,11 +76,12 @@ void record(BlockState& st, std::size_t sig, std::size_t pos) {
   if (h.count <= kMaxValueLines) {
     std::string_view text = clean_line(raw);
     if (text.size() > kMaxValueInput) text = text.substr(0, kMaxValueInput);
-    for (const auto& [name, re] : impl.values[sig]) {
+    const LogValuePatterns& vs = impl.values[sig];
+    for (std::size_t i = 0; i < vs.size(); ++i) {
+      const std::string& name = vs.name(i);
       if (h.values.count(name) != 0) continue;
-      std::match_results<std::string_view::const_iterator> m;
-      if (std::regex_search(text.begin(), text.end(), m, re) && m.size() > 1 && m[1].matched) {
-        h.values[name] = m[1].str();
+      if (auto v = vs.first_group(i, text)) {
+        h.values[name] = std::move(*v);
         h.value_at[name] = where;
       }
     }
@@ -110,12 +113,10 @@ Result<std::shared_ptr<LogScanner>> LogScanner::create(const std::vector<LogSign
       flags.push_back(HS_FLAG_MULTILINE);
       impl->pattern_sig.push_back(s);
     }
-    std::vector<std::pair<std::string, std::regex>> vs;
+    LogValuePatterns vs;
     for (const auto& v : table[s].values) {
-      try {
-        vs.emplace_back(v.name, std::regex(v.regex, std::regex::ECMAScript | std::regex::optimize));
-      } catch (const std::regex_error& e) {
-        return make_error(ErrorKind::internal, "signature " + table[s].id + " value " + v.name + ": " + e.what());
+      if (auto bad = vs.add(v.name, v.regex)) {
+        return make_error(ErrorKind::internal, "signature " + table[s].id + " value " + v.name + ": " + *bad);
       }
     }
     impl->values.push_back(std::move(vs));

@@ -1,6 +1,6 @@
 // The signature scan of `plumb diagnose`: every pattern of the signature table compiled once into
 // one Hyperscan (Vectorscan) database and matched against the logs in a single pass, block by
-// block; the values of a signature are read (std::regex) only from the lines it matched.
+// block; the values of a signature are read (log_values.h) only from the lines it matched.
 #pragma once
 
 #include <cstdint>
