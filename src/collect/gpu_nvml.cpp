@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "vendor/nvml_devices.h"
 #include "vendor/nvml_loader.h"
+#include "vendor/nvml_processes.h"
 
 namespace plumb {
 
@@ -209,35 +210,14 @@ void Reader::read_processes(nvml::Device d, GpuDevice& dev) {
     dev.processes = absent<std::vector<GpuProcess>>(name);
     return;
   }
-  const std::size_t elem = a_.processes_version == 1 ? sizeof(nvml::ProcessInfoV1) : sizeof(nvml::ProcessInfoV2);
-  unsigned int n = 0;
-  auto rc = call(name, a_.processes, d, &n, static_cast<void*>(nullptr));
-  std::vector<unsigned char> buf;
-  // The list is dynamic: over-allocate and retry a few times on INSUFFICIENT_SIZE.
-  for (int tries = 0; rc == nvml::kErrorInsufficientSize && tries < 4; ++tries) {
-    n += 8;
-    buf.assign(static_cast<std::size_t>(n) * elem, 0);
-    rc = call(name, a_.processes, d, &n, static_cast<void*>(buf.data()));
-  }
+  std::vector<NvmlProcess> ps;
+  auto rc = call(name, [&] { return nvml_read_compute_processes(a_, d, ps); });
   std::vector<GpuProcess> out;
-  if (rc == nvml::kSuccess) {
-    for (unsigned int i = 0; i < n && (static_cast<std::size_t>(i) + 1) * elem <= buf.size(); ++i) {
-      GpuProcess p;
-      unsigned long long used = 0;
-      if (a_.processes_version == 1) {
-        nvml::ProcessInfoV1 pi{};
-        std::memcpy(&pi, buf.data() + i * elem, sizeof pi);
-        p.pid = static_cast<int>(pi.pid);
-        used = pi.usedGpuMemory;
-      } else {
-        nvml::ProcessInfoV2 pi{};
-        std::memcpy(&pi, buf.data() + i * elem, sizeof pi);
-        p.pid = static_cast<int>(pi.pid);
-        used = pi.usedGpuMemory;
-      }
-      if (used != nvml::kValueNotAvailable) p.used_memory_bytes = used;
-      out.push_back(std::move(p));
-    }
+  for (const NvmlProcess& x : ps) {
+    GpuProcess p;
+    p.pid = static_cast<int>(x.pid);
+    p.used_memory_bytes = x.used_memory_bytes;
+    out.push_back(std::move(p));
   }
   dev.processes = fact(rc, std::move(out), name);
 }

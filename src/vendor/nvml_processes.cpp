@@ -14,11 +14,8 @@ std::string nvml_processes_function(const NvmlApi& api) {
   }
 }
 
-Result<std::vector<NvmlProcess>> nvml_compute_processes(const NvmlLibrary& lib, nvml::Device device) {
-  const NvmlApi& a = lib.api();
-  if (a.processes == nullptr) {
-    return make_error(ErrorKind::unsupported, lib.path() + " lacks nvmlDeviceGetComputeRunningProcesses");
-  }
+nvml::Return nvml_read_compute_processes(const NvmlApi& a, nvml::Device device, std::vector<NvmlProcess>& out) {
+  out.clear();
   const bool v1 = a.processes_version == 1;
   const std::size_t elem = v1 ? sizeof(nvml::ProcessInfoV1) : sizeof(nvml::ProcessInfoV2);
   unsigned int n = 0;
@@ -29,8 +26,7 @@ Result<std::vector<NvmlProcess>> nvml_compute_processes(const NvmlLibrary& lib, 
     buf.assign(static_cast<std::size_t>(n) * elem, 0);
     rc = a.processes(device, &n, buf.data());
   }
-  if (rc != nvml::kSuccess) return make_error(ErrorKind::io, nvml_processes_function(a) + ": " + lib.describe(rc));
-  std::vector<NvmlProcess> out;
+  if (rc != nvml::kSuccess) return rc;
   for (std::size_t i = 0; i < n && (i + 1) * elem <= buf.size(); ++i) {
     NvmlProcess p;
     unsigned long long used = 0;
@@ -48,6 +44,17 @@ Result<std::vector<NvmlProcess>> nvml_compute_processes(const NvmlLibrary& lib, 
     if (used != nvml::kValueNotAvailable) p.used_memory_bytes = used;
     out.push_back(p);
   }
+  return rc;
+}
+
+Result<std::vector<NvmlProcess>> nvml_compute_processes(const NvmlLibrary& lib, nvml::Device device) {
+  const NvmlApi& a = lib.api();
+  if (a.processes == nullptr) {
+    return make_error(ErrorKind::unsupported, lib.path() + " lacks nvmlDeviceGetComputeRunningProcesses");
+  }
+  std::vector<NvmlProcess> out;
+  nvml::Return rc = nvml_read_compute_processes(a, device, out);
+  if (rc != nvml::kSuccess) return make_error(ErrorKind::io, nvml_processes_function(a) + ": " + lib.describe(rc));
   return out;
 }
 

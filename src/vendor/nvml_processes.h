@@ -21,7 +21,11 @@ struct NvmlProcess {
 std::string nvml_processes_function(const NvmlApi& api);
 
 // The list may change between the sizing call and the read: the buffer grows and the call is
-// retried a few times on NVML_ERROR_INSUFFICIENT_SIZE.
+// retried a few times on NVML_ERROR_INSUFFICIENT_SIZE. NVML's return code, `out` filled on success
+// (the loader must have resolved a variant: api.processes != nullptr).
+nvml::Return nvml_read_compute_processes(const NvmlApi& api, nvml::Device device, std::vector<NvmlProcess>& out);
+
+// The same, with a missing symbol or a failed call as an error naming the library.
 Result<std::vector<NvmlProcess>> nvml_compute_processes(const NvmlLibrary& lib, nvml::Device device);
 
 }  // namespace plumb
