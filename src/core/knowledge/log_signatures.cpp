@@ -347,13 +347,16 @@ std::vector<LogSignature> make_signatures() {
   t.push_back({
       "ort_setaffinity_failed", Pillar::serving, Section::framework,
       {R"(pthread_setaffinity_np failed)"},
-      {},
+      {{"mask", R"(mask: \{([0-9]+), \})"}, {"errno", R"(error code: ([0-9]+))"}},
       {"ONNX Runtime could not pin its threads", "ONNX Runtime 无法绑定线程"},
       {"{where}: ONNX Runtime's thread pool tried to pin threads to CPUs outside the allowed set ({count} line(s)).",
        "{where}：ONNX Runtime 线程池试图把线程绑定到允许集合之外的 CPU（{count} 行）。"},
-      {"session creation fails in a cpuset-restricted container", "在受 cpuset 限制的容器中创建会话失败"},
+      {"the pool was sized by the host's cores, not the cpuset: older releases fail to create the session, newer ones "
+       "log the error per thread and run more spinning workers than the container has CPUs (tail latency under load)",
+       "线程池按主机核数而非 cpuset 决定大小：旧版本创建会话失败，新版本逐线程记录错误并运行多于容器 CPU 数的空转"
+       "工作线程（负载下尾延迟升高）"},
       {},
-      {"l3.compute.thread_oversubscription"},
+      {"l3.serving.thread_demand", "l3.compute.thread_oversubscription"},
       {"Set SessionOptions.intra_op_num_threads (and inter_op) to the CPUs the container may use, or give the "
        "container the CPUs its thread pool expects.",
        "把 SessionOptions.intra_op_num_threads（及 inter_op）设为容器可用的 CPU 数，或给容器分配线程池期望的 CPU。"},

@@ -55,6 +55,7 @@ const std::vector<std::pair<std::string, std::set<std::string>>> kCases = {
     {"slurm-cgroup-oom-kill-training.log", {"slurm_oom_kill", "exit_killed"}},
     {"ulimit-nofile-too-many-open-files-ddp.log", {"too_many_open_files"}},
     {"ort-setaffinity-failed-cpuset-session-init.log", {"ort_setaffinity_failed"}},
+    {"ort-setaffinity-logged-cpuset-embeddings.log", {"ort_setaffinity_failed"}},
     {"nan-loss-illegal-instruction-multi-gpu-rig-hw.log", {"cuda_illegal_access"}},
     // No message at all: a silent hang and numbers that differ (symptoms, not signatures).
     {"nccl-allreduce-silent-spin-acs-amd-root-complex.log", {}},
@@ -151,6 +152,8 @@ TEST(LogScan, OtherValues) {
       {"undefined-symbol-ncclcommregister-conflicting-nccl.log", "undefined_symbol_nccl", {{"symbol", "ncclCommRegister"}}, 1},
       {"host-oom-cgroup-colab-dataloader-killed.log", "kernel_oom_kill", {{"process", "onmt_train"}, {"anon_rss", "6538204kB"}}, 1},
       {"minimal/nan-loss.log", "nan_loss", {{"value", "nan"}}, 2},
+      // Newer ONNX Runtime logs one line per thread it could not pin (the first CPU outside the cpuset).
+      {"ort-setaffinity-logged-cpuset-embeddings.log", "ort_setaffinity_failed", {{"mask", "30"}, {"errno", "22"}}, 3},
   };
   for (const auto& c : cases) {
     auto s = scan_fixture(c.file);
