@@ -4,10 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 
 #include "cli/subcommand.h"
+#include "core/duration.h"
 
 namespace plumb {
 
@@ -20,7 +23,18 @@ void add_machine_options(CLI::App& app, MachineOptions& o) {
   app.add_option("--python", o.python, "Python interpreter for the framework probe (default: python3 on PATH)");
   app.add_option("--model-repo", o.model_repo, "Triton model repository DIR to lint (config.pbtxt of each model)");
   app.add_option("--config", o.config, "TOML file overriding thresholds (see --print-config)");
-  app.add_option("--timeout", o.timeout_ms, "deadline per collector in milliseconds")->capture_default_str();
+  // Durations take a unit like everywhere else (500ms, 2s, 1m); a bare number keeps its old unit,
+  // milliseconds, so existing scripts and `plumb fleet`'s ranks read the same.
+  app.add_option("--timeout", o.timeout_ms, "deadline per collector: 500ms, 2s, 1m (a bare number is milliseconds)")
+      ->capture_default_str()
+      ->transform(
+          [](std::string s) {
+            if (!s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) return s;
+            auto d = watch::parse_duration(s);
+            if (!d) throw CLI::ValidationError("--timeout", d.error().message);
+            return std::to_string(d->count());
+          },
+          "DURATION");
 }
 
 Config load_config_or_throw(const std::string& path) {

@@ -82,6 +82,16 @@ TEST(BadInput, UnknownOptionGetsDidYouMeanAndStrayArgumentsAreNamed) {
   expect_one_line_error(run_plumb({"check", "stray"}), "plumb check: unexpected argument 'stray'");
 }
 
+TEST(BadInput, TimeoutTakesADurationOrBareMilliseconds) {
+  const std::string root = test::host_fixture("healthy");
+  for (const char* t : {"2s", "1500ms", "3000"}) {
+    RunOutput r = run_plumb({"check", "--root", root, "--timeout", t, "--format", "json"});
+    EXPECT_NE(r.exit_code, 2) << t << ": " << r.err;
+  }
+  expect_one_line_error(run_plumb({"check", "--root", root, "--timeout", "2x"}), "--timeout");
+  expect_one_line_error(run_plumb({"check", "--root", root, "--timeout", "0"}), "--timeout must be positive");
+}
+
 TEST(BadInput, PlumbAloneListsTheCommands) {
   RunOutput r = run_plumb({});
   EXPECT_EQ(r.exit_code, 0) << r.err;
