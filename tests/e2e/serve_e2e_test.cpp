@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "core/json.h"
+#include "../net_util.h"
 #include "../test_util.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
@@ -27,18 +28,7 @@ namespace plumb {
 namespace {
 
 namespace fs = std::filesystem;
-
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+using test::free_loopback_port;
 
 bool port_open(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -58,7 +48,7 @@ class ServeE2e : public ::testing::Test {
     dir_ = ::testing::TempDir() + "/plumb-serve-e2e-" + std::to_string(::getpid());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    port_ = free_port();
+    port_ = free_loopback_port();
     std::ofstream(dir_ + "/nginx.conf") << "worker_processes 1;\nerror_log " << dir_ << "/error.log;\npid " << dir_
                                         << "/nginx.pid;\nevents { worker_connections 1024; }\nhttp {\n  access_log off;\n"
                                         << "  client_body_temp_path " << dir_ << "/body;\n  proxy_temp_path " << dir_ << "/proxy;\n"

@@ -24,6 +24,7 @@
 
 #include "collect/slurm_node.h"
 #include "golden.h"
+#include "../net_util.h"
 #include "../test_util.h"
 
 extern char** environ;
@@ -32,6 +33,7 @@ namespace plumb {
 namespace {
 
 namespace fs = std::filesystem;
+using test::free_loopback_port;
 using namespace std::chrono_literals;
 
 const char* const kMunged = "/usr/sbin/munged";
@@ -94,20 +96,6 @@ class Daemon {
  private:
   pid_t pid_ = -1;
 };
-
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
 
 bool wait_for(const std::function<bool()>& ok, std::chrono::milliseconds limit) {
   auto end = std::chrono::steady_clock::now() + limit;
@@ -188,8 +176,8 @@ class SlurmCluster {
     w.close();
     fs::permissions(dir / "health.sh", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
 
-    int ctld_port = free_port();
-    int slurmd_port = free_port();
+    int ctld_port = free_loopback_port();
+    int slurmd_port = free_loopback_port();
     std::ofstream c(conf);
     c << "ClusterName=plumbtest\n"
       << "SlurmctldHost=localhost(127.0.0.1)\n"

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "../net_util.h"
 #include "../test_util.h"
 #include "watch_spawn.h"
 
@@ -130,20 +131,6 @@ TEST(ExporterE2E, SigtermDuringScrapesExitsCleanly) {
   auto rc = e.child().wait(20s);
   ASSERT_TRUE(rc.has_value()) << "exporter did not stop on SIGTERM";
   EXPECT_EQ(*rc, 0) << e.child().output();
-}
-
-int free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  ::close(fd);
-  return port;
 }
 
 // A real Prometheus (Debian package prometheus) scrapes the exporter on loopback and a metric
