@@ -7,7 +7,7 @@
 For each seed trace (a real Kineto trace; the defaults: a kernel-heavy ResNet-50 run, a
 CPU-operator-heavy MTIA inference run and an 8x A100 NCCL training rank, all in
 tests/fixtures/traces/corpus) builds a large trace by repeating its events (each copy shifted in
-time by the seed's span and in correlation ids by its largest id, so ProfilerSteps stay distinct
+time by the source trace's span and in correlation ids by its largest id, so ProfilerSteps stay distinct
 and kernels match the runtime call that launched them), then measures with /usr/bin/time -v
 (wall seconds, user + system CPU seconds, max RSS), medians of --runs:
   1. plumb trace BIG -f json --threads 1         (CPU MB/s on one thread: the per-core figure)
