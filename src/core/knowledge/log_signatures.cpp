@@ -195,7 +195,7 @@ std::vector<LogSignature> make_signatures() {
       {"no kernel image for this GPU's compute capability", "没有适用于该 GPU 计算能力的 kernel 映像"},
       {"{where}: the framework binary has no kernel for this GPU ({capability}; built for {supported}).",
        "{where}：框架二进制中没有适用于此 GPU 的 kernel（{capability}；构建目标 {supported}）。"},
-      {"the first kernel launch fails", "第一次 kernel 启动即失败"},
+      {"the first kernel launch fails", "第一次内核启动即失败"},
       {},
       {"l3.framework.library_mismatch", "l3.gpu.toolkit_runtime", "l3.gpu.mixed"},
       {"Install a framework build whose CUDA version includes this GPU's architecture (e.g. a cu118+ wheel for sm_86+).",
