@@ -42,7 +42,8 @@ if(NOT EXISTS ${simdjson_dir}/simdjson.cpp)
   if(NOT tarball)
     set(tarball ${PROJECT_BINARY_DIR}/_simdjson/simdjson_3.0.1.orig.tar.gz)
     message(STATUS "PLUMB_PORTABLE: downloading ${PLUMB_SIMDJSON_URL}")
-    file(DOWNLOAD ${PLUMB_SIMDJSON_URL} ${tarball} EXPECTED_HASH SHA256=${PLUMB_SIMDJSON_SHA256} STATUS st)
+    file(DOWNLOAD ${PLUMB_SIMDJSON_URL} ${tarball} EXPECTED_HASH SHA256=${PLUMB_SIMDJSON_SHA256} STATUS st
+         TIMEOUT 120 INACTIVITY_TIMEOUT 30)  # never blocks the build: a failed download is said below
     list(GET st 0 st_code)
     if(NOT st_code EQUAL 0)
       message(FATAL_ERROR "PLUMB_PORTABLE: could not download ${PLUMB_SIMDJSON_URL} (${st}); "
