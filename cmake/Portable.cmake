@@ -42,18 +42,23 @@ if(NOT EXISTS ${simdjson_dir}/simdjson.cpp)
   if(NOT tarball)
     set(tarball ${PROJECT_BINARY_DIR}/_simdjson/simdjson_3.0.1.orig.tar.gz)
     message(STATUS "PLUMB_PORTABLE: downloading ${PLUMB_SIMDJSON_URL}")
-    file(DOWNLOAD ${PLUMB_SIMDJSON_URL} ${tarball} EXPECTED_HASH SHA256=${PLUMB_SIMDJSON_SHA256} STATUS st
+    # No EXPECTED_HASH here: with it a failed download is CMake's own error ("cannot compute hash
+    # on failed download") instead of the message below; the hash is checked after.
+    file(DOWNLOAD ${PLUMB_SIMDJSON_URL} ${tarball} STATUS st
          TIMEOUT 120 INACTIVITY_TIMEOUT 30)  # never blocks the build: a failed download is said below
     list(GET st 0 st_code)
     if(NOT st_code EQUAL 0)
+      file(REMOVE ${tarball})
       message(FATAL_ERROR "PLUMB_PORTABLE: could not download ${PLUMB_SIMDJSON_URL} (${st}); "
                           "pass a local copy with -DPLUMB_SIMDJSON_TARBALL=FILE")
     endif()
-  else()
-    file(SHA256 ${tarball} sum)
-    if(NOT sum STREQUAL PLUMB_SIMDJSON_SHA256)
-      message(FATAL_ERROR "PLUMB_PORTABLE: ${tarball} is not simdjson_3.0.1.orig.tar.gz (SHA-256 ${sum})")
+  endif()
+  file(SHA256 ${tarball} sum)
+  if(NOT sum STREQUAL PLUMB_SIMDJSON_SHA256)
+    if(NOT PLUMB_SIMDJSON_TARBALL)
+      file(REMOVE ${tarball})
     endif()
+    message(FATAL_ERROR "PLUMB_PORTABLE: ${tarball} is not simdjson_3.0.1.orig.tar.gz (SHA-256 ${sum})")
   endif()
   file(ARCHIVE_EXTRACT INPUT ${tarball} DESTINATION ${PROJECT_BINARY_DIR}/_simdjson PATTERNS simdjson-3.0.1/singleheader/simdjson.*)
 endif()
