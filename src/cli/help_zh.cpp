@@ -62,9 +62,9 @@ const bool kCommands = register_phrases({
     {"compare two backends' outputs (.npy/.npz) with numpy or Polygraphy tolerances",
      "按 numpy 或 Polygraphy 的容差比较两个后端的输出（.npy/.npz）"},
     {"write the shell completion script to stdout: source <(plumb completion bash)",
-     "将 shell 补全脚本写到标准输出：source <(plumb completion bash)"},
+     "将 shell 补全脚本写到标准输出：`source <(plumb completion bash)`"},
     {"write the manual page (roff) of every command to stdout: plumb man | man -l -",
-     "将所有命令的手册页（roff）写到标准输出：plumb man | man -l -"},
+     "将所有命令的手册页（roff）写到标准输出：`plumb man | man -l -`"},
     {"shell: bash|zsh", "shell：bash|zsh"},
     {"judge saved snapshots (plumb check --save) as one fleet", "将已保存的快照（plumb check --save）作为一个集群判定"},
 });

@@ -76,16 +76,14 @@ const bool kReasons = register_phrases({
     {"{n} NVSwitch devices", "{n} 个 NVSwitch 设备"},
     {"{steps}, {n} complete steps", "{steps}，{n} 个完整 step"},
     {"not run", "未运行"},
+    // Single words that are also values ("none" is an IO scheduler, "unlimited" a ulimit) have no row:
+    // a finding's arguments go through this table too.
     {"offline report of saved snapshots", "已保存快照的离线报告"},
     {"offline report of saved snapshots (the sweep runs under MPI: plumb fleet)", "已保存快照的离线报告（扫描只在 MPI 下运行：plumb fleet）"},
     {"no bench results in the snapshots (run the nodes' check with --bench quick)",
      "快照中没有基准测试结果（各节点的检查加 --bench quick 运行）"},
     {"a fleet of {=n} nodes: see the consistency table", "{=n} 个节点的集群：见一致性表"},
     {"fleet (evidence below from {=node})", "fleet（以下证据来自 {=node}）"},
-    {"unset", "未设置"},
-    {"none", "无"},
-    {"unknown", "未知"},
-    {"unlimited", "无限制"},
 });
 
 // Evidence labels.
