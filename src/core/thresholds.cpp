@@ -73,6 +73,11 @@ std::optional<std::size_t> too_deep(std::string_view text) {
   return std::nullopt;
 }
 
+// "FILE:LINE:COLUMN" of a key or value, for one-line errors that point into the file.
+std::string position(const std::string& origin, const toml::source_region& r) {
+  return origin + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
+}
+
 // Flattens [thresholds] and its sub-tables into dotted keys.
 Result<bool> read_thresholds(const toml::table& t, const std::string& prefix, Thresholds& out,
                              const std::string& origin) {
@@ -85,12 +90,11 @@ Result<bool> read_thresholds(const toml::table& t, const std::string& prefix, Th
     }
     if (!defs_table().count(key)) {
       std::string hint = closest(key, known_keys());
-      return make_error(ErrorKind::invalid, origin + ": unknown threshold '" += key + "'" +
+      return make_error(ErrorKind::invalid, position(origin, k.source()) + ": unknown threshold '" += key + "'" +
                                                 (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
     const ThresholdDef& def = defs_table().at(key);
-    const auto& src = node.source().begin;
-    std::string where = origin + ":" + std::to_string(src.line) + ":" + std::to_string(src.column);
+    std::string where = position(origin, node.source());
     const bool flag = def.unit == "0|1";
     std::optional<double> v;
     if (node.is_integer() || node.is_floating_point()) v = node.value<double>();
@@ -158,20 +162,20 @@ Result<Config> parse_config(const std::string& text, const std::string& origin, 
     std::string key(k.str());
     if (key == "thresholds") {
       const auto* t = node.as_table();
-      if (t == nullptr) return make_error(ErrorKind::invalid, origin + ": 'thresholds' must be a table");
+      if (t == nullptr) return make_error(ErrorKind::invalid, position(origin, node.source()) + ": 'thresholds' must be a table");
       auto r = read_thresholds(*t, "", cfg.thresholds, origin);
       if (!r) return r.error();
     } else if (key == "skip") {
       const auto* a = node.as_array();
-      if (a == nullptr) return make_error(ErrorKind::invalid, origin + ": 'skip' must be an array of check ids");
+      if (a == nullptr) return make_error(ErrorKind::invalid, position(origin, node.source()) + ": 'skip' must be an array of check ids");
       for (const auto& el : *a) {
         auto s = el.value<std::string>();
-        if (!s) return make_error(ErrorKind::invalid, origin + ": 'skip' must hold strings");
+        if (!s) return make_error(ErrorKind::invalid, position(origin, el.source()) + ": 'skip' must hold strings");
         cfg.skip.push_back(*s);
       }
     } else {
       std::string hint = closest(key, {"thresholds", "skip"});
-      return make_error(ErrorKind::invalid, origin + ": unknown setting '" += key + "'" +
+      return make_error(ErrorKind::invalid, position(origin, k.source()) + ": unknown setting '" += key + "'" +
                                                 (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     }
   }

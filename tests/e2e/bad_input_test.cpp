@@ -125,6 +125,10 @@ TEST(BadInput, UnknownThresholdGetsDidYouMean) {
   t.put("typo.toml", "[thresholds]\n\"process.memlock_min_mb\" = 128\n");
   RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--config", (t.dir / "typo.toml").string()});
   expect_one_line_error(r, "did you mean 'process.memlock_min_mib'");
+  expect_one_line_error(r, "typo.toml:2:1: unknown threshold");  // file:line:column of the key
+  t.put("top.toml", "skip = [\"l3.storage\"]\n\n[plumb]\nx = 1\n");
+  expect_one_line_error(run_plumb({"check", "--root", test::host_fixture("healthy"), "--config", (t.dir / "top.toml").string()}),
+                        "top.toml:3:2: unknown setting 'plumb'");
 }
 
 TEST(BadInput, ConfigThatIsNotANumber) {
@@ -210,7 +214,7 @@ TEST(BadInput, GarbageInSysfsAndProcValues) {
   // Markdown of the same tree renders too.
   RunOutput md = run_plumb({"check", "--root", root, "--format", "md", "--lang", "zh"});
   EXPECT_TRUE(md.exit_code == 0 || md.exit_code == 1) << md.err;
-  EXPECT_NE(md.out.find("未能运行的检查"), std::string::npos);
+  EXPECT_NE(md.out.find("未检查的项"), std::string::npos);  // the section of checks that could not run
 }
 
 TEST(BadInput, EmptyRootDirectoryRunsAndSkipsEverything) {

@@ -2,7 +2,6 @@
 // that the search was cut, and still returns a valid group.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <set>
 #include <string>
 
@@ -29,11 +28,10 @@ TEST(CloseGroupsBound, LargeSearchIsCutAndStillAnswers) {
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->gpus.size(), 64u);
   bool cut = false;
-  auto start = std::chrono::steady_clock::now();
+  // The search is bounded by a count of pair scores (kMaxPairScores), not by time: `cut` says the
+  // bound was reached; how long it takes is the machine's load, not a property to test.
   auto g = close_groups(*t, 32, 16, &cut);
-  auto s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_TRUE(cut);
-  EXPECT_LT(s, 10.0);
   ASSERT_FALSE(g.empty());
   EXPECT_EQ(g.front().gpus.size(), 32u);
   EXPECT_EQ(std::set<int>(g.front().gpus.begin(), g.front().gpus.end()).size(), 32u);
