@@ -153,14 +153,17 @@ TEST(GpuE2e, NoPermissionBecomesSkipsWithTheReason) {
 }
 
 TEST(GpuE2e, HungCallEndsOnTheDeadlineAndIsNamed) {
-  auto o = check("h100-8x-hang", {"--timeout", "1000"});
+  // 3 s: NVML gets four fifths of it; under the sanitizers on a loaded machine 1 s did not always
+  // reach the hanging call before the deadline.
+  auto o = check("h100-8x-hang", {"--timeout", "3s"});
   EXPECT_EQ(o.exit_code, 1) << o.err;
   auto doc = parse(o);
   bool named = false;
   for (const auto& f : doc["findings"]) {
     if (f["id"] == "l3.gpu.nvml_responsive") {
-      EXPECT_EQ(f["status"], "fail");
-      named = f["args"]["call"].get<std::string>().find("nvmlDeviceGetPowerUsage(gpu 0000:75:00.0)") != std::string::npos;
+      EXPECT_EQ(f["status"], "fail") << f.dump();
+      named = f["args"].contains("call") &&
+              f["args"]["call"].get<std::string>().find("nvmlDeviceGetPowerUsage(gpu 0000:75:00.0)") != std::string::npos;
     }
   }
   EXPECT_TRUE(named);
