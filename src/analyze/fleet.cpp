@@ -293,11 +293,6 @@ void read_line_rate(Element facts, NodeSnapshot& n) {
   n.line_rate_source = source;
 }
 
-std::string base_name(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 void count(const Finding& f, NodeSnapshot& n) {
   if (f.status == Status::fail) ++n.node.fail;
   if (f.status == Status::warn) ++n.node.warn;

@@ -137,7 +137,7 @@ Result<std::shared_ptr<LogScanner>> LogScanner::create(const std::vector<LogSign
   return std::shared_ptr<LogScanner>(new LogScanner(std::move(impl)));
 }
 
-Result<bool> LogScanner::scan(LogReader& reader, LogScan& into) {
+Result<bool> LogScanner::scan(LogReader& reader, LogScan& into, const std::function<void(std::uint64_t)>& progress) {
   Impl& impl = *impl_;
   if (into.hits.size() != impl.table.size()) {
     into.hits.clear();
@@ -167,6 +167,7 @@ Result<bool> LogScanner::scan(LogReader& reader, LogScan& into) {
     open_end = block.back() != '\n';
     into.lines += nl;
     line_base += nl;
+    if (progress) progress(reader.bytes_read());
   }
   if (open_end) ++into.lines;
   into.bytes += reader.bytes_read();
@@ -182,14 +183,16 @@ Result<std::shared_ptr<LogScanner>> default_log_scanner() {
   return scanner;
 }
 
-Result<LogScan> scan_log_files(const std::vector<std::string>& paths) {
+Result<LogScan> scan_log_files(const std::vector<std::string>& paths, const LogScanProgress& progress) {
   auto scanner = default_log_scanner();
   if (!scanner) return scanner.error();
   LogScan scan;
   for (const auto& p : paths) {
     auto reader = LogReader::open(p);
     if (!reader) return reader.error();
-    auto r = (*scanner)->scan(*reader, scan);
+    std::function<void(std::uint64_t)> each;
+    if (progress) each = [&](std::uint64_t bytes) { progress(p, bytes); };
+    auto r = (*scanner)->scan(*reader, scan, each);
     if (!r) return r.error();
   }
   (*scanner)->finish(scan);

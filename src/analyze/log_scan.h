@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,8 +50,9 @@ class LogScanner {
   LogScanner(const LogScanner&) = delete;
   LogScanner& operator=(const LogScanner&) = delete;
 
-  // Scans one log to its end, adding to `into` (call finish() after the last one).
-  Result<bool> scan(LogReader& reader, LogScan& into);
+  // Scans one log to its end, adding to `into` (call finish() after the last one). `progress`,
+  // when set, is called after each block (at most every LogReader::kBlock bytes) with the bytes read.
+  Result<bool> scan(LogReader& reader, LogScan& into, const std::function<void(std::uint64_t)>& progress = {});
   // Orders the hits by the table and drops empty ones.
   void finish(LogScan& into) const;
 
@@ -63,8 +65,9 @@ class LogScanner {
 
 // The shared scanner of the built-in table (compiled on first use).
 Result<std::shared_ptr<LogScanner>> default_log_scanner();
-// Scans files ("-" is stdin) in one pass each.
-Result<LogScan> scan_log_files(const std::vector<std::string>& paths);
+// Scans files ("-" is stdin) in one pass each; `progress` gets the file and its bytes read so far.
+using LogScanProgress = std::function<void(const std::string& file, std::uint64_t bytes)>;
+Result<LogScan> scan_log_files(const std::vector<std::string>& paths, const LogScanProgress& progress = {});
 // Scans text in memory (tests, fuzzing).
 Result<LogScan> scan_log_text(std::string_view text, const std::string& name);
 

@@ -35,7 +35,7 @@ Result<Report> run_diagnose(const DiagnoseRequest& req) {
     for (auto& f : symptom_findings(*s)) l1.push_back(std::move(f));
   }
   if (!req.logs.empty()) {
-    auto scan = scan_log_files(req.logs);
+    auto scan = scan_log_files(req.logs, req.on_log_progress);
     if (!scan) return make_error(scan.error().kind, "cannot read log " + scan.error().message);
     for (auto& f : log_findings(*scan)) l1.push_back(std::move(f));
   }

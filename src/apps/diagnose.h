@@ -3,6 +3,8 @@
 // a --root tree or a saved snapshot of the failing node, each confirmed, refuted or not checkable.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,8 @@ struct DiagnoseRequest {
   Context ctx;                    // the machine when there is no snapshot
   std::string hostname;           // of ctx's machine
   Thresholds thresholds;
+  // Called after each block of a log is read (file, bytes read so far): a progress line; or empty.
+  std::function<void(const std::string&, std::uint64_t)> on_log_progress;
 };
 
 // Errors (an unreadable log, an unknown symptom, a bad snapshot) are one line for exit code 2.

@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/context.h"
 #include "core/facts/bench.h"
 #include "core/i18n.h"
+#include "core/progress.h"
 #include "core/result.h"
 
 namespace plumb {
@@ -70,19 +72,17 @@ Result<BenchResult> run_bench(const BenchInfo& b, const Context& ctx, const Benc
 // A result for a benchmark that cannot run here, with the precise reason.
 BenchResult skipped_result(const std::string& bench, const std::string& reason);
 
-// One progress line on stderr, rewritten in place; silent unless enabled (a TTY).
+// A benchmark's progress line on stderr (core/progress.h), drawn from the start when enabled and
+// standard error is a terminal.
 class Progress {
  public:
-  Progress(bool enabled, std::string bench);
-  ~Progress();
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-  void update(const std::string& what);
+  Progress(bool enabled, const std::string& bench);
+  void update(const std::string& what) {
+    if (line_) line_->set(what);
+  }
 
  private:
-  bool on_;
-  std::string bench_;
-  std::size_t last_len_ = 0;
+  std::unique_ptr<ProgressLine> line_;
 };
 
 }  // namespace plumb

@@ -1,5 +1,4 @@
 // The benchmark table and the wrapper that surrounds every run with its context block.
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -73,18 +72,8 @@ Result<BenchResult> run_bench(const BenchInfo& b, const Context& ctx, const Benc
   return res;
 }
 
-Progress::Progress(bool enabled, std::string bench) : on_(enabled && ::isatty(STDERR_FILENO) != 0), bench_(std::move(bench)) {}
-
-Progress::~Progress() {
-  if (on_ && last_len_ > 0) std::cerr << "\r" << std::string(last_len_, ' ') << "\r" << std::flush;
-}
-
-void Progress::update(const std::string& what) {
-  if (!on_) return;
-  std::string line = "plumb bench " + bench_ + ": " + what;
-  std::string pad = line.size() < last_len_ ? std::string(last_len_ - line.size(), ' ') : std::string();
-  std::cerr << "\r" << line << pad << std::flush;
-  last_len_ = line.size();
+Progress::Progress(bool enabled, const std::string& bench) {
+  if (enabled && ProgressLine::stderr_is_terminal()) line_ = std::make_unique<ProgressLine>("plumb bench " + bench, std::chrono::milliseconds(0));
 }
 
 }  // namespace plumb

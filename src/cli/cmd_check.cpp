@@ -35,7 +35,7 @@ struct CheckArgs {
 
 int run_check(const CheckArgs& a) {
   if (a.print_config) {
-    write_output(default_config_toml(), a.output.out);
+    write_output(default_config_toml(render_options(a.output).lang), a.output.out);
     return 0;
   }
   if (a.list) {

@@ -7,6 +7,8 @@
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
 #include "core/knowledge/log_signatures.h"
+#include "core/progress.h"
+#include "report/progress_text.h"
 
 namespace plumb {
 
@@ -42,7 +44,18 @@ int run_diagnose_cmd(const DiagnoseArgs& a) {
     req.ctx = make_context(a.machine);
     req.hostname = host_name(req.ctx.root);
   }
-  auto r = run_diagnose(req);
+  Result<Report> r = make_error(ErrorKind::internal, "diagnose did not run");
+  {
+    // Progress on a terminal when reading the logs takes more than two seconds; erased before the report.
+    ProgressLine line("plumb diagnose");
+    if (line.enabled()) {
+      Lang lang = render_options(a.output).lang;
+      req.on_log_progress = [&line, lang](const std::string& file, std::uint64_t bytes) {
+        line.set(progress_log_read(lang, file, bytes));
+      };
+    }
+    r = run_diagnose(req);
+  }
   if (!r) throw UsageError(r.error().message);
   emit(*r, a.output);
   return exit_code_for(r->findings);

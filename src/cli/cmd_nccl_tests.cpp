@@ -27,11 +27,6 @@ struct NcclTestsArgs {
   double net_gbps = 0;
 };
 
-std::string base_name(const std::string& p) {
-  auto s = p.find_last_of('/');
-  return s == std::string::npos ? p : p.substr(s + 1);
-}
-
 std::string summary_block(const NcclTestsRun& run, Lang lang) {
   BusbwSummary s = summarize(run);
   std::map<std::string, std::string> a{

@@ -1,11 +1,15 @@
 // `plumb trace FILE|DIR...`: the data and compute layers from PyTorch profiler traces. Reads each
 // trace (streaming), fills TraceFacts, judges the l2.trace.* rules and renders like `plumb check`.
+#include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 
 #include "analyze/trace/reader.h"
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
+#include "report/progress_text.h"
+#include "core/progress.h"
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -49,7 +53,30 @@ int run_trace(const TraceArgs& a) {
 
   auto start = std::chrono::steady_clock::now();
   Report r = new_report("trace", host_name(HostRoot("/")));
-  auto results = trace::analyze_trace_files(*files, opt);
+  // Progress on a terminal when reading takes more than two seconds: files and bytes done.
+  std::vector<std::uint64_t> sizes;
+  std::uint64_t total = 0;
+  for (const auto& f : *files) {
+    std::error_code ec;
+    auto n = std::filesystem::file_size(f, ec);
+    sizes.push_back(ec ? 0 : static_cast<std::uint64_t>(n));
+    total += sizes.back();
+  }
+  std::atomic<std::size_t> done{0};
+  std::atomic<std::uint64_t> bytes_done{0};
+  opt.on_file_done = [&](std::size_t i) {
+    bytes_done += sizes[i];
+    ++done;
+  };
+  const Lang lang = render_options(a.output).lang;
+  std::vector<Result<TraceRank>> results;
+  {
+    ProgressLine line("plumb trace", std::chrono::seconds(2), [&] {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return progress_traces(lang, done.load(), files->size(), bytes_done.load(), total, files->front(), s);
+    });
+    results = trace::analyze_trace_files(*files, opt);
+  }
   for (std::size_t i = 0; i < files->size(); ++i) {
     const auto& file = (*files)[i];
     auto& t = results[i];

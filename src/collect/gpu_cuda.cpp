@@ -76,10 +76,6 @@ const CudaLibKind* kind_of(std::string_view file) {
   return nullptr;
 }
 
-std::string base_name(std::string_view p) {
-  auto s = p.rfind('/');
-  return std::string(s == std::string_view::npos ? p : p.substr(s + 1));
-}
 std::string dir_name(std::string_view p) {
   auto s = p.rfind('/');
   return s == std::string_view::npos || s == 0 ? std::string("/") : std::string(p.substr(0, s));

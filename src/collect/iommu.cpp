@@ -58,11 +58,6 @@ std::string parse_iommu_group_type(std::string_view text) {
 
 namespace {
 
-std::string last_component(std::string_view path) {
-  auto slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 IommuFacts read_iommu(const HostRoot& root) {
   IommuFacts io;
   auto cmd = root.read("/proc/cmdline", 64u << 10);
@@ -81,7 +76,7 @@ IommuFacts read_iommu(const HostRoot& root) {
     d.class_code = f.class_code;
     auto link = root.read_link("/sys/bus/pci/devices/" + f.bus_id + "/iommu_group");
     if (link) {
-      d.group = last_component(*link);
+      d.group = base_name(*link);
       auto type = root.read_value("/sys/kernel/iommu_groups/" + d.group + "/type");
       if (type) d.type = parse_iommu_group_type(*type);
     }

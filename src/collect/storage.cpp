@@ -238,12 +238,6 @@ BlockDevice read_block_device(const HostRoot& root, const std::string& name) {
   return d;
 }
 
-std::string last_component(std::string_view p) {
-  while (!p.empty() && p.back() == '/') p.remove_suffix(1);
-  auto s = p.find_last_of('/');
-  return std::string(s == std::string_view::npos ? p : p.substr(s + 1));
-}
-
 // The whole disk under /sys/block behind a mount: by major:minor through /sys/dev/block, else by
 // the source's device name (a disk, one of its partitions, or a device-mapper name).
 std::optional<std::string> disk_of(const HostRoot& root, const MountEntry& m, const std::vector<std::string>& disks) {
@@ -260,7 +254,7 @@ std::optional<std::string> disk_of(const HostRoot& root, const MountEntry& m, co
   }
   if (name.empty()) {
     if (!starts_with(m.source, "/dev/")) return std::nullopt;
-    name = last_component(m.source);
+    name = base_name(m.source);
   }
   if (name.empty() || name == "." || name == "..") return std::nullopt;
   if (is_disk(name)) return name;

@@ -102,6 +102,12 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+std::string base_name(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  auto slash = path.find_last_of('/');
+  return std::string(slash == std::string_view::npos || path.size() == 1 ? path : path.substr(slash + 1));
+}
+
 std::string human_bytes(std::uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes);

@@ -21,6 +21,8 @@ std::vector<std::string_view> split_lines(std::string_view text);
 std::vector<std::string_view> split_ws(std::string_view line);  // on runs of spaces/tabs
 std::vector<std::string_view> split(std::string_view s, char sep);  // keeps empty fields
 bool starts_with(std::string_view s, std::string_view prefix);
+// The last component of a path ("/a/b/c.json" -> "c.json"; trailing slashes ignored; "-" stays "-").
+std::string base_name(std::string_view path);
 // "1.5 GiB", "512 MiB": a byte count for humans.
 std::string human_bytes(std::uint64_t bytes);
 // A fixed number of decimals without trailing noise: fmt_num(0.1234, 1) == "0.1".

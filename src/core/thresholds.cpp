@@ -200,12 +200,27 @@ std::vector<std::string> default_config_paths() {
   return out;
 }
 
-std::string default_config_toml() {
+namespace {
+// The units of the thresholds' comments in --print-config; symbols (%, MiB, °C) read the same in
+// both languages.
+std::string unit_in(Lang lang, const std::string& unit) {
+  static const std::map<std::string, Text> kUnits = {
+      {"count", {"count", "个"}},      {"files", {"files", "个文件"}}, {"months", {"months", "月"}},
+      {"ratio", {"ratio", "比值"}},    {"absolute", {"absolute", "绝对值"}}, {"x", {"x", "倍"}},
+  };
+  auto it = kUnits.find(unit);
+  return it == kUnits.end() ? unit : it->second.in(lang);
+}
+}  // namespace
+
+std::string default_config_toml(Lang lang) {
+  static const Text kHead{"# plumb thresholds: the embedded defaults. Copy, edit, pass with --config FILE.\n",
+                          "# plumb 阈值：内置默认值。复制、修改后用 --config FILE 传入。\n"};
   std::ostringstream os;
-  os << "# plumb thresholds: the embedded defaults. Copy, edit, pass with --config FILE.\n[thresholds]\n";
+  os << kHead.in(lang) << "[thresholds]\n";
   for (const auto& [k, d] : defs_table()) {
-    os << "# " << d.doc.en;
-    if (!d.unit.empty()) os << " (" << d.unit << ")";
+    os << "# " << d.doc.in(lang);
+    if (!d.unit.empty()) os << (lang == Lang::zh ? "（" : " (") << unit_in(lang, d.unit) << (lang == Lang::zh ? "）" : ")");
     os << "\n\"" << k << "\" = " << d.value << "\n";
   }
   return os.str();

@@ -46,7 +46,7 @@ Result<Config> load_config(const std::string& path, const Config& base = {});
 // The configuration files read before --config, in order, later ones overriding earlier ones:
 // /etc/plumb/plumb.toml, then $XDG_CONFIG_HOME/plumb/plumb.toml ($HOME/.config when unset).
 std::vector<std::string> default_config_paths();
-// The defaults as a TOML document (plumb check --print-config).
-std::string default_config_toml();
+// The defaults as a TOML document (plumb check --print-config), comments in `lang`.
+std::string default_config_toml(Lang lang = Lang::en);
 
 }  // namespace plumb

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -30,8 +32,10 @@
 #include "core/atomic_file.h"
 #include "core/host_root.h"
 #include "core/i18n.h"
+#include "core/progress.h"
 #include "core/subprocess.h"
 #include "core/text.h"
+#include "report/progress_text.h"
 #include "report/report.h"
 
 // Every request below completes in wait_until (MPI_Test polled to a deadline, then MPI_Cancel and
@@ -117,7 +121,9 @@ bool wait_until(MPI_Request& req, Clock::time_point deadline, bool spin) {
 
 // Every rank's text at rank 0: the length, then the bytes; rank 0 polls all receives until the
 // deadline. Elsewhere the result is empty.
-std::vector<std::optional<std::string>> gather_texts(const std::string& mine, int rank, int size, Clock::time_point deadline) {
+// `answered`, when given, counts the ranks whose answer (or refusal) arrived, for a progress line.
+std::vector<std::optional<std::string>> gather_texts(const std::string& mine, int rank, int size, Clock::time_point deadline,
+                                                     std::atomic<int>* answered = nullptr) {
   std::vector<std::optional<std::string>> out(static_cast<std::size_t>(size));
   if (rank != 0) {
     auto& len_buf = parked().emplace_back(sizeof(std::uint64_t));
@@ -161,6 +167,7 @@ std::vector<std::optional<std::string>> gather_texts(const std::string& mine, in
           out[static_cast<std::size_t>(r)] = std::string("Nsnapshot of ") + std::to_string(len) + " bytes is too large";
           pr.done = true;
           --open;
+          if (answered != nullptr) ++*answered;
           continue;
         }
         pr.body = true;
@@ -171,6 +178,7 @@ std::vector<std::optional<std::string>> gather_texts(const std::string& mine, in
         std::vector<char>().swap(*pr.buf);
         pr.done = true;
         --open;
+        if (answered != nullptr) ++*answered;
       }
     }
     if (!progress) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -323,7 +331,19 @@ int rank_main(const Options& o, int rank, int size) {
 
   std::string mine = run_check(o);
   auto deadline = Clock::now() + std::chrono::seconds(o.deadline_s) + kGrace;
-  auto texts = gather_texts(mine, rank, size, deadline);
+  std::vector<std::optional<std::string>> texts;
+  {
+    // Rank 0 on a terminal: how many nodes have answered, once the wait passes two seconds.
+    std::atomic<int> answered{1};
+    auto started = Clock::now();
+    std::unique_ptr<ProgressLine> line;
+    if (rank == 0) {
+      line = std::make_unique<ProgressLine>("plumb fleet", std::chrono::seconds(2), [&, lang = detect_lang(o.lang)] {
+        return progress_nodes(lang, answered.load(), size, std::chrono::duration<double>(Clock::now() - started).count());
+      });
+    }
+    texts = gather_texts(mine, rank, size, deadline, &answered);
+  }
   std::string().swap(mine);
 
   Config cfg;

@@ -4,6 +4,7 @@
 // mailed or attached to a ticket and opens the same everywhere. Void elements are self-closed
 // (valid HTML5) so the document is also well-formed XML, which the tests check with pugixml.
 #include <array>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -75,7 +76,8 @@ std::string anchor(const std::string& id, std::set<std::string>& anchored) {
   return anchored.insert(id).second ? " id=\"" + html_escape(id) + "\"" : std::string();
 }
 
-void finding_article(std::ostringstream& os, const Finding& f, Lang lang, std::set<std::string>& anchored) {
+void finding_article(std::ostringstream& os, const Finding& f, Lang lang, std::set<std::string>& anchored,
+                     const std::vector<std::string>& files) {
   os << "<article class=\"finding " << status_name(f.status) << "\"" << anchor(f.id, anchored) << ">\n<h3>"
      << status_badge(f.status, lang) << html_escape(title_of(f.id, lang));
   if (f.subject != "host") os << " <span class=\"subject\">(" << html_escape(f.subject) << ")</span>";
@@ -85,7 +87,7 @@ void finding_article(std::ostringstream& os, const Finding& f, Lang lang, std::s
   for (const auto& ev : f.evidence) {
     d << "<dt>" << html_escape(tr(lang, "label.evidence")) << "</dt><dd>" << html_escape(localize(lang, ev.what)) << " = <code>"
       << html_escape(ev.value) << "</code>";
-    if (!ev.source.empty()) d << " <span class=\"subject\">(" << html_escape(localize(lang, ev.source)) << ")</span>";
+    if (!ev.source.empty()) d << " <span class=\"subject\">(" << html_escape(shorten_paths(localize(lang, ev.source), files)) << ")</span>";
     d << "</dd>\n";
   }
   if (!f.threshold.empty()) {
@@ -164,8 +166,11 @@ std::string render_html(const Report& r, const RenderOptions& o) {
 
   constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
                                              Section::data,        Section::distributed, Section::baseline};
+  std::map<Section, std::string> blocks;
+  for (Section s : kSections) blocks[s] = report_blocks(r, s, o, "html");
   os << "<nav><ol>";
   for (Section s : kSections) {
+    if (empty_file_section(r, s, blocks[s])) continue;
     os << "<li><a href=\"#sec-" << section_name(s) << "\">" << html_escape(tr(lang, std::string("section.") + section_name(s)))
        << "</a></li>";
   }
@@ -174,20 +179,21 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   os << "</ol></nav>\n";
 
   auto list = ordered(r.findings);
+  const std::vector<std::string> files = subject_files(r.facts);
   std::set<std::string> anchored;
   int n = 0;
   for (Section s : kSections) {
+    if (empty_file_section(r, s, blocks[s])) continue;
     os << "<section id=\"sec-" << section_name(s) << "\">\n<h2>" << ++n << ". "
        << html_escape(tr(lang, std::string("section.") + section_name(s))) << "</h2>\n";
     if (s == Section::environment) {
       os << "<dl class=\"env\">\n";
-      for (const auto& l : environment_lines(r.facts)) {
+      for (const auto& l : shown_environment_lines(r)) {
         os << "<dt>" << html_escape(tr(lang, l.label_key)) << "</dt><dd>" << html_escape(localize(lang, l.value)) << "</dd>\n";
       }
       os << "</dl>\n";
     }
-    std::string blocks = report_blocks(r, s, o, "html");
-    if (!blocks.empty()) os << "<div class=\"table-wrap\">\n" << blocks << "</div>\n";
+    if (!blocks[s].empty()) os << "<div class=\"table-wrap\">\n" << blocks[s] << "</div>\n";
     bool any = false;
     std::vector<const Finding*> passed;
     for (const Finding* f : list) {
@@ -196,7 +202,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
       if (f->status == Status::pass) {
         passed.push_back(f);
       } else {
-        finding_article(os, *f, lang, anchored);
+        finding_article(os, *f, lang, anchored, files);
       }
     }
     // Passed checks fold away: the page leads with what needs action.
@@ -227,7 +233,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   if (t.skip > 0) {
     os << "<section id=\"sec-skipped\">\n<h2>" << ++n << ". " << html_escape(tr(lang, "section.skipped")) << "</h2>\n";
     for (const Finding* f : list) {
-      if (f->status == Status::skip) finding_article(os, *f, lang, anchored);
+      if (f->status == Status::skip) finding_article(os, *f, lang, anchored, files);
     }
     os << "</section>\n";
   }

@@ -33,7 +33,7 @@ std::string code(const std::string& s) {
   return "`" + t + "`";
 }
 
-void finding_block(std::ostringstream& os, const Finding& f, Lang lang) {
+void finding_block(std::ostringstream& os, const Finding& f, Lang lang, const std::vector<std::string>& files) {
   const CatalogEntry* e = find_entry(f.id);
   std::string title = e != nullptr ? e->title.in(lang) : f.id;
   os << "- " << status_icon(f.status) << " **" << title << "**";
@@ -42,7 +42,7 @@ void finding_block(std::ostringstream& os, const Finding& f, Lang lang) {
   if (f.status == Status::pass || f.status == Status::skip) return;
   for (const auto& ev : f.evidence) {
     os << "  - " << tr(lang, "label.evidence") << ": " << localize(lang, ev.what) << " = " << code(ev.value);
-    if (!ev.source.empty()) os << " (" << localize(lang, ev.source) << ")";
+    if (!ev.source.empty()) os << " (" << shorten_paths(localize(lang, ev.source), files) << ")";
     os << "\n";
   }
   if (!f.threshold.empty()) os << "  - " << tr(lang, "label.threshold") << ": " << code(localize(lang, f.threshold)) << "\n";
@@ -97,20 +97,23 @@ std::string render_md(const Report& r, const RenderOptions& o) {
      << tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok")
      << "\n\n";
   auto list = ordered(r.findings);
+  const std::vector<std::string> files = subject_files(r.facts);
   constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
                                              Section::data,        Section::distributed, Section::baseline};
   int n = 0;
   for (Section s : kSections) {
+    std::string blocks = report_blocks(r, s, o, "md");
+    if (empty_file_section(r, s, blocks)) continue;
     os << "### " << ++n << ". " << tr(lang, std::string("section.") + section_name(s)) << "\n\n";
     if (s == Section::environment) {
-      for (const auto& l : environment_lines(r.facts)) os << "- " << tr(lang, l.label_key) << ": " << localize(lang, l.value) << "\n";
+      for (const auto& l : shown_environment_lines(r)) os << "- " << tr(lang, l.label_key) << ": " << localize(lang, l.value) << "\n";
       os << "\n";
     }
-    os << report_blocks(r, s, o, "md");
+    os << blocks;
     bool any = false;
     for (const Finding* f : list) {
       if (section_of(*f) != s || f->status == Status::skip) continue;
-      finding_block(os, *f, lang);
+      finding_block(os, *f, lang, files);
       any = true;
     }
     bool skipped_here = false;
@@ -133,7 +136,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
   if (t.skip > 0) {
     os << "### " << ++n << ". " << tr(lang, "section.skipped") << "\n\n";
     for (const Finding* f : list) {
-      if (f->status == Status::skip) finding_block(os, *f, lang);
+      if (f->status == Status::skip) finding_block(os, *f, lang, files);
     }
     os << "\n";
   }

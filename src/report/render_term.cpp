@@ -66,10 +66,10 @@ std::vector<std::string> short_header(const Facts& facts, Lang lang) {
   return out;
 }
 
-void finding_detail(std::ostringstream& os, const Finding& f, Lang lang, const Paint& p) {
+void finding_detail(std::ostringstream& os, const Finding& f, Lang lang, const Paint& p, const std::vector<std::string>& files) {
   for (const auto& ev : f.evidence) {
     os << "       " << tr(lang, "label.evidence") << ": " << localize(lang, ev.what) << " = " << ev.value;
-    if (!ev.source.empty()) os << p("2", "  (" + localize(lang, ev.source) + ")");
+    if (!ev.source.empty()) os << p("2", "  (" + shorten_paths(localize(lang, ev.source), files) + ")");
     os << "\n";
   }
   if (!f.threshold.empty()) os << "       " << tr(lang, "label.threshold") << ": " << localize(lang, f.threshold) << "\n";
@@ -105,6 +105,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   }
   os << "\n";
   auto list = ordered(r.findings);
+  const std::vector<std::string> files = subject_files(r.facts);
   constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
                                              Section::data,        Section::distributed, Section::baseline};
   for (Section s : kSections) os << report_blocks(r, s, o, "term");
@@ -122,7 +123,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
       os << tag(f->status, lang, p) << " " << (e != nullptr ? e->title.in(lang) : f->id);
       if (f->subject != "host") os << " (" << f->subject << ")";
       os << p("2", "  " + f->id) << "\n       " << finding_message(*f, lang) << "\n";
-      if (want == Status::fail || want == Status::warn) finding_detail(os, *f, lang, p);
+      if (want == Status::fail || want == Status::warn) finding_detail(os, *f, lang, p, files);
       any_listed = true;
     }
   }

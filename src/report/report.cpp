@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/catalog.h"
+#include "core/text.h"
 
 namespace plumb {
 
@@ -58,6 +59,60 @@ std::vector<EnvLine> environment_lines(const Facts& facts) {
 bool register_report_block(int order, ReportBlock b) {
   block_table().emplace(order, std::move(b));
   return true;
+}
+
+std::vector<std::string> subject_files(const Facts& facts) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& f) {
+    // Only paths with a folder part, and each once.
+    if (f.find('/') != std::string::npos && std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  };
+  for (const auto& t : facts.trace.traces) add(t.file);
+  for (const auto& n : facts.comm.nccl_tests) add(n.origin);
+  for (const auto& m : facts.allocator.files) add(m.file);
+  for (const auto& h : facts.h5.files) add(h.file);
+  add(facts.diff.a.file);
+  add(facts.diff.b.file);
+  add(facts.outdiff.file_a);
+  add(facts.outdiff.file_b);
+  // Two files with one name stay whole (rank0.json from two folders).
+  std::vector<std::string> names;
+  for (const auto& f : out) names.push_back(base_name(f));
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (std::count(names.begin(), names.end(), names[i]) == 1) kept.push_back(out[i]);
+  }
+  out = std::move(kept);
+  // Longest first, so a path that contains another is replaced whole.
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return out;
+}
+
+bool is_host_report(const Report& r) {
+  const std::string& c = r.facts.meta.command;
+  return c.empty() || c == "check" || c == "diagnose" || c == "fleet";
+}
+
+std::vector<EnvLine> shown_environment_lines(const Report& r) {
+  auto lines = environment_lines(r.facts);
+  if (!is_host_report(r)) {
+    std::erase_if(lines, [](const EnvLine& l) { return l.value.find("(not collected)") != std::string::npos; });
+  }
+  return lines;
+}
+
+bool empty_file_section(const Report& r, Section s, const std::string& blocks) {
+  if (is_host_report(r) || !blocks.empty()) return false;
+  if (s == Section::environment && !shown_environment_lines(r).empty()) return false;
+  return std::none_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return section_of(f) == s; });
+}
+
+std::string shorten_paths(std::string text, const std::vector<std::string>& files) {
+  for (const auto& f : files) {
+    std::string shortened = base_name(f);
+    for (auto p = text.find(f); p != std::string::npos; p = text.find(f, p + shortened.size())) text.replace(p, f.size(), shortened);
+  }
+  return text;
 }
 
 std::string report_blocks(const Report& r, Section s, const RenderOptions& o, const std::string& format) {

@@ -57,6 +57,22 @@ struct ReportBlock {
 bool register_report_block(int order, ReportBlock b);
 std::string report_blocks(const Report& r, Section s, const RenderOptions& o, const std::string& format);
 
+// The files a report is about (traces, nccl-tests logs, memory dumps, HDF5 files, snapshots,
+// outputs): their paths are shown in full once, in the report's own block, and by their last
+// component in evidence sources (a path of several hundred characters in every line buries the
+// values). Verify commands keep the path as the user gave it, so they can be pasted.
+std::vector<std::string> subject_files(const Facts& facts);
+
+// A report about this machine (check, diagnose, fleet, or a snapshot of one) rather than about
+// files (trace, nccl-tests, memory, h5, diff, outdiff, watch): file reports carry no host lines
+// that were never collected and no layer section that has nothing in it.
+bool is_host_report(const Report& r);
+// The environment lines a report shows: in a file report, only those that were collected.
+std::vector<EnvLine> shown_environment_lines(const Report& r);
+// True when a file report's section has neither a block nor a finding (it is left out).
+bool empty_file_section(const Report& r, Section s, const std::string& blocks);
+std::string shorten_paths(std::string text, const std::vector<std::string>& files);
+
 // Findings in report order: section, then status (fail first), then id and subject.
 std::vector<const Finding*> ordered(const std::vector<Finding>& findings);
 Section section_of(const Finding& f);

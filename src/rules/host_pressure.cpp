@@ -59,7 +59,7 @@ const bool kThresholds = register_thresholds({
 
 const bool kCatalog = register_findings({
     {kCpu, Layer::L2, Pillar::compute, Section::environment,
-     {"CPU pegged / oversubscribed", "CPU 饱和 / 超额订阅"},
+     {"CPU load against the CPUs granted", "CPU 负载与可用 CPU"},
      {
          {"pass", {"runnable tasks waited for a CPU {some} % of the last minute", "过去一分钟可运行任务等待 CPU 的时间占 {some}%"}},
          {"info", {"runnable tasks waited for a CPU {some} % of the last minute: the host is busy",

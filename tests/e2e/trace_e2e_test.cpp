@@ -97,6 +97,22 @@ TEST(TraceE2E, TerminalAndMarkdownShowTheStepTable) {
   EXPECT_NE(zh.out.find("DataLoader 耗时占比"), std::string::npos);
 }
 
+// A report about a file: the path in full once (the trace's own block), its last component in
+// evidence sources, no host lines that were never collected, no layer section with nothing in it.
+TEST(TraceE2E, FileReportsShowThePathOnceAndNoEmptySections) {
+  const std::string file = traces("corpus/hta-a100-cuda-event-sync-small.json.gz");
+  for (const std::string fmt : {"term", "md", "html"}) {
+    auto r = test::run_plumb({"trace", file, "--format", fmt});
+    ASSERT_LE(r.exit_code, 1) << fmt << ": " << r.err;
+    EXPECT_NE(r.out.find("(hta-a100-cuda-event-sync-small.json.gz: union of kernel"), std::string::npos) << fmt << r.out;
+    EXPECT_EQ(r.out.find("(" + file), std::string::npos) << fmt << ": a full path in an evidence source";
+    EXPECT_EQ(r.out.find("not collected"), std::string::npos) << fmt;
+    EXPECT_EQ(r.out.find("Baseline comparison"), std::string::npos) << fmt << ": an empty section";
+    EXPECT_EQ(r.out.find("Environment"), std::string::npos) << fmt << ": an empty section";
+    EXPECT_NE(r.out.find("plumb trace " + file), std::string::npos) << fmt << ": the verify command keeps the path";
+  }
+}
+
 TEST(TraceE2E, RankFilterAndHtaNumbers) {
   auto r = test::run_plumb({"trace", traces("corpus/hta-sampled-rank0-no-deviceprops.json.gz"),
                             traces("corpus/hta-cpu-only-rank34.json.gz"), "--rank", "34", "-f", "json"});

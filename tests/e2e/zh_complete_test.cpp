@@ -205,6 +205,21 @@ TEST(ZhComplete, FleetReportIsChinese) {
   fs::remove_all(dir);
 }
 
+TEST(ZhComplete, PrintConfigIsChinese) {
+  auto r = run_plumb({"check", "--print-config", "--lang", "zh"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The keys and values are TOML that the config reader takes in either language.
+  std::string comments;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# ", 0) == 0) comments += line + "\n";
+  }
+  EXPECT_GT(comments.size(), 1000u) << r.out;
+  expect_chinese("plumb check --print-config --lang zh", comments, false);
+  auto en = run_plumb({"check", "--print-config"});
+  EXPECT_NE(en.out, r.out);
+}
+
 TEST(ZhComplete, EveryHelpIsChinese) {
   auto top = run_plumb({"--help", "--lang", "zh"});
   expect_chinese("plumb --help", top.out, false);

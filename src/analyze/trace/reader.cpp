@@ -293,6 +293,7 @@ std::vector<Result<TraceRank>> analyze_trace_files(const std::vector<std::string
       } catch (const std::exception& e) {
         slots[i] = Result<TraceRank>(make_error(ErrorKind::internal, paths[i] + ": " + e.what()));
       }
+      if (opt.on_file_done) opt.on_file_done(i);
     }
   };
   std::vector<std::thread> pool;

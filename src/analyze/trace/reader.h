@@ -2,6 +2,7 @@
 // folders into trace files, and compare ranks.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@ struct TraceOptions {
   bool fast_scan = true;
   // When set: receives the number of parts the trace was read in (1: on one thread).
   std::size_t* parts_read = nullptr;
+  // analyze_trace_files: called (from the reading thread) when the file at this index is done.
+  std::function<void(std::size_t)> on_file_done;
 };
 
 // Streams a plain or gzip trace file (Kineto or legacy format) and analyses it.
