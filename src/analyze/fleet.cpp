@@ -161,7 +161,7 @@ std::string transformed(Element e, const std::string& transform) {
   return text_of(e);
 }
 
-bool scalar(Element e) { return e.type() != Kind::OBJECT && e.type() != Kind::ARRAY; }
+bool is_scalar(Element e) { return e.type() != Kind::OBJECT && e.type() != Kind::ARRAY; }
 
 // Walks `segs` from `i`; leaves add their text to `out`. A missing Fact adds "n/a".
 void walk(Element e, const std::vector<std::string_view>& segs, std::size_t i, const std::string& transform,
@@ -180,12 +180,12 @@ void walk(Element e, const std::vector<std::string_view>& segs, std::size_t i, c
       bool empty = true;
       for (Element x : cur->get_array()) {
         empty = false;
-        if (scalar(x)) out.insert(transformed(x, transform));
+        if (is_scalar(x)) out.insert(transformed(x, transform));
       }
       if (empty) out.insert("(none)");
       return;
     }
-    if (scalar(*cur)) out.insert(transformed(*cur, transform));
+    if (is_scalar(*cur)) out.insert(transformed(*cur, transform));
     return;
   }
   std::string_view seg = segs[i];

@@ -17,10 +17,6 @@ namespace plumb {
 
 namespace {
 
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-}
-
 std::optional<double> num_or_na(std::string_view s) {
   if (s == "N/A") return std::nullopt;
   return parse_double(s);

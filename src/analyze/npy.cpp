@@ -185,7 +185,7 @@ double half_to_double(std::uint16_t h) {
 }
 
 template <class U>
-U load(const char* p, bool swap) {
+U load_scalar(const char* p, bool swap) {
   U u;
   std::memcpy(&u, p, sizeof(U));
   if (swap) {
@@ -197,30 +197,30 @@ U load(const char* p, bool swap) {
   return u;
 }
 
-double scalar(NpyKind kind, int size, const char* p, bool swap) {
+double element_value(NpyKind kind, int size, const char* p, bool swap) {
   switch (kind) {
     case NpyKind::boolean:
       return *p != 0 ? 1.0 : 0.0;
     case NpyKind::signed_int:
       switch (size) {
         case 1: return static_cast<double>(static_cast<std::int8_t>(*p));
-        case 2: return static_cast<double>(static_cast<std::int16_t>(load<std::uint16_t>(p, swap)));
-        case 4: return static_cast<double>(static_cast<std::int32_t>(load<std::uint32_t>(p, swap)));
-        default: return static_cast<double>(static_cast<std::int64_t>(load<std::uint64_t>(p, swap)));
+        case 2: return static_cast<double>(static_cast<std::int16_t>(load_scalar<std::uint16_t>(p, swap)));
+        case 4: return static_cast<double>(static_cast<std::int32_t>(load_scalar<std::uint32_t>(p, swap)));
+        default: return static_cast<double>(static_cast<std::int64_t>(load_scalar<std::uint64_t>(p, swap)));
       }
     case NpyKind::unsigned_int:
       switch (size) {
         case 1: return static_cast<double>(static_cast<std::uint8_t>(*p));
-        case 2: return static_cast<double>(load<std::uint16_t>(p, swap));
-        case 4: return static_cast<double>(load<std::uint32_t>(p, swap));
-        default: return static_cast<double>(load<std::uint64_t>(p, swap));
+        case 2: return static_cast<double>(load_scalar<std::uint16_t>(p, swap));
+        case 4: return static_cast<double>(load_scalar<std::uint32_t>(p, swap));
+        default: return static_cast<double>(load_scalar<std::uint64_t>(p, swap));
       }
     case NpyKind::floating:
     case NpyKind::complex:
       switch (size) {
-        case 2: return half_to_double(load<std::uint16_t>(p, swap));
-        case 4: return static_cast<double>(std::bit_cast<float>(load<std::uint32_t>(p, swap)));
-        default: return std::bit_cast<double>(load<std::uint64_t>(p, swap));
+        case 2: return half_to_double(load_scalar<std::uint16_t>(p, swap));
+        case 4: return static_cast<double>(std::bit_cast<float>(load_scalar<std::uint32_t>(p, swap)));
+        default: return std::bit_cast<double>(load_scalar<std::uint64_t>(p, swap));
       }
   }
   return 0;
@@ -234,10 +234,10 @@ void NpyArray::value(std::uint64_t i, double& re, double& im) const {
   const char* p = data.data() + i * static_cast<std::uint64_t>(itemsize);
   if (kind == NpyKind::complex) {
     int half = itemsize / 2;
-    re = scalar(kind, half, p, swap);
-    im = scalar(kind, half, p + half, swap);
+    re = element_value(kind, half, p, swap);
+    im = element_value(kind, half, p + half, swap);
   } else {
-    re = scalar(kind, itemsize, p, swap);
+    re = element_value(kind, itemsize, p, swap);
     im = 0;
   }
 }

@@ -25,7 +25,7 @@ double quantile(std::vector<double>& v, double q) {
   return a + (b - a) * (pos - static_cast<double>(lo));
 }
 
-std::string num(double re, double im, bool complex) {
+std::string value_text(double re, double im, bool complex) {
   char buf[80];
   if (complex) {
     std::snprintf(buf, sizeof buf, "%.9g%+.9gj", re, im);
@@ -114,7 +114,7 @@ OutdiffArray compare_arrays(const std::string& name, const NpyArray& a, const Np
       if (std::isnan(are) || std::isnan(aim) || std::isnan(bre) || std::isnan(bim)) ++r.nan_mismatches;
       if (r.mismatches == 1) {
         r.first_mismatch = idx;
-        r.first_values = "a=" + num(are, aim, complex) + " b=" + num(bre, bim, complex);
+        r.first_values = "a=" + value_text(are, aim, complex) + " b=" + value_text(bre, bim, complex);
       }
     }
     if (finite) {

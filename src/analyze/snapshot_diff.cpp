@@ -298,7 +298,7 @@ SnapshotDiff diff_facts(const Facts& a, const Facts& b) {
 }
 
 namespace {
-const bool kUi = register_ui({
+const bool kSnapshotDiffUi = register_ui({
     {"diff.group.os", {"OS and kernel", "操作系统与内核"}},
     {"diff.why.os",
      {"kernel and C library change drivers, getrandom(), scheduling and I/O: same code, different results (the "

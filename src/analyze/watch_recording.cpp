@@ -22,7 +22,7 @@ namespace {
 constexpr const char* kJsonMagic = "plumb_watch";
 constexpr const char* kCsvMagic = "# plumb-watch 1";
 
-std::string num(double v) {
+std::string shortest_text(double v) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
@@ -346,8 +346,8 @@ std::string sample_to_jsonl(const WatchSample& s) { return json(s).dump() + "\n"
 
 std::string sample_to_csv_rows(const WatchSample& s) {
   std::string out;
-  std::string t = num(s.t_s);
-  for (const auto& r : rows_of(s)) out += t + "," + r.metric + "," + r.subject + "," + num(r.value) + "\n";
+  std::string t = shortest_text(s.t_s);
+  for (const auto& r : rows_of(s)) out += t + "," + r.metric + "," + r.subject + "," + shortest_text(r.value) + "\n";
   return out;
 }
 
@@ -364,7 +364,7 @@ Result<std::unique_ptr<Recorder>> Recorder::open(const std::string& path, const 
     head = std::string("{\"") + kJsonMagic + "\":1," + j.dump().substr(1) + "\n";
   } else {
     head = std::string(kCsvMagic) + "\n# hostname," + hostname + "\n# started_at," + h.started_at + "\n# interval_s," +
-           num(h.interval_s) + "\n# target_pid," + std::to_string(h.target_pid) + "\n# gpu_source," + h.gpu_source +
+           shortest_text(h.interval_s) + "\n# target_pid," + std::to_string(h.target_pid) + "\n# gpu_source," + h.gpu_source +
            "\n# gpu_unavailable," + h.gpu_unavailable + "\nt_s,metric,subject,value\n";
   }
   auto w = r->put(head);

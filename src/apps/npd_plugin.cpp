@@ -14,7 +14,7 @@ namespace plumb {
 
 namespace {
 
-const bool kStrings = register_ui({
+const bool kNpdPluginStrings = register_ui({
     {"npd.problem", {"plumb {layer}: {count} failed: {first}", "plumb {layer}：{count} 项失败：{first}"}},
     {"npd.ok", {"plumb {layer}: ok, {pass} passed, {warn} warnings, {skip} not checked",
                 "plumb {layer}：正常，{pass} 项通过，{warn} 项警告，{skip} 项未检查"}},

@@ -16,7 +16,7 @@ namespace plumb {
 
 namespace {
 
-const bool kStrings = register_ui({
+const bool kSlurmHealthStrings = register_ui({
     {"slurm.drain", {"drained {node}: {reason}", "已将 {node} 置为 DRAIN：{reason}"}},
     {"slurm.reason", {"{node} stays drained by plumb, for a new reason: {reason}", "{node} 仍由 plumb 置为 DRAIN，原因更新为：{reason}"}},
     {"slurm.resume", {"resumed {node} (drained by plumb before: {old})", "已恢复 {node}（此前由 plumb 置为 DRAIN：{old}）"}},

@@ -19,7 +19,7 @@ namespace {
 
 using cuda::Runtime;
 
-constexpr std::uint64_t kMiB = 1ull << 20;
+constexpr std::uint64_t kGpuBenchesMiB = 1ull << 20;
 
 // The first failing CUDA call of a benchmark, as a one-line error.
 struct CudaFail {
@@ -99,7 +99,7 @@ Result<BenchResult> run_h2d(const Context&, const BenchOptions& o) {
   const Runtime& rt = *g.rt;
   BenchResult r;
   add_versions(rt, r);
-  std::size_t bytes = static_cast<std::size_t>(o.size_bytes > 0 ? o.size_bytes : (o.quick ? 64 * kMiB : 256 * kMiB));
+  std::size_t bytes = static_cast<std::size_t>(o.size_bytes > 0 ? o.size_bytes : (o.quick ? 64 * kGpuBenchesMiB : 256 * kGpuBenchesMiB));
   int samples = o.samples > 0 ? o.samples : (o.quick ? 3 : 10);
   r.params["bytes"] = std::to_string(bytes);
   r.params["samples"] = std::to_string(samples);
@@ -149,7 +149,7 @@ Result<BenchResult> run_d2d(const Context&, const BenchOptions& o) {
   const Runtime& rt = *g.rt;
   BenchResult r;
   add_versions(rt, r);
-  std::size_t bytes = static_cast<std::size_t>(o.size_bytes > 0 ? o.size_bytes : (o.quick ? 64 * kMiB : 512 * kMiB));
+  std::size_t bytes = static_cast<std::size_t>(o.size_bytes > 0 ? o.size_bytes : (o.quick ? 64 * kGpuBenchesMiB : 512 * kGpuBenchesMiB));
   int samples = o.samples > 0 ? o.samples : 10;
   r.params["bytes"] = std::to_string(bytes);
   r.notes["method"] = "device-local copy counts read + write (2 x bytes), like CUDA's bandwidthTest; peer copies count bytes once";
@@ -292,7 +292,7 @@ Result<BenchResult> run_allreduce(const Context&, const BenchOptions& o) {
   int ver = 0;
   if (n.GetVersion(&ver) == 0) r.notes["nccl"] = nccl_version_string(ver);
   int ranks = g.devices;
-  auto sizes = allreduce_sizes(o.quick ? 64 * kMiB : (o.size_bytes > 0 ? o.size_bytes : 1024 * kMiB));
+  auto sizes = allreduce_sizes(o.quick ? 64 * kGpuBenchesMiB : (o.size_bytes > 0 ? o.size_bytes : 1024 * kGpuBenchesMiB));
   int iters = o.samples > 0 ? o.samples : 20;
   r.params["ranks"] = std::to_string(ranks);
   r.params["iterations"] = std::to_string(iters);

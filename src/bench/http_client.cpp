@@ -14,12 +14,6 @@ bool is_token_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  std::transform(o.begin(), o.end(), o.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return o;
-}
-
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
@@ -108,7 +102,7 @@ Result<std::pair<std::string, std::string>> parse_header_arg(std::string_view te
   for (char c : value) {
     if (c == '\r' || c == '\n' || c == '\0') return make_error(ErrorKind::invalid, "--header '" + std::string(name) + "': line breaks are not allowed in a value");
   }
-  std::string n = lower(name);
+  std::string n = to_lower(name);
   if (n == "content-length" || n == "transfer-encoding" || n == "host") {
     return make_error(ErrorKind::invalid, "--header " + std::string(name) + ": set by plumb itself");
   }
@@ -121,7 +115,7 @@ std::string build_request(const std::string& method, const Url& url,
   bool has_ua = false;
   for (const auto& [k, v] : headers) {
     r.append(k).append(": ").append(v).append("\r\n");
-    has_ua |= lower(k) == "user-agent";
+    has_ua |= to_lower(k) == "user-agent";
   }
   if (!has_ua) r += "User-Agent: plumb-bench-serve\r\n";
   if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") r += "Content-Length: " + std::to_string(body.size()) + "\r\n";

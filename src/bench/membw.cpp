@@ -24,7 +24,7 @@ namespace plumb {
 
 namespace {
 
-constexpr std::uint64_t kMiB = 1ull << 20;
+constexpr std::uint64_t kMembwMiB = 1ull << 20;
 
 struct FreeDeleter {
   void operator()(double* p) const { std::free(p); }  // NOLINT: aligned_alloc pairs with free
@@ -158,14 +158,14 @@ MembwPlan plan_membw(std::uint64_t requested, std::optional<std::uint64_t> llc, 
                      std::uint64_t phys_bytes, bool quick) {
   MembwPlan p;
   // Arrays well beyond the caches: at least 4 × the last-level cache of every node.
-  std::uint64_t floor_bytes = llc ? 4 * *llc * static_cast<std::uint64_t>(std::max(1, nodes)) : 64 * kMiB;
-  std::uint64_t want = requested > 0 ? requested : std::max<std::uint64_t>(quick ? 64 * kMiB : 256 * kMiB, floor_bytes);
+  std::uint64_t floor_bytes = llc ? 4 * *llc * static_cast<std::uint64_t>(std::max(1, nodes)) : 64 * kMembwMiB;
+  std::uint64_t want = requested > 0 ? requested : std::max<std::uint64_t>(quick ? 64 * kMembwMiB : 256 * kMembwMiB, floor_bytes);
   // Three arrays per run; keep the whole thing under a quarter of RAM.
   if (phys_bytes > 0) want = std::min<std::uint64_t>(want, phys_bytes / 12);
-  want = std::max<std::uint64_t>(want, kMiB);
+  want = std::max<std::uint64_t>(want, kMembwMiB);
   p.single_bytes = want / 8 * 8;
   int t = std::max(1, threads);
-  std::uint64_t per = std::max<std::uint64_t>(want / static_cast<std::uint64_t>(t), 4 * kMiB);
+  std::uint64_t per = std::max<std::uint64_t>(want / static_cast<std::uint64_t>(t), 4 * kMembwMiB);
   if (phys_bytes > 0) per = std::min<std::uint64_t>(per, phys_bytes / 12 / static_cast<std::uint64_t>(t));
   p.per_thread_bytes = std::max<std::uint64_t>(per / 8 * 8, 8);
   return p;

@@ -33,21 +33,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Result<std::vector<int>> int_list(const std::string& v, const char* opt, int lo, int hi) {
+Result<std::vector<int>> int_list(const std::string& v, const char* ort_option, int lo, int hi) {
   std::vector<int> out;
   for (auto part : split(v, ',')) {
     auto t = trim(part);
     if (t.empty()) continue;
     auto n = parse_uint(std::string(t));
     if (!n || static_cast<long long>(*n) < lo || static_cast<long long>(*n) > hi) {
-      return make_error(ErrorKind::invalid, std::string("--") + opt + " " + v + ": expected numbers from " + std::to_string(lo) + " to " + std::to_string(hi));
+      return make_error(ErrorKind::invalid, std::string("--") + ort_option + " " + v + ": expected numbers from " + std::to_string(lo) + " to " + std::to_string(hi));
     }
     out.push_back(static_cast<int>(*n));
   }
   return out;
 }
 
-std::string opt(const BenchOptions& o, const char* key) {
+std::string ort_option(const BenchOptions& o, const char* key) {
   auto it = o.ort.find(key);
   return it == o.ort.end() ? std::string() : it->second;
 }
@@ -56,7 +56,7 @@ std::string opt(const BenchOptions& o, const char* key) {
 
 Result<OrtPlan> make_ort_plan(const BenchOptions& o, double cpus_granted) {
   OrtPlan p;
-  auto intra = opt(o, "intra");
+  auto intra = ort_option(o, "intra");
   if (intra.empty()) {
     p.intra = {0};
     for (int n = 1; n <= std::max(1, static_cast<int>(std::floor(cpus_granted))); n *= 2) p.intra.push_back(n);
@@ -67,7 +67,7 @@ Result<OrtPlan> make_ort_plan(const BenchOptions& o, double cpus_granted) {
     if (!l) return l.error();
     p.intra = *l;
   }
-  std::string modes = opt(o, "exec-mode");
+  std::string modes = ort_option(o, "exec-mode");
   if (modes.empty()) modes = "sequential,parallel";
   for (auto m : split(modes, ',')) {
     auto t = std::string(trim(m));
@@ -75,14 +75,14 @@ Result<OrtPlan> make_ort_plan(const BenchOptions& o, double cpus_granted) {
     if (t != "sequential" && t != "parallel") return make_error(ErrorKind::invalid, "--exec-mode " + modes + ": sequential and/or parallel");
     p.parallel.push_back(t == "parallel");
   }
-  auto batch = opt(o, "batch");
+  auto batch = ort_option(o, "batch");
   if (!batch.empty()) {
     auto l = int_list(batch, "batch", 1, 65536);
     if (!l) return l.error();
     p.batches = *l;
   }
   if (p.batches.empty()) p.batches = {1};
-  auto rate = opt(o, "ort-rate");
+  auto rate = ort_option(o, "ort-rate");
   if (!rate.empty()) {
     auto r = parse_double(rate);
     if (!r || !(*r > 0) || *r > 1e6) return make_error(ErrorKind::invalid, "--ort-rate " + rate + ": expected requests per second above 0");
@@ -93,9 +93,9 @@ Result<OrtPlan> make_ort_plan(const BenchOptions& o, double cpus_granted) {
   if (p.duration_s > 3600) return make_error(ErrorKind::invalid, "--duration: at most 3600 s per setting");
   p.samples = o.samples > 0 ? o.samples : 5;
   p.warmup = std::max(o.warmup, 1);
-  p.lib = opt(o, "ort-lib");
-  p.input = opt(o, "input");
-  p.save = opt(o, "save-outputs");
+  p.lib = ort_option(o, "ort-lib");
+  p.input = ort_option(o, "input");
+  p.save = ort_option(o, "save-outputs");
   return p;
 }
 

@@ -17,13 +17,13 @@ namespace {
 
 constexpr std::uint64_t kMaxBodyFile = 64ULL * 1024 * 1024;
 
-const std::string* opt(const BenchOptions& o, const char* k) {
+const std::string* serve_option(const BenchOptions& o, const char* k) {
   auto it = o.serve.find(k);
   return it == o.serve.end() || it->second.empty() ? nullptr : &it->second;
 }
 
 Result<std::chrono::nanoseconds> duration_opt(const BenchOptions& o, const char* k, std::chrono::nanoseconds def) {
-  const std::string* v = opt(o, k);
+  const std::string* v = serve_option(o, k);
   if (v == nullptr) return def;
   auto d = watch::parse_duration(*v);
   if (!d) return make_error(ErrorKind::invalid, std::string("--") + k + " " + *v + ": " + d.error().message);
@@ -71,18 +71,18 @@ Result<ServeSettings> serve_settings(const BenchOptions& o) {
       return make_error(ErrorKind::invalid, "bench serve: unknown option --" + k);
     }
   }
-  if (const auto* v = opt(o, "rate")) {
+  if (const auto* v = serve_option(o, "rate")) {
     auto r = parse_double(*v);
     if (!r || *r <= 0 || *r > 10000000) return make_error(ErrorKind::invalid, "--rate " + *v + ": expected requests per second above 0");
     p.rate = *r;
   }
-  if (const auto* v = opt(o, "concurrency")) {
+  if (const auto* v = serve_option(o, "concurrency")) {
     auto c = parse_uint(*v);
     if (!c || *c == 0 || *c > 100000) return make_error(ErrorKind::invalid, "--concurrency " + *v + ": expected a number of connections from 1");
     p.concurrency = static_cast<unsigned>(*c);
     p.closed_loop = true;
   }
-  if (const auto* v = opt(o, "p99")) {
+  if (const auto* v = serve_option(o, "p99")) {
     auto d = watch::parse_duration(*v);
     if (!d) return make_error(ErrorKind::invalid, "--p99 " + *v + ": " + d.error().message);
     s.p99_bound_ms = static_cast<double>(d->count());
@@ -90,15 +90,15 @@ Result<ServeSettings> serve_settings(const BenchOptions& o) {
   if (p.closed_loop && p.rate > 0) return make_error(ErrorKind::invalid, "bench serve: --rate (open loop) and --concurrency (closed loop) exclude each other");
   if (p.closed_loop && s.p99_bound_ms) return make_error(ErrorKind::invalid, "bench serve: the --p99 sweep varies the open-loop rate; drop --concurrency");
   if (!p.closed_loop && p.rate <= 0 && !s.p99_bound_ms) return make_error(ErrorKind::invalid, "bench serve: give --rate R (open loop), --concurrency N (closed loop) or --p99 BOUND (rate sweep)");
-  if (const auto* v = opt(o, "arrival")) {
+  if (const auto* v = serve_option(o, "arrival")) {
     if (!parse_arrival(*v, p.arrival)) return make_error(ErrorKind::invalid, "--arrival " + *v + ": expected constant or poisson");
   }
-  if (const auto* v = opt(o, "connections")) {
+  if (const auto* v = serve_option(o, "connections")) {
     auto c = parse_uint(*v);
     if (!c || *c == 0 || *c > 100000) return make_error(ErrorKind::invalid, "--connections " + *v + ": expected a number from 1");
     p.connections = static_cast<unsigned>(*c);
   }
-  if (const auto* v = opt(o, "seed")) {
+  if (const auto* v = serve_option(o, "seed")) {
     auto c = parse_uint(*v);
     if (!c) return make_error(ErrorKind::invalid, "--seed " + *v + ": expected a number");
     p.seed = *c;
@@ -107,7 +107,7 @@ Result<ServeSettings> serve_settings(const BenchOptions& o) {
   auto dur = duration_opt(o, "duration", std::chrono::seconds(10));
   if (!dur) return dur.error();
   p.duration = *dur;
-  if (opt(o, "warmup") != nullptr && *opt(o, "warmup") == "0") {
+  if (serve_option(o, "warmup") != nullptr && *serve_option(o, "warmup") == "0") {
     p.warmup = std::chrono::nanoseconds(0);
   } else {
     auto warm = duration_opt(o, "warmup", std::chrono::seconds(2));
@@ -122,16 +122,16 @@ Result<ServeSettings> serve_settings(const BenchOptions& o) {
   p.late_after = *late;
   p.threads = std::max(1U, p.threads);
 
-  s.api = opt(o, "api") ? *opt(o, "api") : "raw";
-  s.model = opt(o, "model") ? *opt(o, "model") : "";
-  s.triton_stats = opt(o, "triton-stats") != nullptr;
+  s.api = serve_option(o, "api") ? *serve_option(o, "api") : "raw";
+  s.model = serve_option(o, "model") ? *serve_option(o, "model") : "";
+  s.triton_stats = serve_option(o, "triton-stats") != nullptr;
   std::vector<std::pair<std::string, std::string>> headers;
   for (const auto& h : o.headers) {
     auto kv = httpc::parse_header_arg(h);
     if (!kv) return kv.error();
     headers.push_back(*kv);
   }
-  std::string method = opt(o, "method") ? *opt(o, "method") : "";
+  std::string method = serve_option(o, "method") ? *serve_option(o, "method") : "";
   for (char c : method) {
     if (c < 'A' || c > 'Z') return make_error(ErrorKind::invalid, "--method " + method + ": expected an upper-case token such as GET or POST");
   }
@@ -146,7 +146,7 @@ Result<ServeSettings> serve_settings(const BenchOptions& o) {
     if (!has) headers.emplace_back("Content-Type", "application/json");
   };
   if (s.api == "raw") {
-    if (const auto* f = opt(o, "body")) {
+    if (const auto* f = serve_option(o, "body")) {
       auto b = read_body_file(*f);
       if (!b) return b.error();
       body = std::move(*b);
@@ -155,11 +155,11 @@ Result<ServeSettings> serve_settings(const BenchOptions& o) {
   } else if (s.api == "oip") {
     if (s.model.empty()) return make_error(ErrorKind::invalid, "bench serve --api oip: name the model with --model M");
     serving::OipInput in;
-    if (const auto* v = opt(o, "input-name")) in.name = *v;
-    auto shape = serving::parse_shape(opt(o, "shape") ? *opt(o, "shape") : "1,4");
+    if (const auto* v = serve_option(o, "input-name")) in.name = *v;
+    auto shape = serving::parse_shape(serve_option(o, "shape") ? *serve_option(o, "shape") : "1,4");
     if (!shape) return shape.error();
     in.shape = *shape;
-    if (const auto* v = opt(o, "datatype")) in.datatype = *v;
+    if (const auto* v = serve_option(o, "datatype")) in.datatype = *v;
     auto b = serving::oip_infer_body(in);
     if (!b) return b.error();
     body = std::move(*b);
@@ -171,13 +171,13 @@ Result<ServeSettings> serve_settings(const BenchOptions& o) {
     serving::OpenAiRequest rq;
     rq.api = s.api == "openai" ? serving::OpenAiApi::completions : serving::OpenAiApi::chat;
     rq.model = s.model;
-    if (const auto* v = opt(o, "prompt")) rq.prompt = *v;
-    if (const auto* v = opt(o, "max-tokens")) {
+    if (const auto* v = serve_option(o, "prompt")) rq.prompt = *v;
+    if (const auto* v = serve_option(o, "max-tokens")) {
       auto n = parse_uint(*v);
       if (!n || *n == 0 || *n > 1000000) return make_error(ErrorKind::invalid, "--max-tokens " + *v + ": expected a number from 1");
       rq.max_tokens = static_cast<int>(*n);
     }
-    rq.stream = opt(o, "no-stream") == nullptr;
+    rq.stream = serve_option(o, "no-stream") == nullptr;
     body = serving::openai_body(rq);
     if (root) p.url.target = serving::openai_path(rq.api);
     if (method.empty()) method = "POST";

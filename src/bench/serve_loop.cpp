@@ -534,7 +534,7 @@ void Worker::run() {
   (void)now;
 }
 
-Result<Target> resolve(const httpc::Url& u) {
+Result<Target> resolve_target(const httpc::Url& u) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -561,7 +561,7 @@ Result<Target> resolve(const httpc::Url& u) {
 
 Result<OnceReply> fetch_once(const httpc::Url& url, const std::string& request, std::chrono::milliseconds deadline,
                              const httpc::Limits& limits) {
-  auto target = resolve(url);
+  auto target = resolve_target(url);
   if (!target) return target.error();
   std::int64_t start = mono_ns();
   std::int64_t end = start + std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
@@ -629,7 +629,7 @@ Result<LoadResult> run_load(const LoadPlan& plan_in) {
     return make_error(ErrorKind::invalid, "bench serve: give --rate R (open loop) or --concurrency N (closed loop)");
   }
   if (plan.duration.count() <= 0) return make_error(ErrorKind::invalid, "bench serve: --duration must be positive");
-  auto target = resolve(plan.url);
+  auto target = resolve_target(plan.url);
   if (!target) return target.error();
   // Stay inside the file-descriptor limit with room for everything else plumb has open.
   rlimit rl{};

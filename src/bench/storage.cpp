@@ -67,7 +67,7 @@ Result<StoragePlace> storage_place(const std::string& path) {
 
 namespace {
 
-constexpr std::uint64_t kMiB = 1ull << 20;
+constexpr std::uint64_t kStorageMiB = 1ull << 20;
 constexpr std::size_t kAlign = 4096;
 
 struct Fd {
@@ -115,7 +115,7 @@ Result<int> create_test_file(const StoragePlace& p, std::string& how) {
 }
 
 Result<bool> fill_file(int fd, std::uint64_t size, const BenchOptions& o, Progress& prog) {
-  std::size_t chunk = 4 * kMiB;
+  std::size_t chunk = 4 * kStorageMiB;
   auto buf = aligned_buffer(chunk);
   if (!buf) return make_error(ErrorKind::io, "storage: out of memory");
   // Incompressible content: a file system that compresses or deduplicates zeros would read fast.
@@ -135,7 +135,7 @@ Result<bool> fill_file(int fd, std::uint64_t size, const BenchOptions& o, Progre
       return make_error(ErrorKind::io, "storage: writing the test file failed after " + human_bytes(done) + ": " + what);
     }
     done += static_cast<std::uint64_t>(k);
-    if ((done & (64 * kMiB - 1)) == 0) prog.update("writing test file " + human_bytes(done) + " / " + human_bytes(size));
+    if ((done & (64 * kStorageMiB - 1)) == 0) prog.update("writing test file " + human_bytes(done) + " / " + human_bytes(size));
   }
   if (::fsync(fd) != 0) return make_error(ErrorKind::io, std::string("storage: fsync failed: ") + std::strerror(errno));
   return true;
@@ -222,13 +222,13 @@ Sample read_sample(int fd, std::uint64_t size, std::size_t block, int threads, b
 Result<BenchResult> run_storage(const Context& /*ctx*/, const BenchOptions& o) {
   auto place = storage_place(o.target);
   if (!place) return place.error();
-  std::uint64_t size = o.size_bytes > 0 ? o.size_bytes : (o.quick ? 64 * kMiB : 1024 * kMiB);
+  std::uint64_t size = o.size_bytes > 0 ? o.size_bytes : (o.quick ? 64 * kStorageMiB : 1024 * kStorageMiB);
   std::size_t rand_block = o.block_bytes > 0 ? static_cast<std::size_t>(o.block_bytes) : 4096;
-  std::size_t seq_block = static_cast<std::size_t>(std::max<std::uint64_t>(kMiB, rand_block));
+  std::size_t seq_block = static_cast<std::size_t>(std::max<std::uint64_t>(kStorageMiB, rand_block));
   int threads = o.threads > 0 ? o.threads : 4;
   double duration = o.duration_s > 0 ? o.duration_s : (o.quick ? 0.5 : 3.0);
   int samples = o.samples > 0 ? o.samples : 3;
-  if (rand_block % kAlign != 0 || rand_block > 64 * kMiB) {
+  if (rand_block % kAlign != 0 || rand_block > 64 * kStorageMiB) {
     return make_error(ErrorKind::invalid, "storage: --block must be a multiple of 4096 bytes and at most 64 MiB");
   }
   if (threads > 1024) return make_error(ErrorKind::invalid, "storage: --threads must be at most 1024");

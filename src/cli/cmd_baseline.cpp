@@ -38,7 +38,7 @@ struct Args {
   std::string lang;
 };
 
-int run(const Args& a) {
+int run_baseline(const Args& a) {
   OutputOptions oo;
   oo.lang = a.lang;
   Lang lang = render_options(oo).lang;
@@ -140,7 +140,7 @@ const bool kBaseline = register_subcommand({"baseline", "mark a run as the basel
                                               app.add_flag("--no-set", a->no_set, "import: keep the current baseline");
                                               app.add_option("--lang", a->lang, "language: en|zh");
                                               add_history_options(app, a->history, false);
-                                              return [a] { return run(*a); };
+                                              return [a] { return run_baseline(*a); };
                                             }});
 
 }  // namespace

@@ -56,7 +56,7 @@ std::string list_benches(Lang lang) {
   return s;
 }
 
-int run(BenchArgs& a) {
+int run_bench_command(BenchArgs& a) {
   RenderOptions ro = check_output(a.output);  // fails early with the hint; validates --lang
   if (a.list) {
     write_output(list_benches(ro.lang), a.output.out);
@@ -232,7 +232,7 @@ const bool kBench = register_subcommand(
        app.add_flag("--print-script", a->print_script, "print the Python script of the step benchmark");
        add_history_options(app, a->history, true);
        add_output_options(app, a->output);
-       return [a] { return run(*a); };
+       return [a] { return run_bench_command(*a); };
      }});
 
 }  // namespace

@@ -122,7 +122,7 @@ int run_report(const ReportArgs& a) {
   return exit_code_for(r.findings);
 }
 
-const bool kCheck = register_subcommand({"check", "health check of this machine (or a --root fixture tree)", 10,
+const bool kCmdCheck = register_subcommand({"check", "health check of this machine (or a --root fixture tree)", 10,
                                          [](CLI::App& app) {
                                            auto a = std::make_shared<CheckArgs>();
                                            add_machine_options(app, a->machine);

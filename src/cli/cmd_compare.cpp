@@ -76,7 +76,7 @@ struct HistoryArgs {
   OutputOptions output;
 };
 
-const bool kUi = register_ui({
+const bool kCmdCompareUi = register_ui({
     {"history.empty", {"no runs recorded in {db}", "{db} 中没有记录"}},
     {"history.id", {"run", "运行"}},
     {"history.when", {"started", "开始时间"}},

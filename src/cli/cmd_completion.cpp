@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/subcommand.h"
+#include "core/text.h"
 
 namespace plumb {
 namespace {
@@ -93,11 +94,6 @@ std::vector<std::string> value_list(const CLI::Option* o) {
   return bar ? v : std::vector<std::string>{};
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
 
 // ---- roff ----
 

@@ -18,7 +18,7 @@ struct DiffArgs {
   OutputOptions output;
 };
 
-Facts load(const std::string& file) {
+Facts load_snapshot(const std::string& file) {
   auto text = read_user_file(file, 256u << 20);
   if (!text) throw UsageError("cannot read snapshot " + text.error().message);
   auto facts = facts_from_snapshot(*text, file);
@@ -32,8 +32,8 @@ DiffSide side(const std::string& file, const Facts& f) {
 
 int run_diff(const DiffArgs& args) {
   check_output(args.output);  // fails early with the hint; validates --lang
-  Facts a = load(args.a);
-  Facts b = load(args.b);
+  Facts a = load_snapshot(args.a);
+  Facts b = load_snapshot(args.b);
   Report r = new_report("diff", host_name(HostRoot("/")));
   r.facts.diff = diff_facts(a, b);
   r.facts.diff.collected = true;
@@ -46,7 +46,7 @@ int run_diff(const DiffArgs& args) {
   return exit_code_for(r.findings);
 }
 
-const bool kDiff = register_subcommand(
+const bool kCmdDiff = register_subcommand(
     {"diff", "differences between two snapshots that matter for reproducibility and speed", 65, [](CLI::App& app) {
        auto a = std::make_shared<DiffArgs>();
        app.add_option("a", a->a, "snapshot A (plumb check --save)")->required();

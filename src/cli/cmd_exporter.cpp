@@ -21,7 +21,7 @@ namespace plumb {
 
 namespace {
 
-const bool kUi = register_ui({
+const bool kCmdExporterUi = register_ui({
     {"exporter.listening", {"plumb exporter listening on http://{address}/metrics", "plumb exporter 正在监听 http://{address}/metrics"}},
     {"exporter.not_loopback", {"warning: {address} is reachable from other machines and /metrics has no authentication",
                                "警告：{address} 可被其他机器访问，而 /metrics 没有认证"}},

@@ -48,7 +48,7 @@ int run_memory(const MemoryArgs& a) {
   return exit_code_for(r.findings);
 }
 
-const bool kMemory = register_subcommand(
+const bool kCmdMemory = register_subcommand(
     {"memory", "explain torch.cuda.memory_stats()/memory_summary() output and CUDA OOM messages", 45,
      [](CLI::App& app) {
        auto a = std::make_shared<MemoryArgs>();

@@ -118,7 +118,7 @@ int run_nccl_tests(const NcclTestsArgs& a) {
   return exit_code_for(r.findings);
 }
 
-const bool kSub = register_subcommand(
+const bool kCmdNcclTestsSub = register_subcommand(
     {"nccl-tests", "judge nccl-tests logs (all_reduce_perf ...) against the link's expected bus bandwidth", 55,
      [](CLI::App& app) {
        auto a = std::make_shared<NcclTestsArgs>();
@@ -131,7 +131,7 @@ const bool kSub = register_subcommand(
        return [a] { return run_nccl_tests(*a); };
      }});
 
-const bool kUi = register_ui({
+const bool kCmdNcclTestsUi = register_ui({
     {"nccltests.summary",
      {"{file}: {coll}, {ranks} ranks on {hosts} hosts, {gpu}, NCCL {nccl}\n"
       "  {rows} sizes up to {max}; peak busbw {peak} GB/s at {peak_size}; mean busbw of sizes >= 1 GiB {large} GB/s; "

@@ -98,7 +98,7 @@ int run_topo(const TopoArgs& a) {
   return exit_code_for(r.findings);
 }
 
-const bool kSub = register_subcommand({"topo", "GPU/NIC/NUMA topology, close-GPU groups, NCCL topology file", 30,
+const bool kCmdTopoSub = register_subcommand({"topo", "GPU/NIC/NUMA topology, close-GPU groups, NCCL topology file", 30,
                                        [](CLI::App& app) {
                                          auto a = std::make_shared<TopoArgs>();
                                          add_machine_options(app, a->machine);

@@ -7,7 +7,7 @@ namespace plumb {
 
 namespace {
 
-const bool kUi = register_ui({
+const bool kHelpLangUi = register_ui({
     {"help.usage", {"Usage", "用法"}},
     {"help.options", {"OPTIONS", "选项"}},
     {"help.subcommand", {"SUBCOMMAND", "子命令"}},

@@ -70,7 +70,7 @@ const bool kCommands = register_phrases({
 });
 
 // check, fleet, diagnose, trace.
-const bool kCheck = register_phrases({
+const bool kHelpZhCheck = register_phrases({
     {"read /proc, /sys, /dev, /etc, /run under DIR (a fixture tree)", "从 DIR 下读取 /proc、/sys、/dev、/etc、/run（夹具目录树）"},
     {"inspect running process N (environ, cgroup, limits, libraries) instead of plumb", "检查运行中的进程 N（environ、cgroup、limits、库），而不是 plumb 自身"},
     {"read kernel log lines from FILE instead of /dev/kmsg", "从 FILE 而不是 /dev/kmsg 读取内核日志"},
@@ -124,7 +124,7 @@ const bool kCheck = register_phrases({
 });
 
 // bench, topo, baseline, compare, history.
-const bool kBench = register_phrases({
+const bool kHelpZhBench = register_phrases({
     {"benchmark: {=list}", "基准测试：{=list}"},
     {"storage: PATH (directory or new file); dataload: dataset DIR; serve: http://HOST:PORT/PATH; ort: MODEL.onnx",
      "storage：PATH（目录或新文件）；dataload：数据集 DIR；serve：http://HOST:PORT/PATH；ort：MODEL.onnx"},

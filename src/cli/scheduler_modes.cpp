@@ -14,7 +14,7 @@ namespace plumb {
 
 namespace {
 
-const bool kStrings = register_ui({
+const bool kSchedulerModesStrings = register_ui({
     {"sched.budget_spent", {"plumb: the time budget of {seconds} s is spent; node state left unchanged",
                             "plumb：{seconds} 秒的时间预算已用完；节点状态未改动"}},
     {"sched.budget_reason", {"time budget of {seconds} s spent", "{seconds} 秒的时间预算已用完"}},

@@ -12,6 +12,7 @@
 #include "cli/check_options.h"
 #include "core/atomic_file.h"
 #include "core/suggest.h"
+#include "core/text.h"
 
 namespace plumb {
 
@@ -40,18 +41,13 @@ const std::vector<std::string>& report_formats_with_prom() {
 }
 
 namespace {
-std::string joined(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (const auto& n : v) s += (s.empty() ? "" : sep) + n;
-  return s;
-}
 }  // namespace
 
 void add_output_options(CLI::App& app, OutputOptions& o, const std::vector<std::string>& formats,
                         const std::string& default_format) {
   o.format = default_format;
   o.formats = formats;
-  app.add_option("--format,-f", o.format, "output format: " + joined(formats, "|"))->capture_default_str();
+  app.add_option("--format,-f", o.format, "output format: " + join(formats, "|"))->capture_default_str();
   app.add_option("--lang", o.lang, "report language: en|zh (default: from LC_ALL/LANG)");
   app.add_option("--out,-o", o.out, "write the report to FILE (atomically) instead of stdout");
   if (std::find(formats.begin(), formats.end(), "term") != formats.end()) {
@@ -103,7 +99,7 @@ RenderOptions check_output(const OutputOptions& o) {
   if (std::find(known.begin(), known.end(), o.format) == known.end() || find_renderer(o.format) == nullptr) {
     std::string hint = closest(o.format, known);
     throw UsageError("unknown format '" + o.format + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
-                     "; use " + joined(known, "|"));
+                     "; use " + join(known, "|"));
   }
   return render_options(o);
 }

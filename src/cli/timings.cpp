@@ -10,7 +10,7 @@ namespace plumb {
 
 namespace {
 
-const bool kUi = register_ui({
+const bool kTimingsUi = register_ui({
     {"timings.heading", {"Collector timings (wall clock, longest first)", "采集器耗时（墙钟时间，按耗时降序）"}},
     {"timings.collector", {"collector", "采集器"}},
     {"timings.status", {"status", "状态"}},

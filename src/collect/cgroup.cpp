@@ -468,7 +468,7 @@ CgroupFacts read_cgroup(const Context& ctx) {
 
 namespace {
 
-const bool kCollector = register_collector({"collect.cgroup", {"cgroup v1/v2: memory limit, OOM kills, CPU quota, cpuset",
+const bool kCgroupCollector = register_collector({"collect.cgroup", {"cgroup v1/v2: memory limit, OOM kills, CPU quota, cpuset",
                                                                "cgroup v1/v2：内存上限、OOM 杀进程、CPU 配额、cpuset"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               CgroupFacts cg = read_cgroup(ctx);

@@ -219,7 +219,7 @@ CpuFacts read_cpu(const HostRoot& root) {
 
 namespace {
 
-const bool kCollector = register_collector({"collect.cpu",
+const bool kCpuCollector = register_collector({"collect.cpu",
                                             {"CPU model, cores, sockets, NUMA nodes, frequency governors",
                                              "CPU 型号、核数、路数、NUMA 节点、调频策略"},
                                             [](const Context& ctx) -> ApplyFacts {

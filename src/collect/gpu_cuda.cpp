@@ -82,7 +82,7 @@ std::string dir_name(std::string_view p) {
 }
 
 // The path with symlinks resolved, inside the root, shown without the root prefix.
-std::string resolve(const HostRoot& root, const std::string& abs) {
+std::string resolve_in_root(const HostRoot& root, const std::string& abs) {
   // Opened through the root (symlinks resolve inside the tree), then named by the kernel.
   auto fd = root.open(abs, O_PATH);
   if (!fd) return abs;
@@ -149,7 +149,7 @@ class Finder {
   void add(const std::string& path, const std::string& origin) {
     const CudaLibKind* k = kind_of(base_name(path));
     if (k == nullptr) return;
-    std::string real = resolve(ctx_.root, path);
+    std::string real = resolve_in_root(ctx_.root, path);
     if (!ctx_.root.exists(real)) return;
     for (auto& c : out_.copies) {
       if (c.real_path == real) return;
@@ -375,7 +375,7 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
         continue;
       }
       f.add(m.path, "process maps");
-      mapped.insert(resolve(ctx.root, m.path));
+      mapped.insert(resolve_in_root(ctx.root, m.path));
       mapped.insert(m.path);
     }
     for (auto& c : out.copies) c.mapped = mapped.count(c.real_path) > 0 || mapped.count(c.path) > 0;
@@ -398,7 +398,7 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
       if (pick.empty() && ctx.root.exists(std::string(d) + "/" + so)) pick = std::string(d) + "/" + so;
     }
     if (pick.empty()) continue;
-    std::string real = resolve(ctx.root, pick);
+    std::string real = resolve_in_root(ctx.root, pick);
     for (auto& c : out.copies) {
       if (c.real_path == real && c.origin != "process maps (deleted)") c.loader_pick = true;
     }
@@ -424,7 +424,7 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
 }
 
 namespace {
-const bool kCollector = register_collector({"collect.cuda", {"CUDA libraries, versions and device query", "CUDA 库、版本与设备查询"},
+const bool kGpuCudaCollector = register_collector({"collect.cuda", {"CUDA libraries, versions and device query", "CUDA 库、版本与设备查询"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               CudaStackFacts c = read_cuda_stack(ctx);
                                               return [c](Facts& f) { f.gpu.cuda = c; };

@@ -90,7 +90,7 @@ GpuProcessFacts read_gpu_processes(const Context& ctx) {
   return g;
 }
 
-const bool kCollector = register_collector({"collect.gpu_processes",
+const bool kGpuProcessesCollector = register_collector({"collect.gpu_processes",
                                             {"Processes holding GPU memory (NVML against /proc)", "占用显存的进程（NVML 对照 /proc）"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               GpuProcessFacts g = read_gpu_processes(ctx);

@@ -95,7 +95,7 @@ Result<std::vector<GidPort>> read_gid_ports(const HostRoot& root) {
   return out;
 }
 
-const bool kCollector = register_collector({"collect.ib_gids",
+const bool kIbGidsCollector = register_collector({"collect.ib_gids",
                                             {"RDMA port GID tables (RoCE versions)", "RDMA 端口 GID 表（RoCE 版本）"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               auto g = Fact<std::vector<GidPort>>::from(read_gid_ports(ctx.root), "/sys/class/infiniband");

@@ -85,7 +85,7 @@ IommuFacts read_iommu(const HostRoot& root) {
   return io;
 }
 
-const bool kCollector = register_collector({"collect.iommu",
+const bool kIommuCollector = register_collector({"collect.iommu",
                                             {"IOMMU mode and the DMA domains of GPUs and NICs", "IOMMU 模式与 GPU/网卡的 DMA 域"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               IommuFacts io = read_iommu(ctx.root);

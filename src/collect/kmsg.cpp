@@ -24,7 +24,6 @@ constexpr std::size_t kMaxOomKept = 50;
 constexpr std::size_t kMaxXidGroups = 256;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool all_digits(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_digit); }
 std::string bounded(std::string_view s) { return std::string(s.substr(0, kMaxStoredLine)); }
 
 // "[  123.456789]" or "[Sun Feb 23 16:24:18 2025]": a timestamp, not "[drm]".
@@ -553,7 +552,7 @@ KernelLogFacts read_kernel_log(const Context& ctx) {
 
 namespace {
 
-const bool kCollector = register_collector({"collect.kmsg",
+const bool kKmsgCollector = register_collector({"collect.kmsg",
                                             {"kernel log: OOM-killer events and NVIDIA Xid errors (/dev/kmsg or --kmsg FILE)",
                                              "内核日志：OOM Killer 事件与 NVIDIA Xid 错误（/dev/kmsg 或 --kmsg 文件）"},
                                             [](const Context& ctx) -> ApplyFacts {

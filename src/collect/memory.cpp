@@ -128,7 +128,7 @@ MemoryFacts read_memory(const HostRoot& root) {
 
 namespace {
 
-const bool kCollector = register_collector({"collect.memory",
+const bool kMemoryCollector = register_collector({"collect.memory",
                                             {"Memory: meminfo, swap devices, transparent hugepages",
                                              "内存：meminfo、交换分区、透明大页"},
                                             [](const Context& ctx) -> ApplyFacts {

@@ -17,12 +17,6 @@ namespace {
 bool is_ipv4(const std::string& s, std::array<unsigned char, 16>& buf) { return ::inet_pton(AF_INET, s.c_str(), buf.data()) == 1; }
 bool is_ipv6(const std::string& s, std::array<unsigned char, 16>& buf) { return ::inet_pton(AF_INET6, s.c_str(), buf.data()) == 1; }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // A hosts(5) address may carry an IPv6 zone ("fe80::1%eth0"); the zone is not part of the address.
 std::string without_zone(std::string_view a) { return std::string(a.substr(0, a.find('%'))); }
 
@@ -73,9 +67,9 @@ std::string parse_nsswitch_hosts(std::string_view text) {
 
 std::vector<HostsEntry> hosts_entries_for(const std::vector<HostsEntry>& hosts, std::string_view host) {
   std::vector<HostsEntry> out;
-  std::string want = lower(host);
+  std::string want = to_lower(host);
   for (const auto& e : hosts) {
-    if (std::any_of(e.names.begin(), e.names.end(), [&](const std::string& n) { return lower(n) == want; })) out.push_back(e);
+    if (std::any_of(e.names.begin(), e.names.end(), [&](const std::string& n) { return to_lower(n) == want; })) out.push_back(e);
   }
   return out;
 }
@@ -106,7 +100,7 @@ NameResolutionFacts read_name_resolution(const HostRoot& root) {
   return n;
 }
 
-const bool kCollector = register_collector({"collect.names",
+const bool kNameResolutionCollector = register_collector({"collect.names",
                                             {"Host name and /etc/hosts", "主机名与 /etc/hosts"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               NameResolutionFacts n = read_name_resolution(ctx.root);

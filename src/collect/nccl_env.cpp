@@ -42,7 +42,7 @@ std::map<std::string, std::string> parse_nccl_conf(std::string_view text) {
 }
 
 namespace {
-const bool kCollector = register_collector(
+const bool kNcclEnvCollector = register_collector(
     {"collect.nccl_env",
      {"NCCL and torch.distributed environment, nccl.conf, NCCL_TOPO_FILE", "NCCL 与 torch.distributed 环境变量、nccl.conf、NCCL_TOPO_FILE"},
      [](const Context& ctx) -> ApplyFacts {

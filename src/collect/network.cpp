@@ -13,12 +13,6 @@
 namespace plumb {
 
 namespace {
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
-
 // Last path component of a sysfs "device" link that is a PCI bus id.
 std::string bus_id_of_link(const HostRoot& root, const std::string& link) {
   auto target = root.read_link(link);
@@ -41,8 +35,8 @@ std::optional<double> parse_ib_rate(std::string_view text) {
 }
 
 bool ib_port_active(const IbPort& p) {
-  bool state = starts_with(p.state, "4") || lower(p.state).find("active") != std::string::npos;
-  bool phys = p.phys_state.empty() || starts_with(p.phys_state, "5") || lower(p.phys_state).find("linkup") != std::string::npos;
+  bool state = starts_with(p.state, "4") || to_lower(p.state).find("active") != std::string::npos;
+  bool phys = p.phys_state.empty() || starts_with(p.phys_state, "5") || to_lower(p.phys_state).find("linkup") != std::string::npos;
   return state && phys && !starts_with(p.state, "5");  // 5: ACTIVE_DEFER is not usable yet
 }
 
@@ -61,7 +55,7 @@ std::vector<std::string> parse_netfilter_modules(std::string_view proc_modules) 
 
 std::string parse_nft_input_policy(std::string_view text) {
   // Walk chain blocks: a chain with "hook input" and "policy X;" decides.
-  std::string t = lower(text);
+  std::string t = to_lower(text);
   std::size_t pos = 0;
   std::string result;
   while ((pos = t.find("hook input", pos)) != std::string::npos) {
@@ -86,8 +80,8 @@ std::string parse_nft_input_policy(std::string_view text) {
 std::string parse_iptables_input_policy(std::string_view text) {
   for (auto line : split_lines(text)) {
     auto toks = split_ws(line);
-    if (toks.size() >= 2 && toks[0] == ":INPUT") return lower(toks[1]);
-    if (toks.size() >= 3 && toks[0] == "-P" && toks[1] == "INPUT") return lower(toks[2]);
+    if (toks.size() >= 2 && toks[0] == ":INPUT") return to_lower(toks[1]);
+    if (toks.size() >= 3 && toks[0] == "-P" && toks[1] == "INPUT") return to_lower(toks[2]);
   }
   return {};
 }
@@ -96,7 +90,7 @@ std::string parse_ufw_input_policy(std::string_view text) {
   for (auto line : split_lines(text)) {
     auto l = trim(line);
     if (!starts_with(l, "DEFAULT_INPUT_POLICY=")) continue;
-    std::string v = lower(l.substr(21));
+    std::string v = to_lower(l.substr(21));
     v.erase(std::remove(v.begin(), v.end(), '"'), v.end());
     return v == "reject" ? "drop" : v;
   }
@@ -210,7 +204,7 @@ std::vector<NicRef> nic_refs(const std::vector<IbPort>& ports, const std::vector
 }
 
 namespace {
-const bool kCollector = register_collector(
+const bool kNetworkCollector = register_collector(
     {"collect.network",
      {"RDMA ports, network interfaces and firewall hints", "RDMA 端口、网卡接口与防火墙线索"},
      [](const Context& ctx) -> ApplyFacts {

@@ -120,7 +120,7 @@ Result<std::vector<PciFunction>> read_pci_functions(const HostRoot& root) {
 namespace {
 // The topology is built when facts are applied: collectors apply in id order, so the GPU layer's
 // facts (collect.gpu*, collect.nvml*) are already there to name GPUs and supply NVLink data.
-const bool kCollector = register_collector(
+const bool kPciCollector = register_collector(
     {"collect.topology",
      {"GPU/NIC PCIe topology and NUMA affinity", "GPU/网卡 PCIe 拓扑与 NUMA 亲和性"},
      [](const Context& ctx) -> ApplyFacts {

@@ -19,7 +19,7 @@ std::uint32_t le32(std::string_view b, std::size_t off) {
 }
 
 constexpr std::size_t kCapPointer = 0x34;
-constexpr std::size_t kStatus = 0x06;
+constexpr std::size_t kPciAcsStatus = 0x06;
 constexpr std::uint16_t kStatusCapList = 0x0010;
 constexpr unsigned char kCapIdExp = 0x10;
 constexpr std::size_t kExtStart = 0x100;
@@ -45,7 +45,7 @@ PciConfigInfo parse_pci_config(std::string_view b) {
   PciConfigInfo info;
   info.size = static_cast<int>(b.size());
   // Standard capabilities: a linked list of (id, next) bytes starting at the pointer at 0x34.
-  if (b.size() >= 64 && (le16(b, kStatus) & kStatusCapList) != 0) {
+  if (b.size() >= 64 && (le16(b, kPciAcsStatus) & kStatusCapList) != 0) {
     std::size_t ptr = static_cast<unsigned char>(b[kCapPointer]) & 0xfcu;
     for (int hops = 0; ptr >= 0x40 && ptr + 4 <= b.size() && ptr < 0x100 && hops < 48; ++hops) {
       auto id = static_cast<unsigned char>(b[ptr]);
@@ -121,7 +121,7 @@ Result<std::vector<PciAcsBridge>> read_acs(const HostRoot& root) {
   return out;
 }
 
-const bool kCollector = register_collector({"collect.pci_acs",
+const bool kPciAcsCollector = register_collector({"collect.pci_acs",
                                             {"PCIe ACS on the bridges above GPUs and NICs", "GPU 与网卡上游桥的 PCIe ACS"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               auto acs = Fact<std::vector<PciAcsBridge>>::from(read_acs(ctx.root), "/sys/bus/pci/devices/*/config");

@@ -16,10 +16,6 @@ std::uint64_t field_u64(const std::vector<std::string_view>& f, std::size_t i) {
   return parse_uint(f[i]).value_or(0);
 }
 
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 }  // namespace
 
 ProcStat parse_proc_stat(std::string_view text) {

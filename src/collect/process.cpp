@@ -115,7 +115,7 @@ ProcessFacts read_process(const Context& ctx) {
 }
 
 namespace {
-const bool kCollector = register_collector({"collect.process",
+const bool kProcessCollector = register_collector({"collect.process",
                                             {"Target process: environment, resource limits, status",
                                              "目标进程：环境变量、资源限制、状态"},
                                             [](const Context& ctx) -> ApplyFacts {

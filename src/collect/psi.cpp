@@ -66,7 +66,7 @@ PressureFacts read_pressure(const HostRoot& root) {
 }
 
 namespace {
-const bool kCollector = register_collector({"collect.psi",
+const bool kPsiCollector = register_collector({"collect.psi",
                                             {"Pressure stall information: CPU, memory, IO", "压力停滞信息（PSI）：CPU、内存、IO"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               PressureFacts p = read_pressure(ctx.root);

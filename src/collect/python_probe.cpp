@@ -334,7 +334,7 @@ namespace {
 constexpr std::chrono::milliseconds kProbeFloor{20000};
 constexpr std::chrono::milliseconds kProbeCeiling{60000};
 
-const bool kCollector = register_collector(
+const bool kPythonProbeCollector = register_collector(
     {"collect.python",
      {"Python framework probe (PyTorch, TensorFlow, JAX, ONNX Runtime, numpy, h5py)",
       "Python 框架探测（PyTorch、TensorFlow、JAX、ONNX Runtime、numpy、h5py）"},

@@ -368,7 +368,7 @@ StorageFacts read_storage(const Context& ctx) {
 
 namespace {
 
-const bool kCollector = register_collector({"collect.storage",
+const bool kStorageCollector = register_collector({"collect.storage",
                                             {"block devices (IO scheduler, read-ahead), --data file systems, /dev/shm",
                                              "块设备（IO 调度器、预读）、--data 所在文件系统、/dev/shm"},
                                             [](const Context& ctx) -> ApplyFacts {

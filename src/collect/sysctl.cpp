@@ -22,7 +22,7 @@ Fact<int> read_sysctl_int(const HostRoot& root, std::string_view name) {
 }
 
 namespace {
-const bool kCollector = register_collector({"collect.sysctl",
+const bool kSysctlCollector = register_collector({"collect.sysctl",
                                             {"Kernel settings: kernel.numa_balancing, vm.swappiness",
                                              "内核参数：kernel.numa_balancing、vm.swappiness"},
                                             [](const Context& ctx) -> ApplyFacts {

@@ -9,7 +9,7 @@
 namespace plumb {
 
 namespace {
-std::map<std::string, CatalogEntry>& table() {
+std::map<std::string, CatalogEntry>& catalog_table() {
   static std::map<std::string, CatalogEntry> t;
   return t;
 }
@@ -39,7 +39,7 @@ const Text* message_for(const CatalogEntry& e, const Finding& f) {
 }  // namespace
 
 bool register_findings(std::vector<CatalogEntry> rows) {
-  auto& t = table();
+  auto& t = catalog_table();
   for (auto& r : rows) {
     std::string id = r.id;
     if (!t.emplace(id, std::move(r)).second) throw std::logic_error("duplicate finding id " + id);
@@ -55,9 +55,9 @@ std::vector<IdAlias>& alias_table() {
 }  // namespace
 
 const CatalogEntry* find_entry(const std::string& id) {
-  auto it = table().find(id);
-  if (it == table().end()) it = table().find(canonical_id(id));
-  return it == table().end() ? nullptr : &it->second;
+  auto it = catalog_table().find(id);
+  if (it == catalog_table().end()) it = catalog_table().find(canonical_id(id));
+  return it == catalog_table().end() ? nullptr : &it->second;
 }
 
 bool register_alias(std::string from, std::string to, std::string source) {
@@ -82,7 +82,7 @@ std::string canonical_id(const std::string& id) {
   return cur;
 }
 
-const std::map<std::string, CatalogEntry>& catalog() { return table(); }
+const std::map<std::string, CatalogEntry>& catalog() { return catalog_table(); }
 
 std::string finding_message(const Finding& f, Lang lang) {
   const auto* e = find_entry(f.id);
@@ -115,7 +115,7 @@ std::string finding_gain(const Finding& f, Lang lang) {
 std::vector<std::string> l3_causes_of(const std::string& l2_id) {
   std::vector<std::string> out;
   const std::string want = canonical_id(l2_id);
-  for (const auto& [id, e] : table()) {
+  for (const auto& [id, e] : catalog_table()) {
     for (const auto& x : e.explains) {
       if (x == want) out.push_back(id);
     }

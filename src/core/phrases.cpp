@@ -24,7 +24,7 @@ struct Table {
   std::vector<Pattern> patterns;  // most literal text first: the most specific pattern wins
 };
 
-Table& table() {
+Table& phrase_table() {
   static Table t;
   return t;
 }
@@ -107,7 +107,7 @@ bool match_from(const Pattern& p, std::size_t part, std::string_view text, std::
 }
 
 std::string localize_depth(std::string_view text, int depth) {
-  const Table& t = table();
+  const Table& t = phrase_table();
   auto it = t.exact.find(text);
   if (it != t.exact.end()) return it->second;
   if (depth > 4 || text.empty()) return std::string(text);
@@ -137,7 +137,7 @@ std::string localize_depth(std::string_view text, int depth) {
 }  // namespace
 
 bool register_phrases(std::vector<Phrase> rows) {
-  Table& t = table();
+  Table& t = phrase_table();
   for (auto& r : rows) {
     if (has_slot(r.en)) {
       auto same = [&](const Phrase& q) { return q.en == r.en; };
@@ -153,7 +153,7 @@ bool register_phrases(std::vector<Phrase> rows) {
   return true;
 }
 
-const std::vector<Phrase>& phrases() { return table().rows; }
+const std::vector<Phrase>& phrases() { return phrase_table().rows; }
 
 std::string localize(Lang lang, std::string_view text) {
   if (lang != Lang::zh) return std::string(text);

@@ -21,6 +21,13 @@ std::vector<std::string_view> split_lines(std::string_view text);
 std::vector<std::string_view> split_ws(std::string_view line);  // on runs of spaces/tabs
 std::vector<std::string_view> split(std::string_view s, char sep);  // keeps empty fields
 bool starts_with(std::string_view s, std::string_view prefix);
+// ASCII case mapping (locale-independent).
+std::string to_lower(std::string_view s);
+std::string to_upper(std::string_view s);
+// Non-empty and ASCII digits only.
+bool all_digits(std::string_view s);
+// The parts with `sep` between them.
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // The last component of a path ("/a/b/c.json" -> "c.json"; trailing slashes ignored; "-" stays "-").
 std::string base_name(std::string_view path);
 // "1.5 GiB", "512 MiB": a byte count for humans.

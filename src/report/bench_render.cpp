@@ -14,7 +14,7 @@ namespace plumb {
 
 namespace {
 
-const bool kUi = register_ui({
+const bool kBenchRenderUi = register_ui({
     {"bench.title", {"benchmark", "基准测试"}},
     {"bench.context", {"Context", "测试环境"}},
     {"bench.params", {"Settings", "参数"}},
@@ -164,7 +164,7 @@ std::string compare_block(const Report& r, const RenderOptions& o, const std::st
   return out + table(e, format) + (format == "html" ? "" : "\n");
 }
 
-const bool kBlocks = register_report_block(20, {Section::baseline, results_block}) &&
+const bool kBenchRenderBlocks = register_report_block(20, {Section::baseline, results_block}) &&
                      register_report_block(30, {Section::baseline, compare_block});
 
 }  // namespace

@@ -10,7 +10,7 @@
 namespace plumb {
 
 namespace {
-std::string md_cell(std::string s) {
+std::string md_escaped_cell(std::string s) {
   std::string out;
   for (char c : s) {
     if (c == '|') out += "\\|";
@@ -32,8 +32,8 @@ std::string render_catalog(Lang lang, const std::string& format) {
       std::string explains;
       for (const auto& x : e.explains) explains += (explains.empty() ? "" : ", ") + ("`" + x + "`");
       os << "| `" << id << "` | " << layer_name(e.layer) << " | " << pillar_name(e.pillar) << " | "
-         << section_name(e.section) << " | " << md_cell(e.title.in(lang)) << " | " << md_cell(e.fix.in(lang)) << " | "
-         << (e.verify.empty() ? "" : "`" + md_cell(e.verify) + "`") << " | " << explains << " |\n";
+         << section_name(e.section) << " | " << md_escaped_cell(e.title.in(lang)) << " | " << md_escaped_cell(e.fix.in(lang)) << " | "
+         << (e.verify.empty() ? "" : "`" + md_escaped_cell(e.verify) + "`") << " | " << explains << " |\n";
     }
     os << "\n## Old ids\n\n"
        << "Ids that were renamed or merged keep working in `--only`, `--skip`, the configuration's `skip` list and saved "
@@ -45,7 +45,7 @@ std::string render_catalog(Lang lang, const std::string& format) {
       os << "| `" << a.from << "` | `" << canonical_id(a.from) << "` | " << (a.source.empty() ? "any" : a.source) << " |\n";
     }
     os << "\n## Collectors\n\n| id | what it reads |\n|---|---|\n";
-    for (const auto& c : collectors()) os << "| `" << c.id << "` | " << md_cell(c.title.in(lang)) << " |\n";
+    for (const auto& c : collectors()) os << "| `" << c.id << "` | " << md_escaped_cell(c.title.in(lang)) << " |\n";
     return os.str();
   }
   os << tr(lang, "list.checks") << ":\n";

@@ -26,7 +26,7 @@ std::string tally_text(const Tally& t, Lang lang, bool nonzero_only) {
 }
 
 namespace {
-const bool kUi = register_ui({
+const bool kCountsUi = register_ui({
     {"count.fail", {"{n} failed", "{n} 项失败"}},
     {"count.fail_one", {"{n} failed", "{n} 项失败"}},
     {"count.warn", {"{n} warnings", "{n} 项警告"}},

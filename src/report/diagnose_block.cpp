@@ -94,9 +94,9 @@ std::string diagnose_block(const Report& r, const RenderOptions& o, const std::s
   return out;
 }
 
-const bool kBlock = register_report_block(5, {Section::environment, diagnose_block});
+const bool kDiagnoseBlock = register_report_block(5, {Section::environment, diagnose_block});
 
-const bool kUi = register_ui({
+const bool kDiagnoseBlockUi = register_ui({
     {"diagnose.heading", {"Diagnosis: symptom (L1) -> causes (L3), checked on this machine", "诊断：症状（L1）-> 原因（L3），已在本机检查"}},
     {"diagnose.line", {"log", "日志"}},
     {"diagnose.values", {"values:", "提取值："}},

@@ -58,7 +58,7 @@ std::string diff_block(const Report& r, const RenderOptions& o, const std::strin
   return out;
 }
 
-const bool kBlock = register_report_block(5, {Section::environment, diff_block});
+const bool kDiffBlock = register_report_block(5, {Section::environment, diff_block});
 
 }  // namespace
 }  // namespace plumb

@@ -15,7 +15,7 @@ namespace plumb {
 
 namespace {
 
-std::string na(const std::string& why) { return "n/a (" + why + ")"; }
+std::string na_because(const std::string& why) { return "n/a (" + why + ")"; }
 
 // "performance ×32, powersave ×32": governor counts in a language-neutral form.
 std::string governor_summary(const std::vector<CpuGovernor>& govs) {
@@ -59,7 +59,7 @@ const bool kEnvCpu = register_env_lines(20, [](const Facts& f) {
   std::vector<EnvLine> l;
   const auto& c = f.host.cpu;
   if (!c.collected) return l;
-  l.push_back({"env.cpu_model", c.model.has() ? *c.model : na(c.model.why())});
+  l.push_back({"env.cpu_model", c.model.has() ? *c.model : na_because(c.model.why())});
   auto num = [](const Fact<int>& v) { return v.has() ? std::to_string(*v) : std::string("?"); };
   l.push_back({"env.cpu_topology", num(c.sockets) + " / " + num(c.physical_cores) + " / " + num(c.logical_cpus)});
   if (c.numa_nodes.has()) {
@@ -71,9 +71,9 @@ const bool kEnvCpu = register_env_lines(20, [](const Facts& f) {
     }
     l.push_back({"env.numa_nodes", s + " (" + detail + ")"});
   } else {
-    l.push_back({"env.numa_nodes", na(c.numa_nodes.why())});
+    l.push_back({"env.numa_nodes", na_because(c.numa_nodes.why())});
   }
-  l.push_back({"env.cpu_governor", c.governors.has() ? governor_summary(*c.governors) : na(c.governors.why())});
+  l.push_back({"env.cpu_governor", c.governors.has() ? governor_summary(*c.governors) : na_because(c.governors.why())});
   return l;
 });
 const bool kUiCpu = register_ui({
@@ -88,7 +88,7 @@ const bool kEnvMemory = register_env_lines(30, [](const Facts& f) {
   std::vector<EnvLine> l;
   const auto& m = f.host.memory;
   if (!m.collected) return l;
-  auto bytes = [](const Fact<std::uint64_t>& v) { return v.has() ? human_bytes(*v) : na(v.why()); };
+  auto bytes = [](const Fact<std::uint64_t>& v) { return v.has() ? human_bytes(*v) : na_because(v.why()); };
   l.push_back({"env.memory", bytes(m.mem_total_bytes) + " / " + bytes(m.mem_available_bytes)});
   std::string swap = bytes(m.swap_total_bytes);
   if (m.swap_total_bytes.has() && m.swap_free_bytes.has() && *m.swap_total_bytes >= *m.swap_free_bytes) {
@@ -96,7 +96,7 @@ const bool kEnvMemory = register_env_lines(30, [](const Facts& f) {
   }
   if (m.swappiness.has()) swap += " (vm.swappiness=" + std::to_string(*m.swappiness) + ")";
   l.push_back({"env.swap", swap});
-  std::string thp = m.thp_enabled.has() ? *m.thp_enabled : na(m.thp_enabled.why());
+  std::string thp = m.thp_enabled.has() ? *m.thp_enabled : na_because(m.thp_enabled.why());
   if (m.thp_defrag.has()) thp += " / " + *m.thp_defrag;
   l.push_back({"env.thp", thp});
   if (m.hugepages_total.has() && *m.hugepages_total > 0) {

@@ -200,9 +200,9 @@ std::string fleet_block(const Report& r, const RenderOptions& o, const std::stri
   return out;
 }
 
-const bool kBlock = register_report_block(1, {Section::environment, fleet_block});
+const bool kFleetBlock = register_report_block(1, {Section::environment, fleet_block});
 
-const bool kUi = register_ui({
+const bool kFleetBlockUi = register_ui({
     {"fleet.title", {"Fleet", "集群"}},
     {"fleet.verdict_none", {"Verdict: no node to drain.", "结论：没有需要下线的节点。"}},
     {"fleet.verdict_drain", {"Verdict: drain {n} of {nodes} nodes: {hosts}", "结论：{nodes} 个节点中有 {n} 个需要下线（drain）：{hosts}"}},

@@ -114,7 +114,7 @@ std::string versions_of(const CudaStackFacts& c, const std::string& lib) {
   return out;
 }
 
-const bool kBlock = register_report_block(
+const bool kGpuTableBlock = register_report_block(
     10, {Section::gpu, [](const Report& r, const RenderOptions& o, const std::string& format) {
            return gpu_table(r, o.lang, format);
          }});
@@ -147,7 +147,7 @@ const bool kEnv = register_env_lines(30, [](const Facts& f) {
   return l;
 });
 
-const bool kUi = register_ui({
+const bool kGpuTableUi = register_ui({
     {"env.nvidia_driver", {"NVIDIA driver", "NVIDIA 驱动"}},
     {"env.cuda_driver", {"CUDA (driver)", "CUDA（驱动支持）"}},
     {"env.gpus", {"GPUs", "GPU"}},

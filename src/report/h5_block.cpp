@@ -31,9 +31,9 @@ std::string h5_block(const Report& r, const RenderOptions& o, const std::string&
   return out;
 }
 
-const bool kBlock = register_report_block(50, {Section::data, h5_block});
+const bool kH5Block = register_report_block(50, {Section::data, h5_block});
 
-const bool kUi = register_ui({
+const bool kH5BlockUi = register_ui({
     {"h5.col.dataset", {"dataset", "数据集"}},
     {"h5.col.dtype", {"dtype", "类型"}},
     {"h5.col.shape", {"shape", "形状"}},

@@ -11,7 +11,7 @@ namespace plumb::watch {
 
 namespace {
 
-const bool kUi = register_ui({
+const bool kLiveViewUi = register_ui({
     {"watch.live.title", {"plumb watch", "plumb watch 运行时观测"}},
     {"watch.live.hint", {"Ctrl-C: stop and summarise", "Ctrl-C：停止并输出总结"}},
     {"watch.live.cpu", {"CPU", "CPU"}},
@@ -38,10 +38,10 @@ const bool kUi = register_ui({
     {"watch.live.stopping", {"stopping: computing the summary", "正在停止：计算总结"}},
 });
 
-std::string na() { return "-"; }
-std::string p(const std::optional<double>& v) { return v ? fmt_num(*v, 1) + "%" : na(); }
-std::string b(const std::optional<std::uint64_t>& v) { return v ? human_bytes(*v) : na(); }
-std::string rate(const std::optional<double>& v) { return v ? human_bytes(static_cast<std::uint64_t>(std::max(0.0, *v))) + "/s" : na(); }
+std::string dash() { return "-"; }
+std::string p(const std::optional<double>& v) { return v ? fmt_num(*v, 1) + "%" : dash(); }
+std::string b(const std::optional<std::uint64_t>& v) { return v ? human_bytes(*v) : dash(); }
+std::string rate(const std::optional<double>& v) { return v ? human_bytes(static_cast<std::uint64_t>(std::max(0.0, *v))) + "/s" : dash(); }
 
 std::string pad(std::string s, std::size_t w) {
   if (s.size() < w) s.append(w - s.size(), ' ');
@@ -73,7 +73,7 @@ std::string live_screen(const WatchFacts& h, const WatchSample& s, Lang lang) {
       os << tr(lang, "watch.live.exited") << "\n";
     } else {
       os << "cpu " << p(s.proc_cpu_pct) << "  rss " << b(s.proc_rss_bytes) << "  " << tr(lang, "watch.live.threads") << " "
-         << (s.proc_threads ? std::to_string(*s.proc_threads) : na()) << "\n";
+         << (s.proc_threads ? std::to_string(*s.proc_threads) : dash()) << "\n";
     }
   }
   os << "\n";
@@ -90,12 +90,12 @@ std::string live_screen(const WatchFacts& h, const WatchSample& s, Lang lang) {
     os << tr(lang, "watch.live.throttle") << "\n";
     for (const auto& g : s.gpus) {
       os << pad(g.bus_id, 14) << pad(p(g.busy_pct), 8) << pad(b(g.mem_used_bytes) + " / " + b(g.mem_total_bytes), 22)
-         << pad(g.temperature_c ? fmt_num(*g.temperature_c, 0) + "C" : na(), 7)
-         << pad(g.power_w ? fmt_num(*g.power_w, 0) + "W" : na(), 8)
-         << pad(g.sm_clock_mhz ? fmt_num(*g.sm_clock_mhz, 0) + "MHz" : na(), 11)
+         << pad(g.temperature_c ? fmt_num(*g.temperature_c, 0) + "C" : dash(), 7)
+         << pad(g.power_w ? fmt_num(*g.power_w, 0) + "W" : dash(), 8)
+         << pad(g.sm_clock_mhz ? fmt_num(*g.sm_clock_mhz, 0) + "MHz" : dash(), 11)
          << pad(rate(g.pcie_rx_bytes_per_s) + " / " + rate(g.pcie_tx_bytes_per_s), 26);
       if (nvlink) os << pad(rate(g.nvlink_rx_bytes_per_s) + " / " + rate(g.nvlink_tx_bytes_per_s), 26);
-      os << (g.clock_event_reasons ? clock_event_reason_names(*g.clock_event_reasons & ~clock_event::kGpuIdle, ReasonNames::key) : na()) << "\n";
+      os << (g.clock_event_reasons ? clock_event_reason_names(*g.clock_event_reasons & ~clock_event::kGpuIdle, ReasonNames::key) : dash()) << "\n";
     }
   }
   if (!s.disks.empty()) {
@@ -117,7 +117,7 @@ std::string live_line(const WatchSample& s, Lang lang) {
   if (s.proc_running) {
     os << " | " << tr(lang, "watch.live.process") << " ";
     if (!*s.proc_running) os << tr(lang, "watch.live.exited");
-    else os << p(s.proc_cpu_pct) << " " << b(s.proc_rss_bytes) << " " << (s.proc_threads ? std::to_string(*s.proc_threads) : na());
+    else os << p(s.proc_cpu_pct) << " " << b(s.proc_rss_bytes) << " " << (s.proc_threads ? std::to_string(*s.proc_threads) : dash());
   }
   for (const auto& g : s.gpus) {
     os << " | " << g.bus_id << " " << p(g.busy_pct) << " " << b(g.mem_used_bytes);

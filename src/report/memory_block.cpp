@@ -40,9 +40,9 @@ std::string memory_block(const Report& r, const RenderOptions& o, const std::str
   return out;
 }
 
-const bool kBlock = register_report_block(50, {Section::gpu, memory_block});
+const bool kMemoryBlock = register_report_block(50, {Section::gpu, memory_block});
 
-const bool kUi = register_ui({
+const bool kMemoryBlockUi = register_ui({
     {"memory.file", {"{file} ({format}, {devices} device(s), {ooms} OOM message(s))",
                      "{file}（{format}，{devices} 个设备，{ooms} 条 OOM 报错）"}},
     {"memory.col.device", {"device", "设备"}},

@@ -8,7 +8,7 @@ namespace plumb {
 namespace {
 
 // Reasons: why a value is missing or a check could not run.
-const bool kReasons = register_phrases({
+const bool kPhrasesZhReasons = register_phrases({
     {"n/a ({why})", "n/a（{why}）"},
     {"{a} / {b}", "{a} / {b}"},
     {"{a}: {b}", "{a}：{b}"},
@@ -259,7 +259,7 @@ const bool kLabels = register_phrases({
 });
 
 // Thresholds.
-const bool kThresholds = register_phrases({
+const bool kPhrasesZhThresholds = register_phrases({
     {"{a} (info)", "{a}（提示）"},
     {"{a} (warn)", "{a}（警告）"},
     {"{a} (fail)", "{a}（失败）"},

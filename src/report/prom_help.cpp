@@ -3,7 +3,7 @@
 
 namespace plumb {
 namespace {
-const bool kRegistered = register_ui({
+const bool kPromHelpRegistered = register_ui({
     {"prom.help.plumb_gpu_busy_ratio", {"Share of the last sample period a kernel ran on the GPU (NVML utilization.gpu).", "GPU利用率：上个采样周期内有内核运行的时间占比（NVML utilization.gpu）。"}},
     {"prom.help.plumb_gpu_memory_busy_ratio", {"Share of the sample period device memory was read or written.", "采样周期内显存被读写的时间占比。"}},
     {"prom.help.plumb_gpu_memory_used_bytes", {"Device memory in use, in bytes.", "已用显存（字节）。"}},

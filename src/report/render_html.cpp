@@ -241,7 +241,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   return os.str();
 }
 
-const bool kRegistered = register_renderer({"html", render_html});
+const bool kRenderHtmlRegistered = register_renderer({"html", render_html});
 
 }  // namespace
 

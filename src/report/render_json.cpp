@@ -58,7 +58,7 @@ Result<Facts> facts_from_snapshot(const std::string& text, const std::string& or
 }
 
 namespace {
-const bool kRegistered = register_renderer({"json", render_json_text});
+const bool kRenderJsonRegistered = register_renderer({"json", render_json_text});
 }  // namespace
 
 }  // namespace plumb

@@ -63,7 +63,7 @@ std::string render_prom(const Report& r, const RenderOptions& o) {
   return out.str();
 }
 
-const bool kRegistered = register_renderer({"prom", render_prom});
+const bool kRenderPromRegistered = register_renderer({"prom", render_prom});
 
 }  // namespace
 }  // namespace plumb

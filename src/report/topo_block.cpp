@@ -104,9 +104,9 @@ std::string topo_block(const Report& r, const RenderOptions& o, const std::strin
   return out;
 }
 
-const bool kBlock = register_report_block(50, {Section::distributed, topo_block});
+const bool kTopoBlock = register_report_block(50, {Section::distributed, topo_block});
 
-const bool kUi = register_ui({
+const bool kTopoBlockUi = register_ui({
     {"topo.matrix", {"Topology matrix", "拓扑矩阵"}},
     {"topo.cpu_affinity", {"CPU Affinity", "CPU 亲和性"}},
     {"topo.numa_affinity", {"NUMA Affinity", "NUMA 亲和性"}},

@@ -26,13 +26,13 @@ const bool kTableUi = register_ui({
 
 using Table = TextTable;
 
-std::string dur(double us) {
+std::string table_dur(double us) {
   if (us >= 1e6) return fmt_num(us / 1e6, 2) + " s";
   if (us >= 1e3) return fmt_num(us / 1e3, 1) + " ms";
   return fmt_num(us, 0) + " µs";
 }
-std::string pct(double part, double whole) { return whole > 0 ? fmt_num(100.0 * part / whole, 1) + "%" : "-"; }
-std::string with_pct(double part, double whole) { return dur(part) + " " + pct(part, whole); }
+std::string table_pct(double part, double whole) { return whole > 0 ? fmt_num(100.0 * part / whole, 1) + "%" : "-"; }
+std::string with_pct(double part, double whole) { return table_dur(part) + " " + table_pct(part, whole); }
 
 std::string label(const TraceRank& t) {
   if (t.rank) return "rank " + std::to_string(*t.rank);
@@ -74,7 +74,7 @@ std::string step_chart(const TraceRank& t, Lang lang) {
     const double y = kRow * static_cast<double>(i) + 2;
     const double w = kWidth * st.duration_us / longest;
     const double dl = st.duration_us > 0 ? w * std::clamp(st.dataloader_us / st.duration_us, 0.0, 1.0) : 0;
-    std::string tip = st.name + ": " + dur(st.duration_us) + ", " + tr(lang, "trace.col.dataloader") + " " + pct(st.dataloader_us, st.duration_us);
+    std::string tip = st.name + ": " + table_dur(st.duration_us) + ", " + tr(lang, "trace.col.dataloader") + " " + table_pct(st.dataloader_us, st.duration_us);
     os << "<g><title>" << html_escape(tip) << "</title>"
        << "<text x=\"0\" y=\"" << y + 13 << "\">" << html_escape(st.name.size() > 18 ? st.name.substr(0, 17) + "…" : st.name)
        << "</text><rect class=\"step\" x=\"" << kLabel << "\" y=\"" << y << "\" width=\"" << fmt_num(w, 1)
@@ -129,12 +129,12 @@ std::string steps_block(const Report& r, const RenderOptions& o, const std::stri
       std::string name = st.name;
       if (!st.complete) name += " " + tr(lang, "trace.partial");
       if (st.launch_bound) name += " [" + tr(lang, "trace.launch_bound_mark") + "]";
-      std::vector<std::string> row{name, dur(st.duration_us), with_pct(st.dataloader_us, st.duration_us)};
+      std::vector<std::string> row{name, table_dur(st.duration_us), with_pct(st.dataloader_us, st.duration_us)};
       if (gpu) {
         row.push_back(with_pct(st.h2d_us.value_or(0), st.duration_us));
         row.push_back(with_pct(st.gpu_busy_us.value_or(0), st.duration_us));
         row.push_back(with_pct(st.gpu_idle_us.value_or(0), st.duration_us));
-        row.push_back(dur(st.comm_us.value_or(0)));
+        row.push_back(table_dur(st.comm_us.value_or(0)));
         row.push_back(std::to_string(st.sync_calls));
         row.push_back(std::to_string(st.kernel_launches));
       } else {
@@ -146,13 +146,13 @@ std::string steps_block(const Report& r, const RenderOptions& o, const std::stri
     const auto& s = t.summary;
     if (t.steps.size() > 1) {
       double total = s.step_time_total_us;
-      std::vector<std::string> row{tr(lang, "trace.total") + " (" + std::to_string(s.complete_steps) + ")", dur(total),
+      std::vector<std::string> row{tr(lang, "trace.total") + " (" + std::to_string(s.complete_steps) + ")", table_dur(total),
                                    with_pct(s.dataloader_us, total)};
       if (gpu) {
         row.push_back(with_pct(s.h2d_us.value_or(0), total));
         row.push_back(with_pct(s.gpu_busy_us.value_or(0), total));
         row.push_back(with_pct(s.gpu_idle_us.value_or(0), total));
-        row.push_back(dur(s.comm_us.value_or(0)));
+        row.push_back(table_dur(s.comm_us.value_or(0)));
         row.push_back(std::to_string(s.sync_calls));
         row.push_back(std::to_string(s.kernel_launches));
       } else {
@@ -194,7 +194,7 @@ std::string gpu_block(const Report& r, const RenderOptions& o, const std::string
     }
     os << line(label(t) + ", " + tr(o.lang, "trace.hta") + ": " +
                    fill(tr(o.lang, "trace.hta_line"),
-               {{"span", dur(h.kernel_time_us)},
+               {{"span", table_dur(h.kernel_time_us)},
                 {"idle", fmt_num(h.idle_pctg, 2)},
                 {"compute", fmt_num(h.compute_pctg, 2)},
                 {"noncompute", fmt_num(h.non_compute_pctg, 2)},
@@ -219,7 +219,7 @@ std::string framework_block(const Report& r, const RenderOptions& o, const std::
       for (std::size_t i = 0; i < s.top_ops.size() && i < top; ++i) {
         const auto& op = s.top_ops[i];
         std::string name = op.name.size() > 60 ? op.name.substr(0, 57) + "..." : op.name;
-        tab.push_back({name, dur(op.self_us), dur(op.total_us), std::to_string(op.calls)});
+        tab.push_back({name, table_dur(op.self_us), table_dur(op.total_us), std::to_string(op.calls)});
       }
       os << render_table(tab, format, ind) << "\n";
     }
@@ -247,7 +247,7 @@ std::string distributed_block(const Report& r, const RenderOptions& o, const std
   for (const auto& t : tf.traces) {
     if (!t.summary.step_time_median_us) continue;
     double m = *t.summary.step_time_median_us;
-    tab.push_back({label(t), dur(m), med > 0 ? (m >= med ? "+" : "") + fmt_num(100.0 * (m / med - 1), 1) + "%" : "-"});
+    tab.push_back({label(t), table_dur(m), med > 0 ? (m >= med ? "+" : "") + fmt_num(100.0 * (m / med - 1), 1) + "%" : "-"});
   }
   os << render_table(tab, format, format == "term" ? "  " : "") << "\n";
   return os.str();
@@ -255,7 +255,7 @@ std::string distributed_block(const Report& r, const RenderOptions& o, const std
 
 // The terminal report prints blocks in section order after the environment: the step table goes
 // first there; in Markdown and HTML it sits in the data layer section.
-const bool kBlocks = register_report_block(40, {Section::environment,
+const bool kTraceBlockBlocks = register_report_block(40, {Section::environment,
                                                 [](const Report& r, const RenderOptions& o, const std::string& f) {
                                                   return f == "term" ? steps_block(r, o, f) : std::string();
                                                 }}) &&

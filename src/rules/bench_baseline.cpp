@@ -23,7 +23,7 @@ std::vector<BenchMetric> current_metrics(const Facts& f) {
   return v;
 }
 
-std::string num(double v) { return fmt_num(v, std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 1 ? 2 : 4); }
+std::string baseline_num(double v) { return fmt_num(v, std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 1 ? 2 : 4); }
 
 std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
   const std::string id = "l2.baseline.regression";
@@ -46,13 +46,13 @@ std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
     x.subject = r.metric;
     x.status = r.verdict == Verdict::fail ? Status::fail : Status::warn;
     Text ptr = regression_pointers(r.metric);
-    x.arg("metric", r.metric).arg("unit", r.unit).arg("baseline", num(*r.baseline)).arg("current", num(*r.current));
+    x.arg("metric", r.metric).arg("unit", r.unit).arg("baseline", baseline_num(*r.baseline)).arg("current", baseline_num(*r.current));
     x.arg("change", format_change(r.change_pct)).arg("worse", fmt_num(r.worse_pct, 1));
     std::string ids;
     for (const auto& id3 : regression_l3_ids(r.metric)) ids += (ids.empty() ? "" : ", ") + id3;
     x.arg("pointers_en", ptr.en).arg("pointers_zh", ptr.zh).arg("origin", b.origin).arg("checks", ids.empty() ? "-" : ids);
-    x.add("baseline", num(*r.baseline) + " " + r.unit, b.origin);
-    x.add("current", num(*r.current) + " " + r.unit, "this run");
+    x.add("baseline", baseline_num(*r.baseline) + " " + r.unit, b.origin);
+    x.add("current", baseline_num(*r.current) + " " + r.unit, "this run");
     x.add("direction", r.higher_is_better ? "higher is better" : "lower is better", "");
     if (r.within_noise) {
       x.variant = "noisy";
@@ -86,7 +86,7 @@ std::vector<Finding> environment(const Facts& f, const Thresholds&) {
   return {x};
 }
 
-const bool kRules = [] {
+const bool kBenchBaselineRules = [] {
   register_rule({"l2.baseline.regression", {"collect.bench_quick"}, regression});
   register_rule({"l2.baseline.environment", {"collect.bench_quick"}, environment});
   return true;

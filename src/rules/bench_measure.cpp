@@ -11,7 +11,7 @@ namespace plumb {
 
 namespace {
 
-const std::vector<std::string> kNeeds = {"collect.bench_quick"};
+const std::vector<std::string> kBenchMeasureNeeds = {"collect.bench_quick"};
 
 std::vector<const BenchResult*> results_of(const Facts& f, const std::string& bench) {
   std::vector<const BenchResult*> v;
@@ -28,8 +28,8 @@ const BenchMetric* metric(const BenchResult& r, const std::string& name) {
   return nullptr;
 }
 
-std::string num(double v) { return fmt_num(v, v >= 100 ? 0 : v >= 10 ? 1 : 2); }
-std::string src(const BenchResult& r) { return "plumb bench " + r.bench; }
+std::string measured_num(double v) { return fmt_num(v, v >= 100 ? 0 : v >= 10 ? 1 : 2); }
+std::string bench_source(const BenchResult& r) { return "plumb bench " + r.bench; }
 
 // A finding per result of `bench`: skipped/error results become skip findings with the reason;
 // ok results go to `judge`. No result at all: nothing (the benchmark was not asked for).
@@ -55,11 +55,11 @@ Finding membw(const BenchResult& r, const Thresholds& th) {
   const BenchMetric* ca = metric(r, "membw.copy.all");
   const BenchMetric* ta = metric(r, "membw.triad.all");
   std::string threads = r.params.count("threads_all") ? r.params.at("threads_all") : "1";
-  x.arg("copy_1t", c1 ? num(c1->median) : "n/a").arg("triad_1t", t1 ? num(t1->median) : "n/a");
-  x.arg("copy_all", ca ? num(ca->median) : x.args["copy_1t"]).arg("triad_all", ta ? num(ta->median) : x.args["triad_1t"]);
+  x.arg("copy_1t", c1 ? measured_num(c1->median) : "n/a").arg("triad_1t", t1 ? measured_num(t1->median) : "n/a");
+  x.arg("copy_all", ca ? measured_num(ca->median) : x.args["copy_1t"]).arg("triad_all", ta ? measured_num(ta->median) : x.args["triad_1t"]);
   x.arg("threads", threads);
   for (const auto* m : {c1, t1, ca, ta}) {
-    if (m) x.add(m->name, num(m->median) + " GB/s (min " + num(m->min) + ", max " + num(m->max) + ", CV " + fmt_num(m->cv_pct, 1) + " %)", src(r));
+    if (m) x.add(m->name, measured_num(m->median) + " GB/s (min " + measured_num(m->min) + ", max " + measured_num(m->max) + ", CV " + fmt_num(m->cv_pct, 1) + " %)", bench_source(r));
   }
   double scaling_min = th.get("bench.membw_min_scaling");
   int n = parse_int(threads).value_or(1) > 0 ? static_cast<int>(parse_int(threads).value_or(1)) : 1;
@@ -82,13 +82,13 @@ Finding storage(const BenchResult& r, const Thresholds& th) {
   const BenchMetric* seq = metric(r, "storage.seq_read.mb_per_s");
   const BenchMetric* iops = metric(r, "storage.rand_read.iops");
   x.arg("path", r.params.count("path") ? r.params.at("path") : "?");
-  x.arg("seq", seq ? num(seq->median) : "n/a").arg("iops", iops ? fmt_num(iops->median, 0) : "n/a");
+  x.arg("seq", seq ? measured_num(seq->median) : "n/a").arg("iops", iops ? fmt_num(iops->median, 0) : "n/a");
   x.arg("block", r.params.count("rand_block_bytes") ? human_bytes(parse_uint(r.params.at("rand_block_bytes")).value_or(0)) : "?");
   x.arg("threads", r.params.count("threads") ? r.params.at("threads") : "?");
   x.arg("fs", r.notes.count("filesystem") ? r.notes.at("filesystem") : "?");
   x.arg("direct", r.notes.count("direct_io") ? r.notes.at("direct_io") : "?");
-  for (const auto& m : r.metrics) x.add(m.name, num(m.median) + " " + m.unit + " (CV " + fmt_num(m.cv_pct, 1) + " %)", src(r));
-  x.add("direct_io", x.args["direct"], src(r));
+  for (const auto& m : r.metrics) x.add(m.name, measured_num(m.median) + " " + m.unit + " (CV " + fmt_num(m.cv_pct, 1) + " %)", bench_source(r));
+  x.add("direct_io", x.args["direct"], bench_source(r));
   double min_seq = th.get("bench.storage_seq_min_mbps");
   if (seq && seq->median < min_seq) {
     x.status = Status::warn;
@@ -105,15 +105,15 @@ Finding dataload(const BenchResult& r, const Thresholds&) {
   x.status = Status::info;
   auto d = [&](const char* k) { return r.derived.count(k) ? r.derived.at(k) : 0.0; };
   x.arg("dir", r.params.count("dir") ? r.params.at("dir") : "DIR");
-  x.arg("knee", fmt_num(d("knee_readers"), 0)).arg("fps", num(d("knee_files_per_s"))).arg("mbps", num(d("knee_mb_per_s")));
+  x.arg("knee", fmt_num(d("knee_readers"), 0)).arg("fps", measured_num(d("knee_files_per_s"))).arg("mbps", measured_num(d("knee_mb_per_s")));
   x.arg("num_workers", fmt_num(d("num_workers"), 0)).arg("prefetch", fmt_num(d("prefetch_factor"), 0));
   x.arg("pin", d("pin_memory") > 0 ? "True" : "False");
   x.arg("cores", fmt_num(d("cores"), 0)).arg("mean", human_bytes(static_cast<std::uint64_t>(d("mean_file_bytes"))));
-  x.arg("bw", num(d("storage_bytes_per_s") / 1e6));
+  x.arg("bw", measured_num(d("storage_bytes_per_s") / 1e6));
   x.arg("rule", r.derived.count("rule_of_thumb_workers") ? fmt_num(d("rule_of_thumb_workers"), 0) : "n/a");
   for (const auto& row : r.rows) {
     x.add("readers=" + row.setting.at("readers"),
-          num(row.values.at("files_per_s")) + " files/s, " + num(row.values.at("mb_per_s")) + " MB/s", src(r));
+          measured_num(row.values.at("files_per_s")) + " files/s, " + measured_num(row.values.at("mb_per_s")) + " MB/s", bench_source(r));
   }
   if (d("still_scaling") > 0) {
     x.status = Status::warn;
@@ -124,7 +124,7 @@ Finding dataload(const BenchResult& r, const Thresholds&) {
   } else if (d("rule_disagrees") > 0) {
     x.variant = "disagree";
   }
-  if (d("decode_errors") > 0) x.add("decode_errors", fmt_num(d("decode_errors"), 0) + " files were not decodable JPEGs", src(r));
+  if (d("decode_errors") > 0) x.add("decode_errors", fmt_num(d("decode_errors"), 0) + " files were not decodable JPEGs", bench_source(r));
   x.threshold = "knee: next level gains < 5 %";
   return x;
 }
@@ -141,7 +141,7 @@ Finding step(const BenchResult& r, const Thresholds& th) {
   for (const auto& row : r.rows) {
     x.add("num_workers=" + row.setting.at("num_workers") + " pin_memory=" + row.setting.at("pin_memory") +
               " prefetch_factor=" + row.setting.at("prefetch_factor"),
-          fmt_num(row.values.at("s_per_step"), 4) + " s/step", src(r));
+          fmt_num(row.values.at("s_per_step"), 4) + " s/step", bench_source(r));
   }
   if (r.derived.count("default_slower_pct")) {
     x.arg("default", fmt_num(d("default_s_per_step"), 4)).arg("slower", fmt_num(d("default_slower_pct"), 1));
@@ -162,9 +162,9 @@ Finding h2d(const BenchResult& r, const Thresholds& th) {
   double min_pinned = th.get("bench.h2d_pinned_min_gbps");
   std::string slow;
   for (const auto& m : r.metrics) {
-    x.add(m.name, num(m.median) + " GB/s (CV " + fmt_num(m.cv_pct, 1) + " %)", src(r));
+    x.add(m.name, measured_num(m.median) + " GB/s (CV " + fmt_num(m.cv_pct, 1) + " %)", bench_source(r));
     if (m.name.rfind("h2d.pinned.h2d.", 0) == 0 && m.median < min_pinned) {
-      slow += (slow.empty() ? "" : ", ") + m.name.substr(15) + " " + num(m.median) + " GB/s";
+      slow += (slow.empty() ? "" : ", ") + m.name.substr(15) + " " + measured_num(m.median) + " GB/s";
     }
   }
   x.arg("gpus", std::to_string(std::count_if(r.notes.begin(), r.notes.end(), [](const auto& kv) { return kv.first.rfind("gpu", 0) == 0; })));
@@ -184,10 +184,10 @@ Finding gpu_info(const std::string& id, const BenchResult& r) {
   std::string best;
   double top = 0;
   for (const auto& m : r.metrics) {
-    x.add(m.name, num(m.median) + " " + m.unit + " (CV " + fmt_num(m.cv_pct, 1) + " %)", src(r));
+    x.add(m.name, measured_num(m.median) + " " + m.unit + " (CV " + fmt_num(m.cv_pct, 1) + " %)", bench_source(r));
     if (m.median > top) {
       top = m.median;
-      best = m.name + " " + num(m.median) + " " + m.unit;
+      best = m.name + " " + measured_num(m.median) + " " + m.unit;
     }
   }
   x.arg("best", best.empty() ? "n/a" : best);
@@ -222,8 +222,8 @@ std::vector<Finding> noise(const Facts& f, const Thresholds& th) {
     if (worst && worst->cv_pct > cv_warn) {
       x.status = Status::warn;
       std::string vals;
-      for (double v : worst->values) vals += (vals.empty() ? "" : " ") + num(v);
-      x.add(worst->name + " samples", vals, src(r));
+      for (double v : worst->values) vals += (vals.empty() ? "" : " ") + measured_num(v);
+      x.add(worst->name + " samples", vals, bench_source(r));
     }
     out.push_back(x);
   }
@@ -259,34 +259,34 @@ std::vector<Finding> gpu_throttle(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kRules = [] {
-  register_rule({"l2.bench.membw", kNeeds, [](const Facts& f, const Thresholds& th) {
+const bool kBenchMeasureRules = [] {
+  register_rule({"l2.bench.membw", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.membw", "membw", [&](const BenchResult& r) { return membw(r, th); });
                  }});
-  register_rule({"l2.bench.storage", kNeeds, [](const Facts& f, const Thresholds& th) {
+  register_rule({"l2.bench.storage", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.storage", "storage", [&](const BenchResult& r) { return storage(r, th); });
                  }});
-  register_rule({"l2.bench.dataload", kNeeds, [](const Facts& f, const Thresholds& th) {
+  register_rule({"l2.bench.dataload", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.dataload", "dataload", [&](const BenchResult& r) { return dataload(r, th); });
                  }});
-  register_rule({"l2.bench.step", kNeeds, [](const Facts& f, const Thresholds& th) {
+  register_rule({"l2.bench.step", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.step", "step", [&](const BenchResult& r) { return step(r, th); });
                  }});
-  register_rule({"l2.bench.h2d", kNeeds, [](const Facts& f, const Thresholds& th) {
+  register_rule({"l2.bench.h2d", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.h2d", "h2d", [&](const BenchResult& r) { return h2d(r, th); });
                  }});
-  register_rule({"l2.bench.d2d", kNeeds, [](const Facts& f, const Thresholds&) {
+  register_rule({"l2.bench.d2d", kBenchMeasureNeeds, [](const Facts& f, const Thresholds&) {
                    return per_result(f, "l2.bench.d2d", "d2d", [&](const BenchResult& r) { return gpu_info("l2.bench.d2d", r); });
                  }});
-  register_rule({"l2.bench.gemm", kNeeds, [](const Facts& f, const Thresholds&) {
+  register_rule({"l2.bench.gemm", kBenchMeasureNeeds, [](const Facts& f, const Thresholds&) {
                    return per_result(f, "l2.bench.gemm", "gemm", [&](const BenchResult& r) { return gpu_info("l2.bench.gemm", r); });
                  }});
-  register_rule({"l2.bench.allreduce", kNeeds, [](const Facts& f, const Thresholds&) {
+  register_rule({"l2.bench.allreduce", kBenchMeasureNeeds, [](const Facts& f, const Thresholds&) {
                    return per_result(f, "l2.bench.allreduce", "allreduce",
                                      [&](const BenchResult& r) { return gpu_info("l2.bench.allreduce", r); });
                  }});
-  register_rule({"l2.bench.noise", kNeeds, noise});
-  register_rule({"l2.bench.gpu_throttle", kNeeds, gpu_throttle});
+  register_rule({"l2.bench.noise", kBenchMeasureNeeds, noise});
+  register_rule({"l2.bench.gpu_throttle", kBenchMeasureNeeds, gpu_throttle});
   return true;
 }();
 

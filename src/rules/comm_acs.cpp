@@ -14,7 +14,7 @@ namespace plumb {
 
 namespace {
 
-constexpr const char* kId = "l3.comm.pcie_acs";
+constexpr const char* kCommAcsId = "l3.comm.pcie_acs";
 constexpr std::uint16_t kRedirectBits = kAcsP2pRequestRedirect | kAcsP2pCompletionRedirect | kAcsP2pEgressControl;
 
 std::string hex16(std::uint16_t v) {
@@ -24,18 +24,12 @@ std::string hex16(std::uint16_t v) {
   return s;
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 std::vector<Finding> judge_acs(const Facts& f, const Thresholds& /*th*/) {
   const auto& acs = f.sysconfig.acs;
-  if (!acs.has()) return {skipped(kId, acs.why())};
+  if (!acs.has()) return {skipped(kCommAcsId, acs.why())};
   if (acs->empty()) {
     Finding none;
-    none.id = kId;
+    none.id = kCommAcsId;
     none.status = Status::info;
     none.variant = "no_bridges";
     none.add("bridges above GPUs/NICs", "none", acs.source);
@@ -46,7 +40,7 @@ std::vector<Finding> judge_acs(const Facts& f, const Thresholds& /*th*/) {
   int with_acs = 0;
   std::string short_reads;
   Finding ok;
-  ok.id = kId;
+  ok.id = kCommAcsId;
   ok.threshold = "ACSCtl ReqRedir- CmpltRedir- EgressCtrl- on every bridge above a GPU or NIC";
   for (const auto& b : *acs) {
     std::string src = "/sys/bus/pci/devices/" + b.bus_id + "/config";
@@ -67,15 +61,15 @@ std::vector<Finding> judge_acs(const Facts& f, const Thresholds& /*th*/) {
       continue;
     }
     Finding x;
-    x.id = kId;
+    x.id = kCommAcsId;
     x.subject = "bridge " + b.bus_id;
     x.threshold = ok.threshold;
     x.add("ACS control", flags, src);
     if (b.acs_cap) x.add("ACS capability", "ACSCap " + acs_flags_text(*b.acs_cap), src);
     x.add("port type", b.port_type.empty() ? "unknown" : b.port_type, src);
-    x.add("devices below", joined(b.below), "/sys/bus/pci/devices");
+    x.add("devices below", join(b.below, ", "), "/sys/bus/pci/devices");
     x.arg("bridge", b.bus_id).arg("port", b.port_type.empty() ? "bridge" : b.port_type).arg("flags", acs_flags_text(ctrl));
-    x.arg("below", joined(b.below));
+    x.arg("below", join(b.below, ", "));
     // In a switch, redirection sends traffic that would turn around in the switch up to the root
     // complex; on a root port it only affects peers under other root ports, which go through the
     // root complex anyway, so it matters less.
@@ -87,8 +81,8 @@ std::vector<Finding> judge_acs(const Facts& f, const Thresholds& /*th*/) {
   if (!bad.empty()) return bad;
   if (readable == 0) {
     bool none_read = std::all_of(acs->begin(), acs->end(), [](const PciAcsBridge& b) { return b.config_bytes == 0; });
-    if (none_read) return {skipped(kId, "no bridge's PCI configuration space could be read (" + short_reads + ")")};
-    return {skipped(kId, "the PCI extended configuration space (offset 0x100 and up) is readable by root only; plumb read " +
+    if (none_read) return {skipped(kCommAcsId, "no bridge's PCI configuration space could be read (" + short_reads + ")")};
+    return {skipped(kCommAcsId, "the PCI extended configuration space (offset 0x100 and up) is readable by root only; plumb read " +
                              short_reads + ": run plumb as root, or check with `sudo lspci -vvv | grep ACSCtl`")};
   }
   ok.status = Status::pass;
@@ -99,8 +93,8 @@ std::vector<Finding> judge_acs(const Facts& f, const Thresholds& /*th*/) {
   return {ok};
 }
 
-const bool kCatalog = register_findings({{
-    kId, Layer::L3, Pillar::comm, Section::distributed,
+const bool kCommAcsCatalog = register_findings({{
+    kCommAcsId, Layer::L3, Pillar::comm, Section::distributed,
     {"PCIe ACS redirection between GPUs and NICs", "GPU 与网卡之间的 PCIe ACS 重定向"},
     {
         {"pass", {"no P2P redirection on the {bridges} bridges above GPUs and NICs ({with_acs} have ACS, all with "
@@ -132,7 +126,7 @@ const bool kCatalog = register_findings({{
     {"l2.comm.allreduce_slow", "l2.bench.allreduce", "l2.bench.d2d"},
 }});
 
-const bool kRule = register_rule({kId, {"collect.pci_acs"}, judge_acs});
+const bool kCommAcsRule = register_rule({kCommAcsId, {"collect.pci_acs"}, judge_acs});
 
 }  // namespace
 }  // namespace plumb

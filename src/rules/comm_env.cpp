@@ -22,11 +22,6 @@ std::vector<std::string> known_names() {
   return n;
 }
 
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return s;
-}
-
 std::vector<Finding> judge_unknown(const Facts& f, const Thresholds&) {
   const std::string id = "l3.comm.nccl_env_unknown";
   auto env = job_env(f);
@@ -77,7 +72,7 @@ std::vector<Finding> judge_values(const Facts& f, const Thresholds&) {
     x.status = v.problem == "legacy_int" ? Status::info : Status::warn;
     // NCCL 2.24+ fails the collective on an unknown algorithm or protocol instead of falling back.
     if ((name == "NCCL_ALGO" || name == "NCCL_PROTO") && v.problem == "not_allowed") x.status = Status::fail;
-    x.arg("var", name).arg("value", ev.value).arg("allowed", v.allowed).arg("upper", upper(ev.value));
+    x.arg("var", name).arg("value", ev.value).arg("allowed", v.allowed).arg("upper", to_upper(ev.value));
     x.add(name, ev.value, ev.source);
     x.threshold = "one of: " + v.allowed;
     with_env_cmd(x, f);
@@ -93,7 +88,7 @@ std::vector<Finding> judge_debug(const Facts& f, const Thresholds&) {
   if (!start.answer.empty()) return start.answer;
   Finding& x = start.x;
   const EnvValue& v = *start.value;
-  std::string up = upper(v.value);
+  std::string up = to_upper(v.value);
   x.arg("value", v.value);
   x.add("NCCL_DEBUG", v.value, v.source);
   x.threshold = "NCCL_DEBUG in {unset, VERSION, WARN} for production";
@@ -206,7 +201,7 @@ std::vector<Finding> judge_timeouts(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kRows = register_findings({
+const bool kCommEnvRows = register_findings({
     {"l3.comm.nccl_env_unknown", Layer::L3, Pillar::comm, Section::distributed,
      {"NCCL / torch.distributed variable names", "NCCL / torch.distributed 环境变量名"},
      {{"pass", {"all {count} NCCL/torch.distributed variables of the job are known names",
@@ -294,7 +289,7 @@ const bool kRows = register_findings({
      {}},
 });
 
-const bool kRules = [] {
+const bool kCommEnvRules = [] {
   register_rule({"l3.comm.nccl_env_unknown", kEnvNeeds, judge_unknown});
   register_rule({"l3.comm.nccl_env_value", kEnvNeeds, judge_values});
   register_rule({"l3.comm.nccl_debug", kEnvNeeds, judge_debug});

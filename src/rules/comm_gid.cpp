@@ -12,7 +12,7 @@ namespace plumb {
 
 namespace {
 
-constexpr const char* kId = "l3.comm.ib_gid_index";
+constexpr const char* kCommGidId = "l3.comm.ib_gid_index";
 constexpr const char* kVar = "NCCL_IB_GID_INDEX";
 
 std::string describe(const GidEntry& e) {
@@ -34,7 +34,7 @@ const GidEntry* best_v2(const GidPort& p) {
 
 std::vector<Finding> judge_gid(const Facts& f, const Thresholds& /*th*/) {
   const auto& ports = f.sysconfig.gid_ports;
-  if (!ports.has()) return {skipped(kId, "no RDMA device: " + ports.why())};
+  if (!ports.has()) return {skipped(kCommGidId, "no RDMA device: " + ports.why())};
   auto env = job_env(f);
   std::optional<EnvValue> set;
   if (env) {
@@ -44,14 +44,14 @@ std::vector<Finding> judge_gid(const Facts& f, const Thresholds& /*th*/) {
   std::optional<long long> index;
   if (set) {
     auto n = parse_int(set->value);
-    if (!n) return {skipped(kId, std::string(kVar) + "=" + set->value + " is not an integer (see l3.comm.nccl_env_value)")};
+    if (!n) return {skipped(kCommGidId, std::string(kVar) + "=" + set->value + " is not an integer (see l3.comm.nccl_env_value)")};
     if (*n >= 0) index = *n;
   }
   std::vector<Finding> out;
   for (const auto& p : *ports) {
     if (p.table_size == 0) continue;
     Finding x;
-    x.id = kId;
+    x.id = kCommGidId;
     x.subject = p.device + ":" + std::to_string(p.port);
     std::string dir = "/sys/class/infiniband/" + p.device + "/ports/" + std::to_string(p.port);
     x.add("link layer", p.link_layer.empty() ? "?" : p.link_layer, dir + "/link_layer");
@@ -94,12 +94,12 @@ std::vector<Finding> judge_gid(const Facts& f, const Thresholds& /*th*/) {
     }
     out.push_back(std::move(x));
   }
-  if (out.empty()) return {skipped(kId, "no RDMA port exposes a GID table under /sys/class/infiniband/*/ports/*/gids")};
+  if (out.empty()) return {skipped(kCommGidId, "no RDMA port exposes a GID table under /sys/class/infiniband/*/ports/*/gids")};
   return out;
 }
 
-const bool kCatalog = register_findings({{
-    kId, Layer::L3, Pillar::comm, Section::distributed,
+const bool kCommGidCatalog = register_findings({{
+    kCommGidId, Layer::L3, Pillar::comm, Section::distributed,
     {"NCCL_IB_GID_INDEX against the port's GID table", "NCCL_IB_GID_INDEX 与端口 GID 表"},
     {
         {"pass", {"{port}: NCCL_IB_GID_INDEX={index} selects {selected}", "{port}：NCCL_IB_GID_INDEX={index} 选中 {selected}"}},
@@ -133,7 +133,7 @@ const bool kCatalog = register_findings({{
     {"l2.comm.allreduce_slow", "l2.comm.nccl_tests_errors"},
 }});
 
-const bool kRule = register_rule({kId, {"collect.ib_gids", "collect.nccl_env"}, judge_gid});
+const bool kCommGidRule = register_rule({kCommGidId, {"collect.ib_gids", "collect.nccl_env"}, judge_gid});
 
 }  // namespace
 }  // namespace plumb

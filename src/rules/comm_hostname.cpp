@@ -14,7 +14,7 @@ namespace plumb {
 
 namespace {
 
-constexpr const char* kId = "l3.comm.hostname_loopback";
+constexpr const char* kCommHostnameId = "l3.comm.hostname_loopback";
 
 std::string entry_text(const HostsEntry& e) {
   std::string s = e.address;
@@ -51,11 +51,11 @@ std::string multi_node_evidence(const Facts& f) {
 
 std::vector<Finding> judge_hostname(const Facts& f, const Thresholds& /*th*/) {
   const auto& n = f.sysconfig.names;
-  if (!n.hostname.has()) return {skipped(kId, "host name unknown: " + n.hostname.why())};
-  if (!n.hosts.has()) return {skipped(kId, "/etc/hosts unreadable: " + n.hosts.why())};
+  if (!n.hostname.has()) return {skipped(kCommHostnameId, "host name unknown: " + n.hostname.why())};
+  if (!n.hosts.has()) return {skipped(kCommHostnameId, "/etc/hosts unreadable: " + n.hosts.why())};
   const std::string& host = *n.hostname;
   Finding out;
-  out.id = kId;
+  out.id = kCommHostnameId;
   out.arg("host", host);
   out.add("host name", host, n.hostname.source);
   if (n.nsswitch_hosts.has()) out.add("nsswitch hosts", *n.nsswitch_hosts, n.nsswitch_hosts.source);
@@ -96,8 +96,8 @@ std::vector<Finding> judge_hostname(const Facts& f, const Thresholds& /*th*/) {
   return {out};
 }
 
-const bool kCatalog = register_findings({{
-    kId, Layer::L3, Pillar::comm, Section::distributed,
+const bool kCommHostnameCatalog = register_findings({{
+    kCommHostnameId, Layer::L3, Pillar::comm, Section::distributed,
     {"Host name resolves to a routable address", "主机名解析到可路由地址"},
     {
         {"pass", {"{host} resolves to {address} (/etc/hosts line {line})", "{host} 解析为 {address}（/etc/hosts 第 {line} 行）"}},
@@ -131,7 +131,7 @@ const bool kCatalog = register_findings({{
     {},
 }});
 
-const bool kRule = register_rule({kId, {"collect.names", "collect.process", "collect.network"}, judge_hostname});
+const bool kCommHostnameRule = register_rule({kCommHostnameId, {"collect.names", "collect.process", "collect.network"}, judge_hostname});
 
 }  // namespace
 }  // namespace plumb

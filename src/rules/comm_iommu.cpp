@@ -10,27 +10,21 @@ namespace plumb {
 
 namespace {
 
-constexpr const char* kId = "l3.comm.iommu_mode";
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
+constexpr const char* kCommIommuId = "l3.comm.iommu_mode";
 
 bool translated(const std::string& type) { return type == "DMA" || type == "DMA-FQ"; }
 
 std::vector<Finding> judge_iommu(const Facts& f, const Thresholds& /*th*/) {
   const auto& io = f.sysconfig.iommu;
-  if (!io.has()) return {skipped(kId, io.why())};
+  if (!io.has()) return {skipped(kCommIommuId, io.why())};
   Finding out;
-  out.id = kId;
+  out.id = kCommIommuId;
   std::string cmd_mode;
   if (io->cmdline.has()) {
     out.add("kernel command line", *io->cmdline, io->cmdline.source);
     cmd_mode = cmdline_iommu_mode(parse_iommu_cmdline(*io->cmdline));
   }
-  if (io->units.has()) out.add("IOMMU units", io->units->empty() ? "none" : joined(*io->units), io->units.source);
+  if (io->units.has()) out.add("IOMMU units", io->units->empty() ? "none" : join(*io->units, ", "), io->units.source);
   if (io->groups.has()) out.add("IOMMU groups", std::to_string(*io->groups), io->groups.source);
   int dma = 0;
   int identity = 0;
@@ -84,15 +78,15 @@ std::vector<Finding> judge_iommu(const Facts& f, const Thresholds& /*th*/) {
     return {out};
   }
   if (!io->cmdline.has() && !io->groups.has() && !io->units.has()) {
-    return {skipped(kId, "neither /proc/cmdline nor /sys/class/iommu nor /sys/kernel/iommu_groups is readable: " + io->cmdline.why())};
+    return {skipped(kCommIommuId, "neither /proc/cmdline nor /sys/class/iommu nor /sys/kernel/iommu_groups is readable: " + io->cmdline.why())};
   }
   out.status = Status::info;
   out.variant = "unknown";
   return {out};
 }
 
-const bool kCatalog = register_findings({{
-    kId, Layer::L3, Pillar::comm, Section::distributed,
+const bool kCommIommuCatalog = register_findings({{
+    kCommIommuId, Layer::L3, Pillar::comm, Section::distributed,
     {"IOMMU mode for GPU and NIC DMA", "GPU 与网卡 DMA 的 IOMMU 模式"},
     {
         {"warn", {"{count} GPU/NIC functions sit in translated IOMMU domains (DMA, not identity: {devices}; command line: "
@@ -124,7 +118,7 @@ const bool kCatalog = register_findings({{
     {"l2.comm.allreduce_slow", "l2.bench.allreduce", "l2.bench.d2d"},
 }});
 
-const bool kRule = register_rule({kId, {"collect.iommu"}, judge_iommu});
+const bool kCommIommuRule = register_rule({kCommIommuId, {"collect.iommu"}, judge_iommu});
 
 }  // namespace
 }  // namespace plumb

@@ -254,7 +254,7 @@ std::vector<Finding> judge_firewall(const Facts& f, const Thresholds&) {
   return {x};
 }
 
-const bool kRows = register_findings({
+const bool kCommNetworkRows = register_findings({
     {"l3.comm.ib_disable", Layer::L3, Pillar::comm, Section::distributed,
      {"NCCL_IB_DISABLE against the RDMA ports", "NCCL_IB_DISABLE 与 RDMA 端口"},
      {{"pass", {"NCCL_IB_DISABLE={value} and active RDMA ports ({active}): NCCL uses InfiniBand/RoCE", "NCCL_IB_DISABLE={value}，且有活动的 RDMA 端口（{active}）：NCCL 使用 InfiniBand/RoCE"}},
@@ -323,7 +323,7 @@ const bool kRows = register_findings({
      {}},
 });
 
-const bool kRules = [] {
+const bool kCommNetworkRules = [] {
   register_rule({"l3.comm.ib_disable", {"collect.nccl_env", "collect.network"}, judge_ib_disable});
   register_rule({"l3.comm.ib_hca", {"collect.nccl_env", "collect.network"}, judge_ib_hca});
   register_rule({"l3.comm.socket_ifname", {"collect.nccl_env", "collect.network"}, judge_ifname});

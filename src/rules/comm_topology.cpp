@@ -192,7 +192,7 @@ std::vector<Finding> judge_link_width(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kRows = register_findings({
+const bool kCommTopologyRows = register_findings({
     {"l3.comm.visible_devices_span", Layer::L3, Pillar::comm, Section::distributed,
      {"CUDA_VISIBLE_DEVICES against the GPU topology", "CUDA_VISIBLE_DEVICES 与 GPU 拓扑"},
      {{"pass", {"the job's GPUs {gpus} are as close as any {k} GPUs of this machine (worst link {worst})", "作业的 GPU {gpus} 已是本机任意 {k} 张卡中最近的组合（最差链路 {worst}）"}},
@@ -238,7 +238,7 @@ const bool kRows = register_findings({
      {"l2.comm.allreduce_slow", "l2.bench.h2d"}},
 });
 
-const bool kRules = [] {
+const bool kCommTopologyRules = [] {
   register_rule({"l3.comm.visible_devices_span", {"collect.topology", "collect.nccl_env"}, judge_visible});
   register_rule({"l3.comm.gpu_nic_affinity", {"collect.topology"}, judge_nic_affinity});
   register_rule({"l3.comm.topo_file", {"collect.nccl_env", "collect.topology"}, judge_topo_file});

@@ -54,9 +54,9 @@ std::vector<Finding> h5_filters(const Facts& facts, const Thresholds&) {
   return out;
 }
 
-const bool kRule = register_rule({kFilters, {}, h5_filters});
+const bool kDataH5Rule = register_rule({kFilters, {}, h5_filters});
 
-const bool kRows = register_findings({
+const bool kDataH5Rows = register_findings({
     {kFilters, Layer::L3, Pillar::data, Section::data,
      {"HDF5 filter pipeline", "HDF5 压缩过滤器"},
      {{"pass", {"{dataset}: explicit filters {filters}, available here.", "{dataset}：显式指定的过滤器 {filters}，本机可用。"}},

@@ -11,22 +11,22 @@ namespace plumb {
 
 namespace {
 
-constexpr const char* kId = "l3.data.open_files_limit";
+constexpr const char* kDataOpenFilesId = "l3.data.open_files_limit";
 
-std::string limit_text(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : "unlimited"; }
+std::string files_limit_text(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : "unlimited"; }
 
 std::vector<Finding> judge_open_files(const Facts& f, const Thresholds& th) {
   const auto& n = f.host.process.nofile;
-  if (!n.has()) return {skipped(kId, "open-files limit unknown: " + n.why())};
+  if (!n.has()) return {skipped(kDataOpenFilesId, "open-files limit unknown: " + n.why())};
   auto fail_below = static_cast<std::uint64_t>(th.get("data.open_files_fail_below"));
   auto warn_below = static_cast<std::uint64_t>(th.get("data.open_files_warn_below"));
   Finding out;
-  out.id = kId;
-  out.add("Max open files (soft)", limit_text(n->soft), n.source);
-  out.add("Max open files (hard)", limit_text(n->hard), n.source);
+  out.id = kDataOpenFilesId;
+  out.add("Max open files (soft)", files_limit_text(n->soft), n.source);
+  out.add("Max open files (hard)", files_limit_text(n->hard), n.source);
   // Without --pid plumb reads its own limit, which the job inherits only when started the same way.
   bool self = n.source.find("/self/") != std::string::npos;
-  out.arg("soft", limit_text(n->soft)).arg("hard", limit_text(n->hard)).arg("min", std::to_string(fail_below));
+  out.arg("soft", files_limit_text(n->soft)).arg("hard", files_limit_text(n->hard)).arg("min", std::to_string(fail_below));
   out.arg("warn", std::to_string(warn_below)).arg("source", n.source);
   out.arg("whose", self ? "plumb itself (pass --pid <training pid> to read the job's limit)" : "the target process");
   out.arg("whose_zh", self ? "plumb 自身（用 --pid <训练进程 pid> 读取作业的限制）" : "目标进程");
@@ -34,7 +34,7 @@ std::vector<Finding> judge_open_files(const Facts& f, const Thresholds& th) {
                   " (warn below); assumes 8 workers x prefetch_factor 2 x 256 tensors per batch in flight";
   // The soft limit is what open() and recvmsg() hit; a process may raise it up to the hard limit.
   bool can_raise = !n->hard || (n->soft && *n->hard > *n->soft);
-  out.arg("raise", can_raise ? "ulimit -n " + limit_text(n->hard) : "raise the hard limit first (see fix)");
+  out.arg("raise", can_raise ? "ulimit -n " + files_limit_text(n->hard) : "raise the hard limit first (see fix)");
   if (!n->soft) {
     out.status = Status::pass;
     out.variant = "unlimited";
@@ -51,7 +51,7 @@ std::vector<Finding> judge_open_files(const Facts& f, const Thresholds& th) {
   return {out};
 }
 
-const bool kThresholds = register_thresholds({
+const bool kDataOpenFilesThresholds = register_thresholds({
     {"data.open_files_fail_below", 4096, "files",
      {"fail when the target's open-files soft limit is below this: 8 DataLoader workers x prefetch_factor 2 x "
       "256 tensors per batch, each one a descriptor under the file_descriptor sharing strategy",
@@ -63,8 +63,8 @@ const bool kThresholds = register_thresholds({
       "打开文件数软限制低于该值时警告（数据集分片文件多、worker 更多、collate 后为逐样本张量列表）"}},
 });
 
-const bool kCatalog = register_findings({{
-    kId, Layer::L3, Pillar::data, Section::data,
+const bool kDataOpenFilesCatalog = register_findings({{
+    kDataOpenFilesId, Layer::L3, Pillar::data, Section::data,
     {"Open-files limit for DataLoader workers", "DataLoader worker 所需的打开文件数上限"},
     {
         {"pass", {"{whose}: open-files soft limit {soft} (hard {hard}) is at least {warn}",
@@ -98,7 +98,7 @@ const bool kCatalog = register_findings({{
     {"l2.trace.dataloader_share"},
 }});
 
-const bool kRule = register_rule({kId, {"collect.process"}, judge_open_files});
+const bool kDataOpenFilesRule = register_rule({kDataOpenFilesId, {"collect.process"}, judge_open_files});
 
 }  // namespace
 }  // namespace plumb

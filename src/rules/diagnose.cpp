@@ -310,7 +310,7 @@ std::vector<CatalogEntry> rows() {
   return r;
 }
 
-const bool kRows = register_findings(rows());
+const bool kDiagnoseRows = register_findings(rows());
 
 bool register_rules() {
   // The diagnosis produces these findings itself (apps/diagnose.cpp); registered so that they are
@@ -318,7 +318,7 @@ bool register_rules() {
   for (const auto& e : rows()) register_rule({e.id, {}, {}, "log"});
   return true;
 }
-const bool kRules = register_rules();
+const bool kDiagnoseRules = register_rules();
 
 }  // namespace
 

@@ -192,17 +192,17 @@ std::vector<Finding> p2p(const Facts& facts, const Thresholds& th) {
   return out;
 }
 
-std::vector<Finding> nccl(const Facts& facts, const Thresholds&) {
+std::vector<Finding> judge_nccl(const Facts& facts, const Thresholds&) {
   const FleetFacts& f = facts.fleet;
   if (!f.collected) return {};
   return {skipped(kNccl, f.nccl.empty() ? std::string("not run") : f.nccl, "fleet")};
 }
 
-const bool kRules = register_rule({kInconsistent, {}, inconsistent, "fleet"}) && register_rule({kOutlier, {}, outliers, "fleet"}) &&
+const bool kFleetRules = register_rule({kInconsistent, {}, inconsistent, "fleet"}) && register_rule({kOutlier, {}, outliers, "fleet"}) &&
                     register_rule({kNoResult, {}, no_result, "fleet"}) && register_rule({kP2p, {}, p2p, "fleet"}) &&
-                    register_rule({kNccl, {}, nccl, "fleet"});
+                    register_rule({kNccl, {}, judge_nccl, "fleet"});
 
-const bool kThresholds = register_thresholds({
+const bool kFleetThresholds = register_thresholds({
     {"fleet.outlier_below_percent", 10, "%",
      {"a node's bench result this far on the bad side of the fleet median (and a robust outlier) fails",
       "节点基准结果比集群中位数差超过该比例（且为稳健离群点）时判为失败"}},
@@ -222,7 +222,7 @@ const bool kThresholds = register_thresholds({
       "线速未知（或在回环上）时：低于所有节点对带宽中位数该比例的节点对即为慢"}},
 });
 
-CatalogEntry row(std::string id, Layer l, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify,
+CatalogEntry fleet_row(std::string id, Layer l, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify,
                  Text gain = {}, std::vector<std::string> explains = {}) {
   CatalogEntry e;
   e.id = std::move(id);
@@ -238,8 +238,8 @@ CatalogEntry row(std::string id, Layer l, Pillar p, Text title, std::map<std::st
   return e;
 }
 
-const bool kRows = register_findings({
-    row(kInconsistent, Layer::L3, Pillar::platform, {"Facts that must agree across the fleet", "集群内必须一致的事实"},
+const bool kFleetRows = register_findings({
+    fleet_row(kInconsistent, Layer::L3, Pillar::platform, {"Facts that must agree across the fleet", "集群内必须一致的事实"},
         {{"pass", {"all {nodes} nodes agree on the {keys} compared facts", "全部 {nodes} 个节点在所比较的 {keys} 项事实上一致"}},
          {"fail", {"{key}: {n} of {nodes} nodes differ from the majority value {majority} ({majority_nodes} nodes): {hosts} (e.g. {value})",
                    "{key}：{nodes} 个节点中有 {n} 个与多数值 {majority}（{majority_nodes} 个节点）不同：{hosts}（例如 {value}）"}},
@@ -251,7 +251,7 @@ const bool kRows = register_findings({
         "plumb fleet report <snapshots>",
         {"every node behaves like the others: no single node holds back the collective", "每个节点行为一致：没有单个节点拖慢集合通信"},
         {kOutlier, kP2p}),
-    row(kOutlier, Layer::L2, Pillar::compute, {"Bench results against the fleet (robust outliers)", "基准结果与集群对比（稳健离群点）"},
+    fleet_row(kOutlier, Layer::L2, Pillar::compute, {"Bench results against the fleet (robust outliers)", "基准结果与集群对比（稳健离群点）"},
         {{"pass", {"no node is a robust outlier on the {metrics} metrics measured by enough nodes", "在有足够节点测量的 {metrics} 项指标上没有离群节点"}},
          {"fail", {"{host}: {metric} {value} {unit} is {pct} % worse than the fleet median {median} {unit} (modified z {z}, {nodes} nodes)",
                    "{host}：{metric} 为 {value} {unit}，比集群中位数 {median} {unit} 差 {pct} %（修正 z 分数 {z}，{nodes} 个节点）"}},
@@ -262,14 +262,14 @@ const bool kRows = register_findings({
          "检查 {host}：将其调频策略、内存插槽配置（DIMM）、NUMA 绑定、降频与后台负载与正常节点对比（`plumb diff`）；在其测量结果与其他节点一致之前将其下线。"},
         "plumb check --bench quick",
         {"the job runs at the speed of the fleet, not of its slowest node", "作业以集群速度运行，而不是最慢节点的速度"}),
-    row(kNoResult, Layer::L3, Pillar::platform, {"Nodes that sent no result", "未返回结果的节点"},
+    fleet_row(kNoResult, Layer::L3, Pillar::platform, {"Nodes that sent no result", "未返回结果的节点"},
         {{"pass", {"every node sent a snapshot ({nodes})", "每个节点都返回了快照（{nodes} 个）"}},
          {"fail", {"no result from {host}: {why}", "{host} 没有返回结果：{why}"}}},
         {"Log in to {host} and run `plumb check` there: a check that hangs or crashes points at a stuck driver, a hung "
          "filesystem or a failing node; drain it until the check completes.",
          "登录 {host} 并在其上运行 `plumb check`：检查卡住或崩溃说明驱动卡死、文件系统挂起或节点故障；在检查能正常完成之前将其下线。"},
         "plumb check --timeout 10000"),
-    row(kP2p, Layer::L2, Pillar::comm, {"Node-to-node bandwidth (MPI point-to-point sweep)", "节点间带宽（MPI 点对点扫描）"},
+    fleet_row(kP2p, Layer::L2, Pillar::comm, {"Node-to-node bandwidth (MPI point-to-point sweep)", "节点间带宽（MPI 点对点扫描）"},
         {{"pass", {"{pairs} node pairs reach at least {pct} % of the reference {reference} GB/s", "{pairs} 个节点对均达到参考值 {reference} GB/s 的 {pct} % 以上"}},
          {"pass_loopback",
           {"{pairs} node pairs measured over loopback reach at least {pct} % of the median pair {reference} GB/s (loopback measures MPI's mechanics, not a NIC)",
@@ -286,7 +286,7 @@ const bool kRows = register_findings({
          "检查 {host} 的网卡：链路速率与宽度（`ibstat`、`ethtool`）、错误计数以及线缆/交换机端口；在其与正常节点配对能达到线速之前将其下线。"},
         "mpirun --map-by ppr:1:node plumb fleet",
         {"collectives run at the line rate instead of the slowest link's", "集合通信按线速运行，而不是最慢链路的速度"}),
-    row(kNccl, Layer::L2, Pillar::comm, {"Multi-node NCCL all-reduce", "多节点 NCCL all-reduce"},
+    fleet_row(kNccl, Layer::L2, Pillar::comm, {"Multi-node NCCL all-reduce", "多节点 NCCL all-reduce"},
         {{"pass", {"multi-node all-reduce reaches the link", "多节点 all-reduce 达到链路带宽"}}},
         {"Run nccl-tests over every GPU of every node (all_reduce_perf under mpirun) and judge it with `plumb nccl-tests`.",
          "在所有节点的所有 GPU 上运行 nccl-tests（mpirun 下的 all_reduce_perf），并用 `plumb nccl-tests` 判定。"},

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/catalog.h"
+#include "core/knowledge/cuda_compat.h"
 #include "core/registry.h"
 #include "core/text.h"
 #include "rules/framework_common.h"
@@ -102,17 +103,6 @@ std::vector<Finding> judge_unavailable(const Facts& f, const Thresholds& /*th*/)
   return {r};
 }
 
-// Driver family minimums for minor-version compatibility (from
-// docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
-int family_min_driver(int cuda_major) {
-  switch (cuda_major) {
-    case 11: return 450;
-    case 12: return 525;
-    case 13: return 580;
-    default: return 0;
-  }
-}
-
 std::optional<Finding> judge_one_driver(const Facts& f, const std::string& subject, const std::string& what,
                                         const std::string& cuda, const std::string& src) {
   Finding r;
@@ -137,7 +127,9 @@ std::optional<Finding> judge_one_driver(const Facts& f, const std::string& subje
     r.variant = "major";
     return r;
   }
-  int min = family_min_driver(rt->major);
+  // The driver family's minimum for minor-version compatibility (core/knowledge/cuda_compat.h).
+  auto family = split(family_min_driver(rt->major), '.');
+  int min = static_cast<int>(parse_int(family.empty() ? std::string_view() : family[0]).value_or(0));
   int drv = 0;
   if (f.gpu.driver_version.has()) {
     auto parts = split(*f.gpu.driver_version, '.');
@@ -273,7 +265,7 @@ std::vector<Finding> judge_libraries(const Facts& f, const Thresholds& /*th*/) {
   return out;
 }
 
-const bool kRows = register_findings({
+const bool kFrameworkCudaRows = register_findings({
     {kUnavailable, Layer::L3, Pillar::compute, Section::framework,
      {"CUDA available to the framework", "框架可用 CUDA"},
      {{"pass", {"CUDA is available to PyTorch {version}: {count} GPU(s).", "PyTorch {version} 可以使用 CUDA：{count} 块 GPU。"}},
@@ -358,7 +350,7 @@ const bool kRows = register_findings({
      {}},
 });
 
-const bool kRules = register_rule({kUnavailable, {"collect.python"}, judge_unavailable}) &&
+const bool kFrameworkCudaRules = register_rule({kUnavailable, {"collect.python"}, judge_unavailable}) &&
                     register_rule({kDriverOld, {"collect.python"}, judge_driver}) &&
                     register_rule({kLibMismatch, {"collect.python", "collect.cuda"}, judge_libraries});
 

@@ -182,7 +182,7 @@ std::vector<Finding> judge_release_age(const Facts& f, const Thresholds& th) {
   return out;
 }
 
-const bool kThresholds = register_thresholds({
+const bool kFrameworkReproThresholds = register_thresholds({
     {"framework.require_determinism", 0, "0|1",
      {"1: the job needs bit-reproducible results, so check the determinism settings",
       "1：任务需要逐位可复现的结果，检查确定性相关设置"}},
@@ -194,7 +194,7 @@ const bool kThresholds = register_thresholds({
       "稳定性策略：发布时间短于该值的版本会被报告（检查开启时）"}},
 });
 
-const bool kRows = register_findings({
+const bool kFrameworkReproRows = register_findings({
     {kBenchmark, Layer::L3, Pillar::compute, Section::framework,
      {"cudnn.benchmark for convolutional workloads", "卷积负载的 cudnn.benchmark"},
      {{"pass", {"torch.backends.cudnn.benchmark is True: cuDNN picks the fastest convolution algorithm per shape.",
@@ -285,7 +285,7 @@ const bool kRows = register_findings({
      {}},
 });
 
-const bool kRules = register_rule({kBenchmark, {"collect.python"}, judge_benchmark}) &&
+const bool kFrameworkReproRules = register_rule({kBenchmark, {"collect.python"}, judge_benchmark}) &&
                     register_rule({kWorkspace, {"collect.python"}, judge_workspace}) &&
                     register_rule({kBlocking, {"collect.python"}, judge_blocking}) &&
                     register_rule({kReleaseAge, {"collect.python"}, judge_release_age}) &&

@@ -12,7 +12,7 @@ namespace plumb {
 
 namespace {
 
-constexpr const char* kId = "l3.framework.tf32";
+constexpr const char* kFrameworkTf32Id = "l3.framework.tf32";
 
 const char* on_off(bool v) { return v ? "on" : "off"; }
 
@@ -30,9 +30,9 @@ std::vector<Finding> judge_tf32(const Facts& f, const Thresholds& th) {
   const auto& t = f.framework.torch;
   auto override_env = job_env(f, "NVIDIA_TF32_OVERRIDE");
   auto cublas_env = job_env(f, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE");
-  if (!t.has() && !override_env && !cublas_env) return {skipped(kId, "PyTorch: " + t.why())};
+  if (!t.has() && !override_env && !cublas_env) return {skipped(kFrameworkTf32Id, "PyTorch: " + t.why())};
   Finding r;
-  r.id = kId;
+  r.id = kFrameworkTf32Id;
   bool matmul = false;
   bool cudnn = false;
   std::string precision = "?";
@@ -78,8 +78,8 @@ std::vector<Finding> judge_tf32(const Facts& f, const Thresholds& th) {
   return {r};
 }
 
-const bool kCatalog = register_findings({{
-    kId, Layer::L3, Pillar::compute, Section::framework,
+const bool kFrameworkTf32Catalog = register_findings({{
+    kFrameworkTf32Id, Layer::L3, Pillar::compute, Section::framework,
     {"TF32 for FP32 matmuls and convolutions", "FP32 矩阵乘与卷积的 TF32 设置"},
     {
         {"info", {"TF32 for convolutions: {conv}, for matmuls: {matmul} (precision '{precision}'), {override}: on "
@@ -116,7 +116,7 @@ const bool kCatalog = register_findings({{
     {},
 }});
 
-const bool kRule = register_rule({kId, {"collect.python", "collect.process"}, judge_tf32});
+const bool kFrameworkTf32Rule = register_rule({kFrameworkTf32Id, {"collect.python", "collect.process"}, judge_tf32});
 
 }  // namespace
 }  // namespace plumb

@@ -12,7 +12,7 @@ namespace plumb {
 
 namespace {
 
-const bool kCatalog = register_findings({
+const bool kGpuCudaCatalog = register_findings({
     {"l3.gpu.cuda_driver_compat", Layer::L3, Pillar::platform, Section::gpu,
      {"Driver supports the CUDA runtime", "驱动支持 CUDA 运行时版本"},
      {{"pass", {"driver supports CUDA {driver_cuda}, runtime {runtime} fits", "驱动支持 CUDA {driver_cuda}，运行时 {runtime} 可用"}},
@@ -232,7 +232,7 @@ std::vector<Finding> judge_device_query(const Facts& f, const Thresholds&) {
   return {x};
 }
 
-const bool kRules = [] {
+const bool kGpuCudaRules = [] {
   register_rule({"l3.gpu.cuda_driver_compat", {"collect.gpu", "collect.cuda"}, judge_compat});
   register_rule({"l3.gpu.toolkit_runtime", {"collect.cuda"}, judge_toolkit});
   register_rule({"l3.gpu.lib_duplicates", {"collect.cuda"}, judge_duplicates});

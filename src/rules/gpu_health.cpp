@@ -16,7 +16,7 @@ namespace {
 using gpu_rules::Judged;
 using gpu_rules::per_gpu;
 
-const bool kThresholds = register_thresholds({
+const bool kGpuHealthThresholds = register_thresholds({
     {"gpu.temperature_warn_c", 75, "°C",
      {"GPU temperature warning line (a safe margin below the rated maximum, e.g. 85 °C on A100)",
       "GPU 温度告警线（低于标称上限的安全线，如 A100 标称 85°C）"}},
@@ -30,7 +30,7 @@ const bool kThresholds = register_thresholds({
      {"uncorrectable remapped rows at which a GPU fails (DCGM's limit)", "不可纠正错误重映射行数达到该值判定失败（DCGM 限值）"}},
 });
 
-const bool kCatalog = register_findings({
+const bool kGpuHealthCatalog = register_findings({
     {"l3.gpu.nvml_responsive", Layer::L3, Pillar::platform, Section::gpu,
      {"NVML answers within the deadline", "NVML 在时限内响应"},
      {{"pass", {"every NVML call returned in time", "所有 NVML 调用均按时返回"}},
@@ -368,7 +368,7 @@ std::vector<Finding> judge_remapped(const Facts& f, const Thresholds& th) {
   }, "no pending or failed remap");
 }
 
-const bool kRules = [] {
+const bool kGpuHealthRules = [] {
   register_rule({"l3.gpu.nvml_responsive", {"collect.gpu"}, judge_responsive});
   register_rule({"l3.gpu.device_lost", {"collect.gpu"}, judge_lost});
   register_rule({"l3.gpu.temperature", {"collect.gpu"}, judge_temperature});

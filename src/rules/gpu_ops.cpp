@@ -17,7 +17,7 @@ constexpr const char* kUnderutilized = "l2.compute.gpu_underutilized";
 using gpu_rules::Judged;
 using gpu_rules::per_gpu;
 
-const bool kThresholds = register_thresholds({
+const bool kGpuOpsThresholds = register_thresholds({
     {"gpu.expected_count", -1, "count",
      {"GPUs this node must have (plumb check --expect-gpus N); -1: not checked", "本节点应有的 GPU 数（--expect-gpus N）；-1 表示不检查"}},
     {"gpu.memory_used_warn_pct", 95, "%", {"GPU memory use warning line", "显存占用告警线"}},
@@ -26,7 +26,7 @@ const bool kThresholds = register_thresholds({
       "有进程运行时 GPU 利用率应达到的比例（85% 以上为健康）"}},
 });
 
-const bool kCatalog = register_findings({
+const bool kGpuOpsCatalog = register_findings({
     {"l3.gpu.count", Layer::L3, Pillar::platform, Section::gpu,
      {"GPU count", "GPU 数量"},
      {{"pass", {"{count} GPUs usable, as expected", "{count} 块 GPU 可用，符合预期"}},
@@ -252,7 +252,7 @@ std::vector<Finding> judge_mig(const Facts& f, const Thresholds&) {
   });
 }
 
-const bool kRules = [] {
+const bool kGpuOpsRules = [] {
   register_rule({"l3.gpu.count", {"collect.gpu"}, judge_count});
   register_rule({"l3.gpu.persistence", {"collect.gpu"}, judge_persistence});
   register_rule({"l2.gpu.memory_used", {"collect.gpu"}, judge_memory});

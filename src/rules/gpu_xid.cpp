@@ -8,7 +8,7 @@ namespace plumb {
 
 namespace {
 
-const bool kCatalog = register_findings({
+const bool kGpuXidCatalog = register_findings({
     {"l3.gpu.xid", Layer::L3, Pillar::platform, Section::gpu,
      {"NVIDIA Xid errors in the kernel log", "内核日志中的 NVIDIA Xid 错误"},
      {{"pass", {"no NVIDIA Xid error in the kernel log ({records} lines read).", "内核日志中没有 NVIDIA Xid 错误（读取 {records} 行）。"}},
@@ -32,7 +32,7 @@ const bool kCatalog = register_findings({
      {}},
 });
 
-const bool kUi = register_ui({{"xid.unknown_action",
+const bool kGpuXidUi = register_ui({{"xid.unknown_action",
                                {"look the code up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors) and follow its action",
                                 "在 NVIDIA Xid 目录（docs.nvidia.com/deploy/xid-errors）中查找该代码并按其建议处理"}}});
 
@@ -78,7 +78,7 @@ std::vector<Finding> judge_xid(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kRule = register_rule({"l3.gpu.xid", {"collect.kmsg", "collect.gpu"}, judge_xid});
+const bool kGpuXidRule = register_rule({"l3.gpu.xid", {"collect.kmsg", "collect.gpu"}, judge_xid});
 // Xid lines in the kernel log were once judged on their own; the GPU rule judges them now.
 const bool kAlias = register_alias("l3.kernel.xid_errors", "l3.gpu.xid");
 

@@ -71,7 +71,7 @@ std::vector<Finding> judge_cgroup_oom(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-const bool kThresholds = register_thresholds({
+const bool kHostCgroupThresholds = register_thresholds({
     {"memory.cgroup_limit_min_pct", 25, "%",
      {"smallest cgroup memory limit, as a share of the host's MemTotal, that is not a warning",
       "cgroup 内存上限占宿主机 MemTotal 的最小比例，低于此值告警"}},
@@ -79,7 +79,7 @@ const bool kThresholds = register_thresholds({
      {"OOM kills the cgroup may have recorded (memory.events oom_kill)", "cgroup 允许记录的 OOM kill 次数（memory.events oom_kill）"}},
 });
 
-const bool kRows = register_findings({
+const bool kHostCgroupRows = register_findings({
     {"l3.memory.cgroup_limit", Layer::L3, Pillar::memory, Section::environment,
      {"cgroup memory limit against host memory", "cgroup 内存上限与宿主机内存对比"},
      {{"pass", {"the {cgroup} memory limit {limit} is {pct} % of host memory {total}.",
@@ -114,7 +114,7 @@ const bool kRows = register_findings({
      {"l2.memory.pressure"}},
 });
 
-const bool kRules = register_rule({"l3.memory.cgroup_limit", {"collect.cgroup", "collect.memory"}, judge_cgroup_limit}) &&
+const bool kHostCgroupRules = register_rule({"l3.memory.cgroup_limit", {"collect.cgroup", "collect.memory"}, judge_cgroup_limit}) &&
                     register_rule({"l3.memory.cgroup_oom_kills", {"collect.cgroup"}, judge_cgroup_oom});
 
 }  // namespace

@@ -62,7 +62,7 @@ std::vector<Finding> judge_numa_balancing(const Facts& f, const Thresholds&) {
   return {out};
 }
 
-const bool kCatalog = register_findings({
+const bool kHostCpuCatalog = register_findings({
     {kGovernor, Layer::L3, Pillar::compute, Section::environment,
      {"CPU frequency governor", "CPU 调频策略"},
      {

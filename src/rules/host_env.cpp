@@ -12,7 +12,7 @@ namespace plumb {
 
 namespace {
 
-constexpr const char* kId = "l3.compute.thread_oversubscription";
+constexpr const char* kHostEnvId = "l3.compute.thread_oversubscription";
 
 // Variables that size a library's worker-thread pool. Each library reads its own, so all count.
 const std::vector<std::string>& thread_vars() {
@@ -32,14 +32,14 @@ std::optional<std::uint64_t> thread_count(const std::string& value) {
 
 std::vector<Finding> judge_threads(const Facts& f, const Thresholds& th) {
   const auto& env = f.host.process.environ;
-  if (!env.has()) return {skipped(kId, env.why())};
+  if (!env.has()) return {skipped(kHostEnvId, env.why())};
   auto budget = cpu_budget(f);
-  if (!budget) return {skipped(kId, "CPU count unknown: " + f.host.cpu.logical_cpus.why())};
+  if (!budget) return {skipped(kHostEnvId, "CPU count unknown: " + f.host.cpu.logical_cpus.why())};
   double warn_ratio = th.get("cpu.thread_oversubscription_warn_ratio");
   double fail_ratio = th.get("cpu.thread_oversubscription_fail_ratio");
 
   Finding out;
-  out.id = kId;
+  out.id = kHostEnvId;
   std::string worst_var;
   std::uint64_t worst = 0;
   std::string set_vars;
@@ -86,7 +86,7 @@ std::vector<Finding> judge_threads(const Facts& f, const Thresholds& th) {
   return {out};
 }
 
-const bool kThresholds = register_thresholds({
+const bool kHostEnvThresholds = register_thresholds({
     {"cpu.thread_oversubscription_warn_ratio", 1.0, "ratio",
      {"warn when a thread-count variable exceeds this multiple of the CPUs the process may use",
       "线程数变量超过进程可用 CPU 的该倍数时警告"}},
@@ -95,8 +95,8 @@ const bool kThresholds = register_thresholds({
       "线程数变量达到进程可用 CPU 的该倍数时判定失败"}},
 });
 
-const bool kCatalog = register_findings({{
-    kId, Layer::L3, Pillar::compute, Section::framework,
+const bool kHostEnvCatalog = register_findings({{
+    kHostEnvId, Layer::L3, Pillar::compute, Section::framework,
     {"Thread-count variables vs CPUs granted", "线程数环境变量与实际可用 CPU"},
     {
         {"pass", {"thread-count variables fit the {cpus} CPUs available ({vars})",
@@ -122,7 +122,7 @@ const bool kCatalog = register_findings({{
      "l2.serving.unstable"},
 }});
 
-const bool kRule = register_rule({kId, {"collect.process", "collect.cpu", "collect.cgroup"}, judge_threads});
+const bool kHostEnvRule = register_rule({kHostEnvId, {"collect.process", "collect.cpu", "collect.cgroup"}, judge_threads});
 
 
 

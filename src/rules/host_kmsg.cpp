@@ -46,12 +46,12 @@ std::vector<Finding> judge_oom_kills(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-const bool kThresholds = register_thresholds({
+const bool kHostKmsgThresholds = register_thresholds({
     {"kernel.oom_kills_max", 0, "count",
      {"OOM-killer events the kernel log may show", "内核日志中允许出现的 OOM Killer 事件数"}},
 });
 
-const bool kRows = register_findings({
+const bool kHostKmsgRows = register_findings({
     {"l3.kernel.oom_kills", Layer::L3, Pillar::memory, Section::environment,
      {"OOM-killer events in the kernel log", "内核日志中的 OOM Killer 事件"},
      {{"pass", {"no OOM kill in the kernel log ({records} lines read).", "内核日志中没有 OOM kill（读取 {records} 行）。"}},
@@ -77,7 +77,7 @@ const bool kRows = register_findings({
      {"l2.memory.pressure"}},
 });
 
-const bool kRules = register_rule({"l3.kernel.oom_kills", {"collect.kmsg"}, judge_oom_kills});
+const bool kHostKmsgRules = register_rule({"l3.kernel.oom_kills", {"collect.kmsg"}, judge_oom_kills});
 
 }  // namespace
 }  // namespace plumb

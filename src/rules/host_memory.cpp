@@ -10,7 +10,7 @@ namespace {
 constexpr const char* kMemlock = "l3.memory.memlock_limit";
 constexpr const char* kSwap = "l3.memory.swap_active";
 
-std::string limit_text(const std::optional<std::uint64_t>& v) { return v ? human_bytes(*v) : "unlimited"; }
+std::string bytes_limit_text(const std::optional<std::uint64_t>& v) { return v ? human_bytes(*v) : "unlimited"; }
 
 std::vector<Finding> judge_memlock(const Facts& f, const Thresholds& th) {
   const auto& m = f.host.process.memlock;
@@ -18,10 +18,10 @@ std::vector<Finding> judge_memlock(const Facts& f, const Thresholds& th) {
   double min_mib = th.get("process.memlock_min_mib");
   Finding out;
   out.id = kMemlock;
-  out.add("Max locked memory (soft)", limit_text(m->soft), m.source);
-  out.add("Max locked memory (hard)", limit_text(m->hard), m.source);
+  out.add("Max locked memory (soft)", bytes_limit_text(m->soft), m.source);
+  out.add("Max locked memory (hard)", bytes_limit_text(m->hard), m.source);
   out.threshold = ">= " + fmt_num(min_mib, 0) + " MiB (unlimited recommended for RDMA)";
-  out.arg("soft", limit_text(m->soft)).arg("hard", limit_text(m->hard)).arg("min", fmt_num(min_mib, 0) + " MiB");
+  out.arg("soft", bytes_limit_text(m->soft)).arg("hard", bytes_limit_text(m->hard)).arg("min", fmt_num(min_mib, 0) + " MiB");
   // The soft limit is what registrations hit; a process may raise it only up to the hard limit.
   if (!m->soft) {
     out.status = Status::pass;
@@ -66,7 +66,7 @@ std::vector<Finding> judge_swap(const Facts& f, const Thresholds& th) {
   return {out};
 }
 
-const bool kThresholds = register_thresholds({
+const bool kHostMemoryThresholds = register_thresholds({
     {"process.memlock_min_mib", 64, "MiB",
      {"warn when the target's locked-memory limit (RLIMIT_MEMLOCK soft) is below this and not unlimited",
       "目标进程锁定内存上限（RLIMIT_MEMLOCK 软限制）低于该值且非 unlimited 时警告"}},
@@ -74,7 +74,7 @@ const bool kThresholds = register_thresholds({
      {"warn when more swap than this is in use on the host", "主机已用交换空间超过该值时警告"}},
 });
 
-const bool kCatalog = register_findings({
+const bool kHostMemoryCatalog = register_findings({
     {kMemlock, Layer::L3, Pillar::memory, Section::environment,
      {"Locked-memory limit (memlock)", "锁定内存上限（memlock）"},
      {

@@ -9,7 +9,7 @@ namespace plumb {
 namespace {
 
 constexpr const char* kCpu = "l2.compute.cpu_saturated";
-constexpr const char* kMemory = "l2.memory.pressure";
+constexpr const char* kHostPressureMemory = "l2.memory.pressure";
 constexpr const char* kIo = "l2.data.io_pressure";
 
 // One PSI file judged on avg60 (smoother than avg10, fresher than avg300): `some` against
@@ -46,7 +46,7 @@ Finding judge_psi(const char* id, const char* res, const Fact<Pressure>& p, cons
   return out;
 }
 
-const bool kThresholds = register_thresholds({
+const bool kHostPressureThresholds = register_thresholds({
     {"psi.cpu_some_avg60_info_pct", 10, "%", {"note CPU pressure (PSI some avg60) from this share", "CPU 压力（PSI some avg60）达到该比例时提示"}},
     {"psi.cpu_some_avg60_warn_pct", 30, "%", {"warn on CPU pressure (PSI some avg60) from this share", "CPU 压力（PSI some avg60）达到该比例时警告"}},
     {"psi.memory_some_avg60_info_pct", 5, "%", {"note memory pressure (PSI some avg60) from this share", "内存压力（PSI some avg60）达到该比例时提示"}},
@@ -57,7 +57,7 @@ const bool kThresholds = register_thresholds({
     {"psi.io_full_avg60_warn_pct", 10, "%", {"warn when all tasks stall on IO (PSI full avg60) this share of the time", "所有任务因 IO 停顿（PSI full avg60）达到该比例时警告"}},
 });
 
-const bool kCatalog = register_findings({
+const bool kHostPressureCatalog = register_findings({
     {kCpu, Layer::L2, Pillar::compute, Section::environment,
      {"CPU load against the CPUs granted", "CPU 负载与可用 CPU"},
      {
@@ -83,7 +83,7 @@ const bool kCatalog = register_findings({
      "cat /proc/pressure/cpu",
      {},
      {}},
-    {kMemory, Layer::L2, Pillar::memory, Section::environment,
+    {kHostPressureMemory, Layer::L2, Pillar::memory, Section::environment,
      {"Memory pressure (PSI)", "内存压力（PSI）"},
      {
          {"pass", {"tasks stalled on memory {some} % of the last minute (all tasks: {full} %)",
@@ -124,8 +124,8 @@ const bool kCpuRule = register_rule({kCpu, {"collect.psi"}, [](const Facts& f, c
                                        x.arg("next", next_checks_command(kCpu));
                                        return std::vector<Finding>{x};
                                      }});
-const bool kMemRule = register_rule({kMemory, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
-                                       return std::vector<Finding>{judge_psi(kMemory, "memory", f.host.memory.pressure.memory, th)};
+const bool kMemRule = register_rule({kHostPressureMemory, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
+                                       return std::vector<Finding>{judge_psi(kHostPressureMemory, "memory", f.host.memory.pressure.memory, th)};
                                      }});
 const bool kIoRule = register_rule({kIo, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
                                       return std::vector<Finding>{judge_psi(kIo, "io", f.host.memory.pressure.io, th)};

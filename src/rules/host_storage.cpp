@@ -198,7 +198,7 @@ std::vector<Finding> judge_shm(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-const bool kThresholds = register_thresholds({
+const bool kHostStorageThresholds = register_thresholds({
     {"storage.shm_min_mib", 1024, "MiB",
      {"smallest /dev/shm that multi-worker DataLoaders can use without bus errors",
       "多 worker DataLoader 不报 bus error 所需的最小 /dev/shm"}},
@@ -212,7 +212,7 @@ const bool kThresholds = register_thresholds({
 
 const std::string kSchedVerify = "cat /sys/block/{device}/queue/scheduler";
 
-const bool kRows = register_findings({
+const bool kHostStorageRows = register_findings({
     {"l3.storage.io_scheduler", Layer::L3, Pillar::data, Section::data,
      {"IO scheduler of SSD/NVMe devices", "SSD/NVMe 设备的 IO 调度器"},
      {{"pass", {"{device} ({media}) uses the `{scheduler}` IO scheduler.", "{device}（{media}）使用 `{scheduler}` IO 调度器。"}},
@@ -306,7 +306,7 @@ const bool kRows = register_findings({
      {}},
 });
 
-const bool kRules = register_rule({"l3.storage.io_scheduler", {"collect.storage"}, judge_io_scheduler}) &&
+const bool kHostStorageRules = register_rule({"l3.storage.io_scheduler", {"collect.storage"}, judge_io_scheduler}) &&
                     register_rule({"l3.storage.read_ahead", {"collect.storage"}, judge_read_ahead}) &&
                     register_rule({"l3.storage.data_path", {"collect.storage"}, judge_data_path}) &&
                     register_rule({"l3.storage.shm_size", {"collect.storage", "collect.memory"}, judge_shm});

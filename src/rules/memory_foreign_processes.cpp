@@ -11,7 +11,7 @@ namespace plumb {
 
 namespace {
 
-constexpr const char* kId = "l3.vram.foreign_processes";
+constexpr const char* kMemoryForeignProcessesId = "l3.vram.foreign_processes";
 
 std::string mem_text(const GpuProcessOwner& p) { return p.used_memory_bytes ? human_bytes(*p.used_memory_bytes) : "n/a"; }
 
@@ -28,9 +28,9 @@ Kind classify(const GpuProcessOwner& p, const GpuProcessFacts& g) {
 
 std::vector<Finding> judge_foreign(const Facts& f, const Thresholds& /*th*/) {
   const auto& g = f.sysconfig.gpu_processes;
-  if (!g.processes.has()) return {skipped(kId, g.processes.why())};
+  if (!g.processes.has()) return {skipped(kMemoryForeignProcessesId, g.processes.why())};
   if (g.pid_namespace && std::any_of(g.processes->begin(), g.processes->end(), [](const auto& p) { return !p.alive; })) {
-    return {skipped(kId, "plumb runs in a child PID namespace (a container): NVML reports the host's pids, which /proc "
+    return {skipped(kMemoryForeignProcessesId, "plumb runs in a child PID namespace (a container): NVML reports the host's pids, which /proc "
                          "here cannot show; run plumb on the host")};
   }
   std::map<unsigned, std::vector<const GpuProcessOwner*>> by_gpu;
@@ -38,7 +38,7 @@ std::vector<Finding> judge_foreign(const Facts& f, const Thresholds& /*th*/) {
   std::vector<Finding> out;
   for (const auto& [gpu, procs] : by_gpu) {
     Finding x;
-    x.id = kId;
+    x.id = kMemoryForeignProcessesId;
     x.subject = "gpu " + std::to_string(gpu) + (procs.front()->gpu_bus_id.empty() ? "" : " (" + procs.front()->gpu_bus_id + ")");
     x.threshold = "no GPU memory held by a gone or zombie process (fail) or another user's process (warn)";
     Kind worst = Kind::target;
@@ -76,7 +76,7 @@ std::vector<Finding> judge_foreign(const Facts& f, const Thresholds& /*th*/) {
   }
   if (out.empty()) {
     Finding ok;
-    ok.id = kId;
+    ok.id = kMemoryForeignProcessesId;
     ok.status = Status::pass;
     ok.add("processes on GPUs", std::to_string(g.processes->size()), g.processes.source);
     ok.arg("count", std::to_string(g.processes->size()));
@@ -85,8 +85,8 @@ std::vector<Finding> judge_foreign(const Facts& f, const Thresholds& /*th*/) {
   return out;
 }
 
-const bool kCatalog = register_findings({{
-    kId, Layer::L3, Pillar::memory, Section::gpu,
+const bool kMemoryForeignProcessesCatalog = register_findings({{
+    kMemoryForeignProcessesId, Layer::L3, Pillar::memory, Section::gpu,
     {"GPU memory held by other or dead processes", "被其他进程或已退出进程占用的显存"},
     {
         {"pass", {"no process other than the job holds GPU memory ({count} listed by NVML)",
@@ -121,7 +121,7 @@ const bool kCatalog = register_findings({{
     {"l2.vram.oom", "l2.vram.pressure"},
 }});
 
-const bool kRule = register_rule({kId, {"collect.gpu_processes"}, judge_foreign});
+const bool kMemoryForeignProcessesRule = register_rule({kMemoryForeignProcessesId, {"collect.gpu_processes"}, judge_foreign});
 
 }  // namespace
 }  // namespace plumb

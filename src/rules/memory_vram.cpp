@@ -18,8 +18,8 @@ constexpr const char* kFrag = "l2.vram.fragmentation";
 constexpr const char* kPressure = "l2.vram.pressure";
 
 std::string hb(const std::optional<std::uint64_t>& v) { return v ? memory_bytes_text(*v) : std::string("n/a"); }
-std::string num(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : std::string("n/a"); }
-std::string pct(double r) { return fmt_num(r * 100.0, 1) + " %"; }
+std::string count_text(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : std::string("n/a"); }
+std::string ratio_pct(double r) { return fmt_num(r * 100.0, 1) + " %"; }
 
 // One device of one file, as each rule sees it.
 struct Subject {
@@ -56,7 +56,7 @@ Finding summary(const Subject& s) {
   f.status = Status::info;
   f.arg("alloc", hb(A.current)).arg("alloc_peak", hb(A.peak)).arg("reserved", hb(R.current))
       .arg("reserved_peak", hb(R.peak)).arg("nonrel", hb(d.inactive_split_bytes.current))
-      .arg("allocs", num(d.allocations.current)).arg("segments", num(d.segments.current))
+      .arg("allocs", count_text(d.allocations.current)).arg("segments", count_text(d.segments.current))
       .arg("total_alloc", hb(A.allocated)).arg("total_freed", hb(A.freed));
   f.add("allocated (current / peak)", hb(A.current) + " / " + hb(A.peak), src);
   f.add("reserved (current / peak)", hb(R.current) + " / " + hb(R.peak), src);
@@ -79,7 +79,7 @@ Finding ooms(const Subject& s, const Thresholds& th) {
   f.add("CUDA OOMs", std::to_string(*n), s.file.file);
   if (d.num_alloc_retries) f.add("cudaMalloc retries", std::to_string(*d.num_alloc_retries), s.file.file);
   if (last) f.add("OOM message", last->text, s.file.file);
-  f.arg("ooms", std::to_string(*n)).arg("retries", num(d.num_alloc_retries));
+  f.arg("ooms", std::to_string(*n)).arg("retries", count_text(d.num_alloc_retries));
   f.threshold = "== 0";
   if (*n == 0) {
     f.status = Status::pass;
@@ -94,7 +94,7 @@ Finding ooms(const Subject& s, const Thresholds& th) {
     double ratio = static_cast<double>(gap) / static_cast<double>(*res);
     const auto frag_min = static_cast<std::uint64_t>(th.get("vram.fragmentation_min_mib") * 1048576.0);
     f.arg("alloc", memory_bytes_text(*alloc)).arg("reserved", memory_bytes_text(*res)).arg("gap", memory_bytes_text(gap))
-        .arg("gap_pct", pct(ratio)).arg("capacity", hb(s.view.capacity));
+        .arg("gap_pct", ratio_pct(ratio)).arg("capacity", hb(s.view.capacity));
     f.variant = ratio > th.get("vram.fragmentation_ratio_warn") && gap >= frag_min ? "fragmented" : "pressure";
   }
   return f;
@@ -132,9 +132,9 @@ Finding fragmentation(const Subject& s, const Thresholds& th) {
   f.add("allocated", memory_bytes_text(*fa), src);
   f.add("reserved", memory_bytes_text(*fr), src);
   if (d.inactive_split_bytes.current) f.add("non-releasable (inactive split blocks)", hb(d.inactive_split_bytes.current), src);
-  f.arg("gap", memory_bytes_text(gap)).arg("ratio", pct(ratio)).arg("alloc", memory_bytes_text(*fa))
+  f.arg("gap", memory_bytes_text(gap)).arg("ratio", ratio_pct(ratio)).arg("alloc", memory_bytes_text(*fa))
       .arg("reserved", memory_bytes_text(*fr));
-  f.threshold = "(reserved - allocated) / reserved <= " + pct(frag_ratio) + " or < " + memory_bytes_text(frag_min);
+  f.threshold = "(reserved - allocated) / reserved <= " + ratio_pct(frag_ratio) + " or < " + memory_bytes_text(frag_min);
   f.status = ratio > frag_ratio && gap >= frag_min ? Status::warn : Status::pass;
   return f;
 }
@@ -152,13 +152,13 @@ Finding pressure(const Subject& s, const Thresholds& th) {
   double frac = static_cast<double>(*peak) / static_cast<double>(*capacity);
   f.add("peak reserved", memory_bytes_text(*peak), s.file.file);
   f.add("GPU capacity", memory_bytes_text(*capacity), s.view.capacity_source);
-  f.arg("peak", memory_bytes_text(*peak)).arg("capacity", memory_bytes_text(*capacity)).arg("frac", pct(frac));
-  f.threshold = "peak reserved < " + pct(peak_frac) + " of capacity";
+  f.arg("peak", memory_bytes_text(*peak)).arg("capacity", memory_bytes_text(*capacity)).arg("frac", ratio_pct(frac));
+  f.threshold = "peak reserved < " + ratio_pct(peak_frac) + " of capacity";
   f.status = frac >= peak_frac ? Status::warn : Status::pass;
   return f;
 }
 
-const bool kRules =
+const bool kMemoryVramRules =
     register_rule({kSummary, {}, [](const Facts& f, const Thresholds&) { return each_device(f, summary); }}) &&
     register_rule({kOom, {}, [](const Facts& f, const Thresholds& th) {
                      return each_device(f, [&](const Subject& s) { return ooms(s, th); });
@@ -171,7 +171,7 @@ const bool kRules =
                      return each_device(f, [&](const Subject& s) { return pressure(s, th); });
                    }});
 
-const bool kThresholds = register_thresholds({
+const bool kMemoryVramThresholds = register_thresholds({
     {"vram.fragmentation_ratio_warn", 0.2, "ratio",
      {"caching allocator: (reserved - allocated) / reserved above this is fragmentation",
       "缓存分配器：(reserved - allocated) / reserved 超过该值视为显存碎片"}},
@@ -194,7 +194,7 @@ const Text kOomFix{
     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（PyTorch >= 2.1）或 max_split_size_mb:128。训练若干步后 loss "
     "变成 NaN 可能正是显存压力的伪装：用 CUDA_LAUNCH_BLOCKING=1 重跑以看到真实错误。"};
 
-const bool kRows = register_findings({
+const bool kMemoryVramRows = register_findings({
     {kSummary, Layer::L2, Pillar::memory, Section::gpu,
      {"Caching allocator snapshot", "缓存分配器快照"},
      {{"info",

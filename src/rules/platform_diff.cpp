@@ -6,13 +6,13 @@
 namespace plumb {
 namespace {
 
-constexpr const char* kDiff = "l3.platform.snapshot_diff";
+constexpr const char* kPlatformDiff = "l3.platform.snapshot_diff";
 
 std::vector<Finding> snapshot_diff(const Facts& facts, const Thresholds&) {
   const SnapshotDiff& d = facts.diff;
   if (!d.collected) return {};  // only `plumb diff` feeds this rule
   Finding f;
-  f.id = kDiff;
+  f.id = kPlatformDiff;
   f.subject = "host";
   int same = 0;
   for (const auto& [group, n] : d.identical) same += n;
@@ -27,10 +27,10 @@ std::vector<Finding> snapshot_diff(const Facts& facts, const Thresholds&) {
   return {f};
 }
 
-const bool kRule = register_rule({kDiff, {}, snapshot_diff});
+const bool kPlatformDiffRule = register_rule({kPlatformDiff, {}, snapshot_diff});
 
-const bool kRows = register_findings({
-    {kDiff, Layer::L3, Pillar::platform, Section::environment,
+const bool kPlatformDiffRows = register_findings({
+    {kPlatformDiff, Layer::L3, Pillar::platform, Section::environment,
      {"Snapshot differences", "快照差异"},
      {{"pass", {"{a} and {b} agree on every compared fact ({same} identical).", "{a} 与 {b} 所比较的事实全部一致（{same} 项相同）。"}},
       {"fail",

@@ -237,7 +237,7 @@ std::vector<Finding> judge_triton(const Facts& f, const Thresholds&) {
 
 const std::vector<std::string> kServingL2 = {"l2.serving.tail_latency", "l2.serving.unstable"};
 
-const bool kRows = register_findings({
+const bool kServingConfigRows = register_findings({
     {kDemand, Layer::L3, Pillar::serving, Section::framework,
      {"Model server thread pools vs CPUs granted", "模型服务线程池与实际可用 CPU"},
      {{"pass", {"the server's thread pools ask for {threads} threads on the {cpus} CPUs available",

@@ -16,7 +16,7 @@ namespace plumb {
 
 namespace {
 
-const std::vector<std::string> kNeeds = {"collect.bench_quick"};
+const std::vector<std::string> kServingLoadNeeds = {"collect.bench_quick"};
 constexpr const char* kTail = "l2.serving.tail_latency";
 constexpr const char* kUnstable = "l2.serving.unstable";
 constexpr const char* kLate = "l2.serving.late_sends";
@@ -34,7 +34,7 @@ std::string note(const BenchResult& r, const char* k) {
   return it == r.notes.end() ? "" : it->second;
 }
 std::string msf(double v) { return fmt_num(v, v >= 100 ? 0 : v >= 10 ? 1 : v >= 1 ? 2 : 3); }
-std::string src(const BenchResult& r) { return "plumb bench serve " + p(r, "url"); }
+std::string serve_source(const BenchResult& r) { return "plumb bench serve " + p(r, "url"); }
 
 std::string mode_of(const BenchResult& r) {
   return d(r, "closed_loop") > 0 ? "closed-loop, " + p(r, "concurrency") + " connections" : "open-loop, " + p(r, "rate") + " req/s " + p(r, "arrival");
@@ -68,16 +68,16 @@ Finding tail(const BenchResult& r, const Thresholds& th) {
   std::string lat = d(r, "closed_loop") > 0 ? "from the actual send (closed loop)" : "from the intended send";
   x.add("P50 / P90 / P99 / P99.9 / max " + lat,
         msf(d(r, "p50_ms")) + " / " + msf(d(r, "p90_ms")) + " / " + msf(d(r, "p99_ms")) + " / " + msf(d(r, "p999_ms")) + " / " + msf(d(r, "max_ms")) + " ms",
-        src(r));
+        serve_source(r));
   if (d(r, "closed_loop") <= 0) {
-    x.add("P50 / P99 / P99.9 from the actual send", msf(d(r, "sent_p50_ms")) + " / " + msf(d(r, "sent_p99_ms")) + " / " + msf(d(r, "sent_p999_ms")) + " ms", src(r));
+    x.add("P50 / P99 / P99.9 from the actual send", msf(d(r, "sent_p50_ms")) + " / " + msf(d(r, "sent_p99_ms")) + " / " + msf(d(r, "sent_p999_ms")) + " ms", serve_source(r));
   }
-  x.add("replies", fmt_num(d(r, "ok"), 0) + " ok of " + fmt_num(d(r, "scheduled"), 0) + " (" + fmt_num(d(r, "throughput"), 1) + " req/s)", src(r));
+  x.add("replies", fmt_num(d(r, "ok"), 0) + " ok of " + fmt_num(d(r, "scheduled"), 0) + " (" + fmt_num(d(r, "throughput"), 1) + " req/s)", serve_source(r));
   double errors = d(r, "errors");
   x.add("errors", fmt_num(errors, 0) + " (connect " + fmt_num(d(r, "errors.connect"), 0) + ", timeout " + fmt_num(d(r, "errors.timeout"), 0) + ", HTTP 4xx " +
                       fmt_num(d(r, "errors.http_4xx"), 0) + ", HTTP 5xx " + fmt_num(d(r, "errors.http_5xx"), 0) + ", protocol " + fmt_num(d(r, "errors.protocol"), 0) + ")",
-        src(r));
-  if (!note(r, "first_error").empty()) x.add("first error", note(r, "first_error"), src(r));
+        serve_source(r));
+  if (!note(r, "first_error").empty()) x.add("first error", note(r, "first_error"), serve_source(r));
   if (r.derived.count("triton.queue_ms")) {
     x.add("Triton queue / compute per request", msf(d(r, "triton.queue_ms")) + " / " + msf(d(r, "triton.compute_ms")) + " ms", "/v2/models/" + p(r, "model") + "/stats");
   }
@@ -129,9 +129,9 @@ Finding unstable(const BenchResult& r, const Thresholds&) {
   Finding x;
   x.id = kUnstable;
   x.arg("mode", mode_of(r)).arg("why", note(r, "stability"));
-  for (const auto& row : r.rows) {
-    if (!row.setting.count("window")) continue;
-    x.add("window " + row.setting.at("window"), fmt_num(row.values.at("ok_per_s"), 1) + " req/s, P50 " + msf(row.values.at("p50_ms")) + " ms, P99 " + msf(row.values.at("p99_ms")) + " ms", src(r));
+  for (const auto& serving_row : r.rows) {
+    if (!serving_row.setting.count("window")) continue;
+    x.add("window " + serving_row.setting.at("window"), fmt_num(serving_row.values.at("ok_per_s"), 1) + " req/s, P50 " + msf(serving_row.values.at("p50_ms")) + " ms, P99 " + msf(serving_row.values.at("p99_ms")) + " ms", serve_source(r));
   }
   double s = d(r, "stable", -1);
   if (s < 0) {
@@ -153,29 +153,29 @@ Finding late(const BenchResult& r, const Thresholds& th) {
   x.arg("share", fmt_num(share, 2)).arg("late", fmt_num(d(r, "late"), 0)).arg("sent", fmt_num(d(r, "sent"), 0));
   x.arg("lag", msf(d(r, "max_send_lag_ms"))).arg("conns", fmt_num(d(r, "connections_opened"), 0)).arg("cap", p(r, "connections_max"));
   x.arg("unsent", fmt_num(d(r, "unsent"), 0));
-  x.add("late sends", x.args["late"] + " of " + x.args["sent"] + " (" + x.args["share"] + " %), worst " + x.args["lag"] + " ms", src(r));
+  x.add("late sends", x.args["late"] + " of " + x.args["sent"] + " (" + x.args["share"] + " %), worst " + x.args["lag"] + " ms", serve_source(r));
   x.arg("peak", fmt_num(d(r, "peak_connections"), 0));
-  x.add("connections opened / most open at once / cap", x.args["conns"] + " / " + x.args["peak"] + " / " + x.args["cap"], src(r));
-  x.add("never sent (deadline passed waiting)", x.args["unsent"], src(r));
+  x.add("connections opened / most open at once / cap", x.args["conns"] + " / " + x.args["peak"] + " / " + x.args["cap"], serve_source(r));
+  x.add("never sent (deadline passed waiting)", x.args["unsent"], serve_source(r));
   x.threshold = "late share <= " + fmt_num(warn, 1) + " %";
   x.status = share > warn || d(r, "unsent") > 0 ? Status::warn : Status::pass;
   return x;
 }
 
-const bool kThresholds = register_thresholds({
+const bool kServingLoadThresholds = register_thresholds({
     {"serving.tail_ratio_warn", 10, "x", {"P99 above this multiple of P50 (from the intended send) warns", "P99 超过 P50 的该倍数（按计划发送时刻计）时告警"}},
     {"serving.late_share_warn_pct", 1, "%", {"share of open-loop requests sent late above which the load itself is suspect", "开环请求延迟发出的比例超过该值即说明压测本身不可信"}},
     {"serving.error_share_warn_pct", 1, "%", {"share of failed requests (connect, timeout, HTTP 4xx/5xx, protocol) above which latency figures are not comparable",
                                              "失败请求（连接、超时、HTTP 4xx/5xx、协议）比例超过该值时延迟数字不可比"}},
 });
 
-CatalogEntry row(std::string id, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
+CatalogEntry serving_row(std::string id, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
   return bench_row(std::move(id), Pillar::serving, std::move(title), std::move(msgs), std::move(fix), std::move(verify),
                    std::move(gain));
 }
 
-const bool kRows = register_findings({
-    row(kTail, {"Serving tail latency under load", "负载下的推理服务尾延迟"},
+const bool kServingLoadRows = register_findings({
+    serving_row(kTail, {"Serving tail latency under load", "负载下的推理服务尾延迟"},
         {{"info", {"P50 {p50} ms, P99 {p99} ms, P99.9 {p999}, max {max} ms at {throughput} req/s ({mode}; {samples} replies)",
                    "P50 {p50} ms，P99 {p99} ms，P99.9 {p999}，最大 {max} ms，吞吐 {throughput} req/s（{mode}；{samples} 个响应）"}},
          {"over_bound", {"P99 {p99} ms is over the bound of {bound} ms at {throughput} req/s ({mode})",
@@ -191,14 +191,14 @@ const bool kRows = register_findings({
          "client_late 时：先给压测端独立的 CPU（taskset）或降低 --rate。其他情况下，在 CPU 推理服务上按容器实际分配的 CPU 设置推理线程数（ONNX Runtime intra_op_num_threads、torch.set_num_threads、OMP_NUM_THREADS），并运行 plumb check --only l3.serving.thread_demand,l3.compute.thread_oversubscription,l3.memory.cgroup_limit；再用 plumb bench serve URL --p99 上限 找出满足目标的最高速率"},
         "plumb bench serve {subject} --rate R --duration 60s",
         {"P99 back near the median once the server no longer waits for CPU", "服务端不再等待 CPU 后，P99 回到中位数附近"}),
-    row(kUnstable, {"Serving load stability", "推理服务压测稳定性"},
+    serving_row(kUnstable, {"Serving load stability", "推理服务压测稳定性"},
         {{"pass", {"the last windows agree: {why} ({mode})", "最后几个窗口一致：{why}（{mode}）"}},
          {"warn", {"not in a steady state: {why} ({mode}); the percentiles mix a warm-up or a growing queue with the steady state",
                    "尚未进入稳态：{why}（{mode}）；分位数混入了预热阶段或不断增长的队列"}}},
         {"lengthen --warmup and --duration; if latency keeps growing at this rate the server cannot sustain it (lower --rate, or find the sustainable one with --p99); check CPU throttling with plumb check --only l3.serving.thread_demand,l3.compute.thread_oversubscription",
          "加长 --warmup 与 --duration；若在该速率下延迟持续增长，说明服务端无法承受（降低 --rate，或用 --p99 找出可持续速率）；用 plumb check --only l3.serving.thread_demand,l3.compute.thread_oversubscription 检查 CPU 限流"},
         "plumb bench serve {subject} --rate R --warmup 10s --duration 60s"),
-    row(kLate, {"Requests sent on schedule", "请求是否按计划发出"},
+    serving_row(kLate, {"Requests sent on schedule", "请求是否按计划发出"},
         {{"pass", {"{late} of {sent} requests left late ({share} %); the schedule held", "{sent} 个请求中 {late} 个延迟发出（{share}%）；发送计划得到遵守"}},
          {"warn", {"{late} of {sent} requests left late ({share} %, worst {lag} ms) and {unsent} never left: at most {peak} connections were open at once of {cap} allowed; the client ran out of connections or CPU, and the open-loop tail includes that wait",
                    "{sent} 个请求中 {late} 个延迟发出（{share}%，最长 {lag} ms），{unsent} 个未能发出：同时打开的连接最多 {peak} 个（上限 {cap}）；客户端连接或 CPU 不足，开环尾延迟包含了这段等待"}}},
@@ -207,10 +207,10 @@ const bool kRows = register_findings({
         "plumb bench serve {subject} --rate R --connections 1024"),
 });
 
-const bool kRules = [] {
-  register_rule({kTail, kNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kTail, [&](const BenchResult& r) { return tail(r, th); }); }});
-  register_rule({kUnstable, kNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kUnstable, [&](const BenchResult& r) { return unstable(r, th); }); }});
-  register_rule({kLate, kNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kLate, [&](const BenchResult& r) { return late(r, th); }); }});
+const bool kServingLoadRules = [] {
+  register_rule({kTail, kServingLoadNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kTail, [&](const BenchResult& r) { return tail(r, th); }); }});
+  register_rule({kUnstable, kServingLoadNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kUnstable, [&](const BenchResult& r) { return unstable(r, th); }); }});
+  register_rule({kLate, kServingLoadNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kLate, [&](const BenchResult& r) { return late(r, th); }); }});
   return true;
 }();
 

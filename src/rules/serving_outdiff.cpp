@@ -11,7 +11,7 @@
 namespace plumb {
 namespace {
 
-constexpr const char* kId = "l2.serving.output_diff";
+constexpr const char* kServingOutdiffId = "l2.serving.output_diff";
 
 std::string sci(double v) {
   char buf[32];
@@ -29,7 +29,7 @@ std::vector<Finding> judge_outdiff(const Facts& facts, const Thresholds& th) {
   const std::string src = d.file_a + " vs " + d.file_b;
   for (const auto& a : d.arrays) {
     Finding f;
-    f.id = kId;
+    f.id = kServingOutdiffId;
     f.subject = a.name;
     f.threshold = rule + ", atol " + sci(d.atol) + ", rtol " + sci(d.rtol) + (d.equal_nan ? ", NaN == NaN" : "") +
                   "; mean |a-b| < " + sci(bar);
@@ -67,14 +67,14 @@ std::vector<Finding> judge_outdiff(const Facts& facts, const Thresholds& th) {
   return out;
 }
 
-const bool kThresholds = register_thresholds({
+const bool kServingOutdiffThresholds = register_thresholds({
     {"serving.outdiff_mean_abs_max", 1e-4, "absolute",
      {"largest mean |a-b| between two backends' outputs that still passes (the field guide's bar before switching backend)",
       "两个后端输出之间平均 |a-b| 的上限（切换后端前的判定标准）"}},
 });
 
-const bool kRows = register_findings({
-    {kId, Layer::L2, Pillar::serving, Section::framework,
+const bool kServingOutdiffRows = register_findings({
+    {kServingOutdiffId, Layer::L2, Pillar::serving, Section::framework,
      {"Backend output agreement", "后端输出一致性"},
      {{"pass", {"{name}: all {elements} elements within atol {atol} / rtol {rtol}; mean |a-b| {mean} < {bar}",
                 "{name}：全部 {elements} 个元素在 atol {atol} / rtol {rtol} 之内；平均 |a-b| {mean} < {bar}"}},
@@ -101,7 +101,7 @@ const bool kRows = register_findings({
      {}},
 });
 
-const bool kRule = register_rule({kId, {}, judge_outdiff});
+const bool kServingOutdiffRule = register_rule({kServingOutdiffId, {}, judge_outdiff});
 
 }  // namespace
 }  // namespace plumb

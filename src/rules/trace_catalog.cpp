@@ -9,7 +9,7 @@ namespace {
 
 const std::string kVerify = "plumb trace {file}";
 
-const bool kThresholds = register_thresholds({
+const bool kTraceCatalogThresholds = register_thresholds({
     {"trace.dataloader_share_warn", 30, "%",
      {"data-loader wait above this share of the step time warns (the health report's target is < 30 %)",
       "DataLoader 等待超过单步训练时间的该比例时警告（体检报告目标 < 30%）"}},
@@ -44,7 +44,7 @@ const bool kThresholds = register_thresholds({
       "某 rank 的单步时间中位数比所有 rank 的中位数慢超过该比例时警告"}},
 });
 
-const bool kRows = register_findings({
+const bool kTraceCatalogRows = register_findings({
     {"l2.trace.step_time",
      Layer::L2,
      Pillar::compute,
@@ -199,7 +199,7 @@ const bool kRows = register_findings({
      {}},
 });
 
-const bool kUi = register_ui({
+const bool kTraceCatalogUi = register_ui({
     {"trace.title", {"Profiler trace", "Profiler 追踪"}},
     {"trace.col.step", {"step", "步"}},
     {"trace.col.time", {"time", "耗时"}},

@@ -86,7 +86,7 @@ std::vector<Finding> straggler(const Facts& f, const Thresholds& th) {
   return out;
 }
 
-const bool kRules = register_rule({"l2.trace.comm_overlap", {}, comm_overlap}) &&
+const bool kTraceCommRules = register_rule({"l2.trace.comm_overlap", {}, comm_overlap}) &&
                     register_rule({"l2.trace.straggler", {}, straggler});
 
 }  // namespace

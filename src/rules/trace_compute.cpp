@@ -193,7 +193,7 @@ std::vector<Finding> memory_fragmentation(const Facts& f, const Thresholds& th) 
   return out;
 }
 
-const bool kRules = register_rule({"l2.trace.step_time", {}, step_time}) &&
+const bool kTraceComputeRules = register_rule({"l2.trace.step_time", {}, step_time}) &&
                     register_rule({"l2.trace.gpu_idle", {}, gpu_idle}) &&
                     register_rule({"l2.trace.sync_stalls", {}, sync_stalls}) &&
                     register_rule({"l2.trace.launch_bound", {}, launch_bound}) &&

@@ -108,7 +108,7 @@ std::vector<Finding> copy_share(const Facts& f, const Thresholds& th) {
   return out;
 }
 
-const bool kRules = register_rule({"l2.trace.dataloader_share", {}, dataloader_share}) &&
+const bool kTraceDataRules = register_rule({"l2.trace.dataloader_share", {}, dataloader_share}) &&
                     register_rule({"l2.trace.copy_share", {}, copy_share});
 
 }  // namespace

@@ -6,7 +6,7 @@
 namespace plumb {
 namespace {
 
-const bool kThresholds = register_thresholds({
+const bool kWatchCatalogThresholds = register_thresholds({
     {"watch.min_samples", 5, "count", {"samples needed before a watch finding is judged", "判定一项观测结论所需的最少采样数"}},
     {"watch.gpu_job_memory_mib", 1024, "MiB",
      {"without --pid, a GPU counts as running a job while this much VRAM is in use",
@@ -32,7 +32,7 @@ const bool kThresholds = register_thresholds({
 
 const char* kVerifyWatch = "plumb watch --duration 2m --pid <PID>";
 
-const bool kRows = register_findings({
+const bool kWatchCatalogRows = register_findings({
     {"l2.watch.summary", Layer::L2, Pillar::platform, Section::environment,
      {"Runtime sampling (plumb watch)", "运行时采样（plumb watch）"},
      {{"info", {"Watched {duration} s: {samples} samples every {interval} s, {gpus} GPUs ({gpu_source}){unreadable}.",

@@ -22,7 +22,7 @@ constexpr const char* kProcPressureIo = "/proc/pressure/io";  // shown path; rea
 std::string proc_stat_of(int pid) { return "/proc/" + std::to_string(pid) + "/stat"; }  // shown; read via root
 using watch::percentile;
 
-std::string pct(double v) { return fmt_num(v, 1); }
+std::string pct_text(double v) { return fmt_num(v, 1); }
 
 // The samples of one GPU, in time order, keyed by bus id.
 struct GpuSeries {
@@ -45,7 +45,7 @@ std::vector<GpuSeries> gpu_series(const WatchFacts& w) {
   return out;
 }
 
-std::string subject_of(const GpuSeries& s) { return "gpu " + s.bus_id; }
+std::string series_subject(const GpuSeries& s) { return "gpu " + s.bus_id; }
 
 // Is a job running on this GPU at this sample? With --pid: the process is alive. Without: the
 // GPU holds at least watch.gpu_job_memory_mib of VRAM (a CUDA context alone holds less).
@@ -110,11 +110,11 @@ std::vector<Finding> judge_gpu_busy(const Facts& f, const Thresholds& th) {
       if (job_running(w, *gs.samples[i], *gs.gpu[i], th)) busy.push_back(*gs.gpu[i]->busy_pct);
     }
     if (!any_busy) {
-      out.push_back(skipped(id, "nvmlDeviceGetUtilizationRates not supported (MIG mode?)", subject_of(gs)));
+      out.push_back(skipped(id, "nvmlDeviceGetUtilizationRates not supported (MIG mode?)", series_subject(gs)));
       continue;
     }
     if (busy.size() < min_n) {
-      Finding r = base(id, Status::info, subject_of(gs));
+      Finding r = base(id, Status::info, series_subject(gs));
       r.variant = "idle";
       r.arg("reason", w.target_pid > 0 ? "process " + std::to_string(w.target_pid) + " was not running"
                                        : "VRAM in use stayed below " + fmt_num(th.get("watch.gpu_job_memory_mib"), 0) + " MiB");
@@ -123,15 +123,15 @@ std::vector<Finding> judge_gpu_busy(const Facts& f, const Thresholds& th) {
     }
     double avg = mean(busy), p10 = percentile(busy, 10);
     Status st = avg < fail_at ? Status::fail : (avg < warn_at || p10 < fail_at) ? Status::warn : Status::pass;
-    Finding r = base(id, st, subject_of(gs));
+    Finding r = base(id, st, series_subject(gs));
     r.variant = std::string("sampled_") + status_name(st);
     if (st == Status::warn && avg >= warn_at) r.variant = "stalls";
-    r.arg("avg", pct(avg)).arg("p10", pct(p10)).arg("n", std::to_string(busy.size())).arg("warn", pct(warn_at));
+    r.arg("avg", pct_text(avg)).arg("p10", pct_text(p10)).arg("n", std::to_string(busy.size())).arg("warn", pct_text(warn_at));
     std::string src = nvml_source(w, "nvmlDeviceGetUtilizationRates", gs.bus_id);
-    r.add("average GPU busy", pct(avg) + " %", src);
-    r.add("p10 GPU busy", pct(p10) + " %", src);
+    r.add("average GPU busy", pct_text(avg) + " %", src);
+    r.add("p10 GPU busy", pct_text(p10) + " %", src);
     r.add("samples while the job ran", std::to_string(busy.size()), "plumb watch");
-    r.threshold = "average >= " + pct(warn_at) + " % (fail < " + pct(fail_at) + " %), p10 >= " + pct(fail_at) + " %";
+    r.threshold = "average >= " + pct_text(warn_at) + " % (fail < " + pct_text(fail_at) + " %), p10 >= " + pct_text(fail_at) + " %";
     out.push_back(r);
   }
   return out;
@@ -156,20 +156,20 @@ std::vector<Finding> judge_vram_sawtooth(const Facts& f, const Thresholds& th) {
     }
     if (used.size() < min_n) {
       out.push_back(skipped(id, used.empty() ? "nvmlDeviceGetMemoryInfo not supported" : "too few samples (" + std::to_string(used.size()) + ")",
-                            subject_of(gs)));
+                            series_subject(gs)));
       continue;
     }
     if (!total || *total == 0) {
-      out.push_back(skipped(id, "total VRAM unknown", subject_of(gs)));
+      out.push_back(skipped(id, "total VRAM unknown", series_subject(gs)));
       continue;
     }
     double min_amp = th.get("watch.sawtooth_min_amplitude_pct") / 100.0 * static_cast<double>(*total);
     auto saw = watch::find_sawtooth(t, used, min_amp);
     bool hit = saw.drops >= static_cast<int>(th.get("watch.sawtooth_min_cycles"));
-    Finding r = base(id, hit ? Status::warn : Status::pass, subject_of(gs));
+    Finding r = base(id, hit ? Status::warn : Status::pass, series_subject(gs));
     r.arg("drops", std::to_string(saw.drops)).arg("min_amp", human_bytes(static_cast<std::uint64_t>(min_amp)));
     r.arg("amplitude", human_bytes(static_cast<std::uint64_t>(saw.amplitude)));
-    r.arg("amp_pct", pct(saw.amplitude * 100.0 / static_cast<double>(*total)));
+    r.arg("amp_pct", pct_text(saw.amplitude * 100.0 / static_cast<double>(*total)));
     r.arg("period", fmt_num(saw.period_s, 1));
     std::string src = nvml_source(w, "nvmlDeviceGetMemoryInfo", gs.bus_id);
     r.add("large VRAM drops", std::to_string(saw.drops), src);
@@ -206,14 +206,14 @@ std::vector<Finding> judge_cpu_saturated(const Facts& f, const Thresholds& th) {
   double share = watch::share_at_least(busy, at);
   Finding r = base(id, Status::pass, "host");
   r.variant = "sampled_pass";
-  r.arg("pct", pct(at)).arg("n", std::to_string(busy.size())).arg("proc", "");
-  r.add("average host CPU busy", pct(mean(busy)) + " %", kProcStat);
-  r.threshold = "< " + pct(at) + " % in less than " + pct(need * 100) + " % of samples (host and each core)";
+  r.arg("pct", pct_text(at)).arg("n", std::to_string(busy.size())).arg("proc", "");
+  r.add("average host CPU busy", pct_text(mean(busy)) + " %", kProcStat);
+  r.threshold = "< " + pct_text(at) + " % in less than " + pct_text(need * 100) + " % of samples (host and each core)";
   if (share >= need) {
     r.status = Status::fail;
     r.variant = "sampled_fail";
-    r.arg("share", pct(share * 100));
-    r.add("samples at or above " + pct(at) + " %", pct(share * 100) + " %", kProcStat);
+    r.arg("share", pct_text(share * 100));
+    r.add("samples at or above " + pct_text(at) + " %", pct_text(share * 100) + " %", kProcStat);
     return {r};
   }
   // One core pegged while the host is not: a single-threaded stage.
@@ -226,15 +226,15 @@ std::vector<Finding> judge_cpu_saturated(const Facts& f, const Thresholds& th) {
   if (worst_share >= need) {
     r.status = Status::warn;
     r.variant = "pegged_core";
-    r.arg("core", std::to_string(worst)).arg("share", pct(worst_share * 100));
-    r.add("cpu" + std::to_string(worst) + " samples at or above " + pct(at) + " %", pct(worst_share * 100) + " %", kProcStat);
+    r.arg("core", std::to_string(worst)).arg("share", pct_text(worst_share * 100));
+    r.add("cpu" + std::to_string(worst) + " samples at or above " + pct_text(at) + " %", pct_text(worst_share * 100) + " %", kProcStat);
     if (!proc.empty()) {
-      r.arg("proc", "; process " + std::to_string(w.target_pid) + " averaged " + pct(mean(proc)) + " % CPU");
-      r.add("process CPU (100 % = one core)", pct(mean(proc)) + " %", proc_stat_of(w.target_pid));
+      r.arg("proc", "; process " + std::to_string(w.target_pid) + " averaged " + pct_text(mean(proc)) + " % CPU");
+      r.add("process CPU (100 % = one core)", pct_text(mean(proc)) + " %", proc_stat_of(w.target_pid));
     }
     return {r};
   }
-  r.arg("share", pct(share * 100));
+  r.arg("share", pct_text(share * 100));
   return {r};
 }
 
@@ -264,12 +264,12 @@ std::vector<Finding> judge_io_bound(const Facts& f, const Thresholds& th) {
   if (n < static_cast<std::size_t>(th.get("watch.min_samples"))) return {skipped(id, "too few samples (" + std::to_string(n) + ")")};
   double share = static_cast<double>(hits) / static_cast<double>(n);
   Finding r = base(id, share >= th.get("watch.io_bound_share") / 100.0 ? Status::fail : Status::pass, "host");
-  r.arg("share", pct(share * 100)).arg("n", std::to_string(n)).arg("io", pct(io_at)).arg("busy", pct(busy_below));
-  r.arg("io_max", pct(io_max));
-  r.add("IO-bound samples", pct(share * 100) + " %", std::string(kProcPressureIo) + " + GPU busy");
-  r.add("peak IO pressure (some)", pct(io_max) + " %", kProcPressureIo);
-  r.threshold = "< " + fmt_num(th.get("watch.io_bound_share"), 0) + " % of samples with IO pressure >= " + pct(io_at) +
-                " % and GPU busy < " + pct(busy_below) + " %";
+  r.arg("share", pct_text(share * 100)).arg("n", std::to_string(n)).arg("io", pct_text(io_at)).arg("busy", pct_text(busy_below));
+  r.arg("io_max", pct_text(io_max));
+  r.add("IO-bound samples", pct_text(share * 100) + " %", std::string(kProcPressureIo) + " + GPU busy");
+  r.add("peak IO pressure (some)", pct_text(io_max) + " %", kProcPressureIo);
+  r.threshold = "< " + fmt_num(th.get("watch.io_bound_share"), 0) + " % of samples with IO pressure >= " + pct_text(io_at) +
+                " % and GPU busy < " + pct_text(busy_below) + " %";
   return {r};
 }
 
@@ -316,7 +316,7 @@ std::vector<Finding> judge_pcie_imbalance(const Facts& f, const Thresholds& th) 
     return {r};
   }
   const GpuSeries& gs = *who[o->index];
-  Finding r = base(id, Status::warn, subject_of(gs));
+  Finding r = base(id, Status::warn, series_subject(gs));
   r.arg("value", human_bytes(static_cast<std::uint64_t>(o->value))).arg("ratio", fmt_num(o->ratio, 1));
   r.arg("peers", std::to_string(traffic.size() - 1)).arg("peer_median", human_bytes(static_cast<std::uint64_t>(o->peers_median)));
   std::string src = nvml_source(w, "nvmlDeviceGetPcieThroughput", gs.bus_id);
@@ -345,7 +345,7 @@ std::vector<Finding> judge_throttling(const Facts& f, const Thresholds&) {
       power.push_back(b & watch::kPowerCap);
     }
     if (t.empty()) {
-      out.push_back(skipped(id, "clock event reasons not supported by this driver", subject_of(gs)));
+      out.push_back(skipped(id, "clock event reasons not supported by this driver", series_subject(gs)));
       continue;
     }
     double step = w.interval_s > 0 ? w.interval_s : 0;
@@ -363,7 +363,7 @@ std::vector<Finding> judge_throttling(const Facts& f, const Thresholds&) {
     auto hw_eps = watch::find_episodes(t, hw);
     auto th_eps = watch::find_episodes(t, sw_thermal);
     auto pw_eps = watch::find_episodes(t, power);
-    Finding r = base(id, Status::pass, subject_of(gs));
+    Finding r = base(id, Status::pass, series_subject(gs));
     r.arg("n", std::to_string(t.size()));
     r.threshold = "no HW slowdown / thermal / power-brake episode";
     if (!hw_eps.empty()) {
@@ -381,7 +381,7 @@ std::vector<Finding> judge_throttling(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kRules = [] {
+const bool kWatchRules = [] {
   register_rule({"l2.watch.summary", {}, judge_summary});
   register_rule({"l2.compute.gpu_underutilized", {}, judge_gpu_busy, "watch"});
   register_alias("l2.watch.gpu_busy_low", "l2.compute.gpu_underutilized", "watch");

@@ -26,12 +26,6 @@ bool is_token_char(char c) {
          std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
 }
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
-
 Parsed fail(int status, std::string reason) {
   Parsed p;
   p.kind = Parsed::Kind::error;
@@ -42,7 +36,7 @@ Parsed fail(int status, std::string reason) {
 
 bool header_has_token(std::string_view value, std::string_view token) {
   for (auto part : split(value, ',')) {
-    if (lower(trim(part)) == token) return true;
+    if (to_lower(trim(part)) == token) return true;
   }
   return false;
 }
@@ -104,7 +98,7 @@ Parsed parse_request_head(std::string_view buf, const Limits& limits) {
     if (std::any_of(value.begin(), value.end(), [](char c) { return c == '\0' || c == '\r' || c == '\n'; })) {
       return fail(400, "control character in a header value");
     }
-    r.headers.emplace_back(lower(name), std::string(value));
+    r.headers.emplace_back(to_lower(name), std::string(value));
   }
   for (const auto& [k, v] : r.headers) {
     // The exporter takes no request bodies: refusing them avoids request smuggling questions.

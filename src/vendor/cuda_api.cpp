@@ -15,77 +15,77 @@ namespace {
 
 // Binds the first of `names` the library exports; a miss is recorded under the first name.
 template <class F>
-void bind(const dynlib::Library& h, F& out, std::string& missing, std::initializer_list<const char*> names) {
+void bind_or_note(const dynlib::Library& h, F& out, std::string& missing, std::initializer_list<const char*> names) {
   if (dynlib::resolve(h, out, names) < 0) missing += (missing.empty() ? "" : ", ") + std::string(*names.begin());
 }
 
 void bind_table(const dynlib::Library& h, Driver& d) {
   std::string& m = d.missing;
-  bind(h, d.Init, m, {"cuInit"});
-  bind(h, d.DriverGetVersion, m, {"cuDriverGetVersion"});
-  bind(h, d.DeviceGetCount, m, {"cuDeviceGetCount"});
-  bind(h, d.DeviceGet, m, {"cuDeviceGet"});
-  bind(h, d.DeviceGetName, m, {"cuDeviceGetName"});
-  bind(h, d.DeviceGetAttribute, m, {"cuDeviceGetAttribute"});
-  bind(h, d.DeviceGetPCIBusId, m, {"cuDeviceGetPCIBusId"});
-  bind(h, d.DevicePrimaryCtxRetain, m, {"cuDevicePrimaryCtxRetain"});
-  bind(h, d.DevicePrimaryCtxRelease, m, {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
-  bind(h, d.CtxSetCurrent, m, {"cuCtxSetCurrent"});
-  bind(h, d.MemAlloc, m, {"cuMemAlloc_v2"});
-  bind(h, d.MemFree, m, {"cuMemFree_v2"});
-  bind(h, d.MemcpyHtoD, m, {"cuMemcpyHtoD_v2"});
-  bind(h, d.MemcpyDtoH, m, {"cuMemcpyDtoH_v2"});
+  bind_or_note(h, d.Init, m, {"cuInit"});
+  bind_or_note(h, d.DriverGetVersion, m, {"cuDriverGetVersion"});
+  bind_or_note(h, d.DeviceGetCount, m, {"cuDeviceGetCount"});
+  bind_or_note(h, d.DeviceGet, m, {"cuDeviceGet"});
+  bind_or_note(h, d.DeviceGetName, m, {"cuDeviceGetName"});
+  bind_or_note(h, d.DeviceGetAttribute, m, {"cuDeviceGetAttribute"});
+  bind_or_note(h, d.DeviceGetPCIBusId, m, {"cuDeviceGetPCIBusId"});
+  bind_or_note(h, d.DevicePrimaryCtxRetain, m, {"cuDevicePrimaryCtxRetain"});
+  bind_or_note(h, d.DevicePrimaryCtxRelease, m, {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
+  bind_or_note(h, d.CtxSetCurrent, m, {"cuCtxSetCurrent"});
+  bind_or_note(h, d.MemAlloc, m, {"cuMemAlloc_v2"});
+  bind_or_note(h, d.MemFree, m, {"cuMemFree_v2"});
+  bind_or_note(h, d.MemcpyHtoD, m, {"cuMemcpyHtoD_v2"});
+  bind_or_note(h, d.MemcpyDtoH, m, {"cuMemcpyDtoH_v2"});
 }
 
 void bind_table(const dynlib::Library& h, Runtime& rt) {
   std::string& m = rt.missing;
-  bind(h, rt.GetDeviceCount, m, {"cudaGetDeviceCount"});
-  bind(h, rt.DriverGetVersion, m, {"cudaDriverGetVersion"});
-  bind(h, rt.RuntimeGetVersion, m, {"cudaRuntimeGetVersion"});
-  bind(h, rt.SetDevice, m, {"cudaSetDevice"});
-  bind(h, rt.Malloc, m, {"cudaMalloc"});
-  bind(h, rt.Free, m, {"cudaFree"});
-  bind(h, rt.MallocHost, m, {"cudaMallocHost"});
-  bind(h, rt.FreeHost, m, {"cudaFreeHost"});
-  bind(h, rt.Memset, m, {"cudaMemset"});
-  bind(h, rt.MemcpyAsync, m, {"cudaMemcpyAsync"});
-  bind(h, rt.DeviceSynchronize, m, {"cudaDeviceSynchronize"});
-  bind(h, rt.StreamCreate, m, {"cudaStreamCreate"});
-  bind(h, rt.StreamSynchronize, m, {"cudaStreamSynchronize"});
-  bind(h, rt.StreamDestroy, m, {"cudaStreamDestroy"});
-  bind(h, rt.EventCreate, m, {"cudaEventCreate"});
-  bind(h, rt.EventRecord, m, {"cudaEventRecord"});
-  bind(h, rt.EventSynchronize, m, {"cudaEventSynchronize"});
-  bind(h, rt.EventElapsedTime, m, {"cudaEventElapsedTime"});
-  bind(h, rt.EventDestroy, m, {"cudaEventDestroy"});
-  bind(h, rt.DeviceGetPCIBusId, m, {"cudaDeviceGetPCIBusId"});
-  bind(h, rt.DeviceCanAccessPeer, m, {"cudaDeviceCanAccessPeer"});
-  bind(h, rt.DeviceEnablePeerAccess, m, {"cudaDeviceEnablePeerAccess"});
-  bind(h, rt.MemcpyPeerAsync, m, {"cudaMemcpyPeerAsync"});
-  bind(h, rt.GetErrorString, m, {"cudaGetErrorString"});
+  bind_or_note(h, rt.GetDeviceCount, m, {"cudaGetDeviceCount"});
+  bind_or_note(h, rt.DriverGetVersion, m, {"cudaDriverGetVersion"});
+  bind_or_note(h, rt.RuntimeGetVersion, m, {"cudaRuntimeGetVersion"});
+  bind_or_note(h, rt.SetDevice, m, {"cudaSetDevice"});
+  bind_or_note(h, rt.Malloc, m, {"cudaMalloc"});
+  bind_or_note(h, rt.Free, m, {"cudaFree"});
+  bind_or_note(h, rt.MallocHost, m, {"cudaMallocHost"});
+  bind_or_note(h, rt.FreeHost, m, {"cudaFreeHost"});
+  bind_or_note(h, rt.Memset, m, {"cudaMemset"});
+  bind_or_note(h, rt.MemcpyAsync, m, {"cudaMemcpyAsync"});
+  bind_or_note(h, rt.DeviceSynchronize, m, {"cudaDeviceSynchronize"});
+  bind_or_note(h, rt.StreamCreate, m, {"cudaStreamCreate"});
+  bind_or_note(h, rt.StreamSynchronize, m, {"cudaStreamSynchronize"});
+  bind_or_note(h, rt.StreamDestroy, m, {"cudaStreamDestroy"});
+  bind_or_note(h, rt.EventCreate, m, {"cudaEventCreate"});
+  bind_or_note(h, rt.EventRecord, m, {"cudaEventRecord"});
+  bind_or_note(h, rt.EventSynchronize, m, {"cudaEventSynchronize"});
+  bind_or_note(h, rt.EventElapsedTime, m, {"cudaEventElapsedTime"});
+  bind_or_note(h, rt.EventDestroy, m, {"cudaEventDestroy"});
+  bind_or_note(h, rt.DeviceGetPCIBusId, m, {"cudaDeviceGetPCIBusId"});
+  bind_or_note(h, rt.DeviceCanAccessPeer, m, {"cudaDeviceCanAccessPeer"});
+  bind_or_note(h, rt.DeviceEnablePeerAccess, m, {"cudaDeviceEnablePeerAccess"});
+  bind_or_note(h, rt.MemcpyPeerAsync, m, {"cudaMemcpyPeerAsync"});
+  bind_or_note(h, rt.GetErrorString, m, {"cudaGetErrorString"});
 }
 
 void bind_table(const dynlib::Library& h, Blas& b) {
   std::string& m = b.missing;
-  bind(h, b.Create, m, {"cublasCreate_v2"});
-  bind(h, b.Destroy, m, {"cublasDestroy_v2"});
-  bind(h, b.SetStream, m, {"cublasSetStream_v2"});
-  bind(h, b.GemmEx, m, {"cublasGemmEx"});
-  bind(h, b.GetVersion, m, {"cublasGetVersion_v2"});
-  bind(h, b.GetProperty, m, {"cublasGetProperty"});
+  bind_or_note(h, b.Create, m, {"cublasCreate_v2"});
+  bind_or_note(h, b.Destroy, m, {"cublasDestroy_v2"});
+  bind_or_note(h, b.SetStream, m, {"cublasSetStream_v2"});
+  bind_or_note(h, b.GemmEx, m, {"cublasGemmEx"});
+  bind_or_note(h, b.GetVersion, m, {"cublasGetVersion_v2"});
+  bind_or_note(h, b.GetProperty, m, {"cublasGetProperty"});
 }
 
-void bind_table(const dynlib::Library& h, Cudnn& c) { bind(h, c.GetVersion, c.missing, {"cudnnGetVersion"}); }
+void bind_table(const dynlib::Library& h, Cudnn& c) { bind_or_note(h, c.GetVersion, c.missing, {"cudnnGetVersion"}); }
 
 void bind_table(const dynlib::Library& h, Nccl& n) {
   std::string& m = n.missing;
-  bind(h, n.GetVersion, m, {"ncclGetVersion"});
-  bind(h, n.CommInitAll, m, {"ncclCommInitAll"});
-  bind(h, n.CommDestroy, m, {"ncclCommDestroy"});
-  bind(h, n.AllReduce, m, {"ncclAllReduce"});
-  bind(h, n.GroupStart, m, {"ncclGroupStart"});
-  bind(h, n.GroupEnd, m, {"ncclGroupEnd"});
-  bind(h, n.GetErrorString, m, {"ncclGetErrorString"});
+  bind_or_note(h, n.GetVersion, m, {"ncclGetVersion"});
+  bind_or_note(h, n.CommInitAll, m, {"ncclCommInitAll"});
+  bind_or_note(h, n.CommDestroy, m, {"ncclCommDestroy"});
+  bind_or_note(h, n.AllReduce, m, {"ncclAllReduce"});
+  bind_or_note(h, n.GroupStart, m, {"ncclGroupStart"});
+  bind_or_note(h, n.GroupEnd, m, {"ncclGroupEnd"});
+  bind_or_note(h, n.GetErrorString, m, {"ncclGetErrorString"});
 }
 
 template <class T>

@@ -18,7 +18,7 @@ Api& api() {
 namespace {
 
 template <class Fn>
-bool bind(const dynlib::Library& h, Fn& fn, std::initializer_list<const char*> names) {
+bool bind_symbol(const dynlib::Library& h, Fn& fn, std::initializer_list<const char*> names) {
   return dynlib::resolve(h, fn, names) >= 0;
 }
 
@@ -56,19 +56,19 @@ Result<std::string> load(const std::string& lib_path) {
     return make_error(ErrorKind::absent, "no HDF5 library found (" + errors +
                                              "); install libhdf5-103-1 (Debian 12) or pass --hdf5-lib PATH");
   }
-  bool ok = bind(*h, a.open, {"H5open"}) && bind(*h, a.get_libversion, {"H5get_libversion"}) &&
-            bind(*h, a.eset_auto2, {"H5Eset_auto2"}) && bind(*h, a.fopen, {"H5Fopen"}) &&
-            bind(*h, a.fclose, {"H5Fclose"}) && bind(*h, a.lvisit, {"H5Lvisit2", "H5Lvisit", "H5Lvisit1"}) &&
-            bind(*h, a.dopen2, {"H5Dopen2"}) && bind(*h, a.dclose, {"H5Dclose"}) &&
-            bind(*h, a.dget_type, {"H5Dget_type"}) && bind(*h, a.dget_space, {"H5Dget_space"}) &&
-            bind(*h, a.dget_create_plist, {"H5Dget_create_plist"}) && bind(*h, a.tget_class, {"H5Tget_class"}) &&
-            bind(*h, a.tget_size, {"H5Tget_size"}) && bind(*h, a.tget_order, {"H5Tget_order"}) &&
-            bind(*h, a.tget_sign, {"H5Tget_sign"}) && bind(*h, a.tclose, {"H5Tclose"}) &&
-            bind(*h, a.sget_simple_extent_ndims, {"H5Sget_simple_extent_ndims"}) &&
-            bind(*h, a.sget_simple_extent_dims, {"H5Sget_simple_extent_dims"}) && bind(*h, a.sclose, {"H5Sclose"}) &&
-            bind(*h, a.pget_layout, {"H5Pget_layout"}) && bind(*h, a.pget_chunk, {"H5Pget_chunk"}) &&
-            bind(*h, a.pget_nfilters, {"H5Pget_nfilters"}) && bind(*h, a.pget_filter2, {"H5Pget_filter2"}) &&
-            bind(*h, a.pclose, {"H5Pclose"}) && bind(*h, a.zfilter_avail, {"H5Zfilter_avail"});
+  bool ok = bind_symbol(*h, a.open, {"H5open"}) && bind_symbol(*h, a.get_libversion, {"H5get_libversion"}) &&
+            bind_symbol(*h, a.eset_auto2, {"H5Eset_auto2"}) && bind_symbol(*h, a.fopen, {"H5Fopen"}) &&
+            bind_symbol(*h, a.fclose, {"H5Fclose"}) && bind_symbol(*h, a.lvisit, {"H5Lvisit2", "H5Lvisit", "H5Lvisit1"}) &&
+            bind_symbol(*h, a.dopen2, {"H5Dopen2"}) && bind_symbol(*h, a.dclose, {"H5Dclose"}) &&
+            bind_symbol(*h, a.dget_type, {"H5Dget_type"}) && bind_symbol(*h, a.dget_space, {"H5Dget_space"}) &&
+            bind_symbol(*h, a.dget_create_plist, {"H5Dget_create_plist"}) && bind_symbol(*h, a.tget_class, {"H5Tget_class"}) &&
+            bind_symbol(*h, a.tget_size, {"H5Tget_size"}) && bind_symbol(*h, a.tget_order, {"H5Tget_order"}) &&
+            bind_symbol(*h, a.tget_sign, {"H5Tget_sign"}) && bind_symbol(*h, a.tclose, {"H5Tclose"}) &&
+            bind_symbol(*h, a.sget_simple_extent_ndims, {"H5Sget_simple_extent_ndims"}) &&
+            bind_symbol(*h, a.sget_simple_extent_dims, {"H5Sget_simple_extent_dims"}) && bind_symbol(*h, a.sclose, {"H5Sclose"}) &&
+            bind_symbol(*h, a.pget_layout, {"H5Pget_layout"}) && bind_symbol(*h, a.pget_chunk, {"H5Pget_chunk"}) &&
+            bind_symbol(*h, a.pget_nfilters, {"H5Pget_nfilters"}) && bind_symbol(*h, a.pget_filter2, {"H5Pget_filter2"}) &&
+            bind_symbol(*h, a.pclose, {"H5Pclose"}) && bind_symbol(*h, a.zfilter_avail, {"H5Zfilter_avail"});
   if (!ok) {
     a = Api{};  // left loaded: dynlib never closes a library
     return make_error(ErrorKind::unsupported, chosen + " lacks HDF5 1.10 functions");

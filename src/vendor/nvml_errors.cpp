@@ -13,7 +13,7 @@ struct Row {
   const char* name;
   const char* meaning;
 };
-constexpr Row kRows[] = {
+constexpr Row kNvmlErrorsRows[] = {
     {0, "NVML_SUCCESS", "success"},
     {1, "NVML_ERROR_UNINITIALIZED", "NVML was not initialised"},
     {2, "NVML_ERROR_INVALID_ARGUMENT", "invalid argument"},
@@ -50,14 +50,14 @@ constexpr Row kRows[] = {
 }  // namespace
 
 const char* return_name(Return r) {
-  for (const auto& row : kRows) {
+  for (const auto& row : kNvmlErrorsRows) {
     if (row.code == r) return row.name;
   }
   return "NVML_ERROR_UNRECOGNISED";
 }
 
 const char* return_meaning(Return r) {
-  for (const auto& row : kRows) {
+  for (const auto& row : kNvmlErrorsRows) {
     if (row.code == r) return row.meaning;
   }
   return "unrecognised return code";
@@ -66,7 +66,7 @@ const char* return_meaning(Return r) {
 Return return_from_name(const char* name) {
   if (name == nullptr) return -1;
   std::string_view n(name);
-  for (const auto& row : kRows) {
+  for (const auto& row : kNvmlErrorsRows) {
     std::string_view full(row.name);
     if (n == full) return row.code;
     // "NOT_SUPPORTED" for "NVML_ERROR_NOT_SUPPORTED", "SUCCESS" for "NVML_SUCCESS".

@@ -11,7 +11,7 @@ namespace plumb {
 
 namespace {
 
-Result<std::shared_ptr<const NvmlLibrary>> load(const std::string& path, NvmlLibrary& lib, NvmlApi& a,
+Result<std::shared_ptr<const NvmlLibrary>> load_nvml(const std::string& path, NvmlLibrary& lib, NvmlApi& a,
                                                 std::vector<std::string>& r) {
   // RTLD_NOW as DCGM does: a broken library fails here, not in the middle of a call. The default
   // is the driver's versioned name, then the development symlink.
@@ -101,7 +101,7 @@ Result<std::shared_ptr<const NvmlLibrary>> NvmlLibrary::open(const std::string& 
   if (it != cache.end()) return it->second;
   auto lib = std::make_shared<NvmlLibrary>();
   lib->path_ = path;
-  auto r = load(path, *lib, lib->api_, lib->resolved_);
+  auto r = load_nvml(path, *lib, lib->api_, lib->resolved_);
   Result<std::shared_ptr<const NvmlLibrary>> out =
       r ? Result<std::shared_ptr<const NvmlLibrary>>(std::shared_ptr<const NvmlLibrary>(lib)) : r;
   cache.emplace(path, out);

@@ -18,14 +18,14 @@ namespace {
 namespace fs = std::filesystem;
 using test::run_plumb;
 
-struct TempDir {
+struct BadInputDir {
   fs::path dir;
-  explicit TempDir(const std::string& name)
+  explicit BadInputDir(const std::string& name)
       : dir(fs::path(::testing::TempDir()) / ("plumb_bad_input_" + name + "_" + std::to_string(::getpid()))) {
     fs::remove_all(dir);
     fs::create_directories(dir);
   }
-  ~TempDir() {
+  ~BadInputDir() {
     std::error_code ec;
     // Give back permissions first so removal works for files made unreadable.
     for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -33,8 +33,8 @@ struct TempDir {
     }
     fs::remove_all(dir, ec);
   }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+  BadInputDir(const BadInputDir&) = delete;
+  BadInputDir& operator=(const BadInputDir&) = delete;
   // A private copy of a fixture host tree to damage.
   [[nodiscard]] std::string copy_of(const std::string& host) const {
     fs::path to = dir / host;
@@ -102,7 +102,7 @@ TEST(BadInput, PlumbAloneListsTheCommands) {
 }
 
 TEST(BadInput, UnknownFormatAndNoOutFile) {
-  TempDir t("format");
+  BadInputDir t("format");
   std::string out = (t.dir / "r.txt").string();
   RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--format", "jsn", "--out", out});
   expect_one_line_error(r, "did you mean 'json'");
@@ -111,7 +111,7 @@ TEST(BadInput, UnknownFormatAndNoOutFile) {
 }
 
 TEST(BadInput, InvalidTomlConfigNamesTheLine) {
-  TempDir t("toml");
+  BadInputDir t("toml");
   t.put("bad.toml", "[thresholds\n\"cpu.thread_oversubscription_warn_ratio\" = 2\n");
   std::string out = (t.dir / "r.md").string();
   RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--config", (t.dir / "bad.toml").string(),
@@ -121,7 +121,7 @@ TEST(BadInput, InvalidTomlConfigNamesTheLine) {
 }
 
 TEST(BadInput, UnknownThresholdGetsDidYouMean) {
-  TempDir t("toml_key");
+  BadInputDir t("toml_key");
   t.put("typo.toml", "[thresholds]\n\"process.memlock_min_mb\" = 128\n");
   RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--config", (t.dir / "typo.toml").string()});
   expect_one_line_error(r, "did you mean 'process.memlock_min_mib'");
@@ -132,7 +132,7 @@ TEST(BadInput, UnknownThresholdGetsDidYouMean) {
 }
 
 TEST(BadInput, ConfigThatIsNotANumber) {
-  TempDir t("toml_type");
+  BadInputDir t("toml_type");
   t.put("type.toml", "[thresholds]\n\"process.memlock_min_mib\" = \"lots\"\n");
   RunOutput r = run_plumb({"check", "--root", test::host_fixture("healthy"), "--config", (t.dir / "type.toml").string()});
   expect_one_line_error(r, "type.toml:2:29: threshold 'process.memlock_min_mib' must be a finite number >= 0 (MiB), not a string");
@@ -145,7 +145,7 @@ TEST(BadInput, OutIntoMissingDirectory) {
 }
 
 TEST(BadInput, UnreadableFilesBecomeSkipsWithTheReason) {
-  TempDir t("unreadable");
+  BadInputDir t("unreadable");
   std::string root = t.copy_of("healthy");
   for (const char* rel : {"/proc/self/limits", "/proc/meminfo", "/proc/pressure/memory", "/proc/self/environ"}) {
     ASSERT_EQ(::chmod((root + rel).c_str(), 0), 0) << rel;
@@ -167,7 +167,7 @@ TEST(BadInput, UnreadableFilesBecomeSkipsWithTheReason) {
 
 // Works as root too: a directory (EISDIR) or a dangling link where a file should be cannot be read by anyone.
 TEST(BadInput, FilesThatAreDirectoriesOrDanglingLinks) {
-  TempDir t("eisdir");
+  BadInputDir t("eisdir");
   std::string root = t.copy_of("healthy");
   for (const char* rel : {"/proc/self/limits", "/proc/meminfo"}) {
     fs::remove(root + rel);
@@ -188,7 +188,7 @@ TEST(BadInput, FilesThatAreDirectoriesOrDanglingLinks) {
 }
 
 TEST(BadInput, GarbageInSysfsAndProcValues) {
-  TempDir t("garbage");
+  BadInputDir t("garbage");
   std::string root = t.copy_of("healthy");
   auto put = [&](const std::string& rel, const std::string& text) { std::ofstream(root + rel, std::ios::binary) << text; };
   put("/sys/devices/system/cpu/online", "all of them\n");
@@ -218,7 +218,7 @@ TEST(BadInput, GarbageInSysfsAndProcValues) {
 }
 
 TEST(BadInput, EmptyRootDirectoryRunsAndSkipsEverything) {
-  TempDir t("empty");
+  BadInputDir t("empty");
   RunOutput r = run_plumb({"check", "--root", t.dir.string(), "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   json by = findings_by_id(r.out);
@@ -230,7 +230,7 @@ TEST(BadInput, EmptyRootDirectoryRunsAndSkipsEverything) {
 }
 
 TEST(BadInput, ReportOfGarbageSnapshot) {
-  TempDir t("snap");
+  BadInputDir t("snap");
   t.put("snap.json", "{\"schema_version\": 1, \"facts\": {\"host\": {\"cpu\": {\"logical_cpus\": {\"value\": \"many\"}}}}}");
   RunOutput r = run_plumb({"report", (t.dir / "snap.json").string()});
   EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -246,7 +246,7 @@ namespace plumb {
 namespace {
 
 TEST(ConfigLocations, UserConfigIsReadThenConfigOverridesIt) {
-  TempDir t("xdg");
+  BadInputDir t("xdg");
   fs::create_directories(t.dir / "plumb");
   {
     std::ofstream(t.dir / "plumb/plumb.toml") << "skip = [\"l3.storage\"]\n";

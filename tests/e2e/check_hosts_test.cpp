@@ -30,7 +30,7 @@ json parse_json(const RunOutput& r) {
 }
 
 // Worst status of each finding id in a JSON report.
-std::map<std::string, std::string> statuses(const json& report) {
+std::map<std::string, std::string> host_statuses(const json& report) {
   static const std::map<std::string, int> rank{{"fail", 0}, {"warn", 1}, {"skip", 2}, {"info", 3}, {"pass", 4}};
   std::map<std::string, std::string> out;
   if (!report.contains("findings")) return out;
@@ -104,7 +104,7 @@ TEST_P(CheckHost, JsonFindingsAndExitCode) {
   const std::string name = GetParam();
   RunOutput r = run_plumb(check_args(name, {"--format", "json"}));
   json j = parse_json(r);
-  auto st = statuses(j);
+  auto st = host_statuses(j);
   for (const auto& e : expectations().at(name)) {
     ASSERT_NE(find_entry(e.id), nullptr) << name << ": " << e.id << " is no catalogue id";
     ASSERT_EQ(canonical_id(e.id), e.id) << name << ": " << e.id << " is an old id; expect " << canonical_id(e.id);
@@ -184,19 +184,19 @@ TEST(CheckSelection, SkippingAllRulesOfACollectorSkipsTheCollector) {
   for (const auto& f : some.at("findings")) EXPECT_NE(f.at("id").get<std::string>().rfind("l3.framework", 0), 0u);
 }
 
-struct TempDir {
+struct HostsTempDir {
   fs::path dir;
-  explicit TempDir(const std::string& name) : dir(fs::path(::testing::TempDir()) / ("plumb_check_e2e_" + name + "_" + std::to_string(::getpid()))) {
+  explicit HostsTempDir(const std::string& name) : dir(fs::path(::testing::TempDir()) / ("plumb_check_e2e_" + name + "_" + std::to_string(::getpid()))) {
     fs::remove_all(dir);
     fs::create_directories(dir);
   }
-  ~TempDir() { fs::remove_all(dir); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+  ~HostsTempDir() { fs::remove_all(dir); }
+  HostsTempDir(const HostsTempDir&) = delete;
+  HostsTempDir& operator=(const HostsTempDir&) = delete;
 };
 
 TEST(CheckSnapshot, SaveThenReportGivesIdenticalFindings) {
-  TempDir t("snap");
+  HostsTempDir t("snap");
   std::string snap = (t.dir / "snap.json").string();
   RunOutput c = run_plumb(check_args("nvme-misconfigured", {"--format", "json", "--save", snap}));
   ASSERT_TRUE(fs::is_regular_file(snap)) << c.err;
@@ -216,7 +216,7 @@ TEST(CheckSnapshot, SaveThenReportGivesIdenticalFindings) {
 }
 
 TEST(CheckOut, WritesAtomicallyAndLeavesNoTemporaries) {
-  TempDir t("out");
+  HostsTempDir t("out");
   std::string out = (t.dir / "report.md").string();
   RunOutput r = run_plumb(check_args("healthy", {"--format", "md", "--out", out}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -235,12 +235,12 @@ TEST(CheckOut, WritesAtomicallyAndLeavesNoTemporaries) {
 
 TEST(CheckSelection, OnlyAndSkipTakePrefixes) {
   RunOutput only = run_plumb(check_args("nvme-misconfigured", {"--format", "json", "--only", "l3.memory"}));
-  auto st = statuses(parse_json(only));
+  auto st = host_statuses(parse_json(only));
   ASSERT_FALSE(st.empty());
   for (const auto& [id, s] : st) EXPECT_EQ(id.rfind("l3.memory.", 0), 0u) << id;
   EXPECT_TRUE(st.count("l3.memory.swap_active"));
   RunOutput skip = run_plumb(check_args("nvme-misconfigured", {"--format", "json", "--skip", "l2,l3.compute.cpu_governor"}));
-  auto st2 = statuses(parse_json(skip));
+  auto st2 = host_statuses(parse_json(skip));
   for (const auto& [id, s] : st2) {
     EXPECT_NE(id.rfind("l2.", 0), 0u) << id;
     EXPECT_NE(id, "l3.compute.cpu_governor");

@@ -13,7 +13,7 @@ namespace {
 using test::fixture;
 using test::run_plumb;
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+bool framework_has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 TEST(FrameworkE2E, DebianTorchIsReportedHonestly) {
   // The one real probe of the suite: Debian 12's python3-torch, a CPU-only build (~1-2 s to import).
@@ -24,36 +24,36 @@ TEST(FrameworkE2E, DebianTorchIsReportedHonestly) {
   auto r = run_plumb({"check", "--python", "/usr/bin/python3", "--only", "l3.framework", "--format", "md", "--timeout",
                       "60000"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "- PyTorch: 1.13")) << r.out;
-  EXPECT_TRUE(has(r.out, "torch.version.cuda=None, cuda.is_available()=False")) << r.out;
-  EXPECT_TRUE(has(r.out, "is a CPU-only build (torch.version.cuda is None): CUDA is not available")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "- PyTorch: 1.13")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "torch.version.cuda=None, cuda.is_available()=False")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "is a CPU-only build (torch.version.cuda is None): CUDA is not available")) << r.out;
 }
 
 TEST(FrameworkE2E, FakeGpuInterpreterInChineseJson) {
   auto r = run_plumb({"check", "--python", fixture("framework/fake_python/gpu-h100"), "--only", "l3.framework",
                       "--format", "json", "--lang", "zh"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "\"version\": \"2.5.1+cu124\"")) << r.out;
-  EXPECT_TRUE(has(r.out, "torch.backends.cudnn.benchmark 为 False")) << r.out;
-  EXPECT_TRUE(has(r.out, "python probe (/usr/bin/python3)")) << r.out;  // the recorded sys.executable
+  EXPECT_TRUE(framework_has(r.out, "\"version\": \"2.5.1+cu124\"")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "torch.backends.cudnn.benchmark 为 False")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "python probe (/usr/bin/python3)")) << r.out;  // the recorded sys.executable
 }
 
 TEST(FrameworkE2E, MissingInterpreterIsAFactNotAnError) {
   auto r = run_plumb({"check", "--python", "/nonexistent/python9", "--only", "l3.framework"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "interpreter not found: /nonexistent/python9")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "interpreter not found: /nonexistent/python9")) << r.out;
 }
 
 TEST(FrameworkE2E, FixtureRootDoesNotRunThisMachinesPython) {
   auto r = run_plumb({"check", "--root", fixture("framework"), "--only", "l3.framework", "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "--root is a fixture tree: pass --python")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "--root is a fixture tree: pass --python")) << r.out;
 }
 
 TEST(DiffE2E, PlantedDifferencesInReadableOrder) {
   auto r = run_plumb({"diff", fixture("framework/snapshots/a.json"), fixture("framework/snapshots/b.json")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_TRUE(has(r.out, "12 differences that matter")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "12 differences that matter")) << r.out;
   auto os = r.out.find("OS and kernel"), drv = r.out.find("NVIDIA driver"), env = r.out.find("Environment variables"),
        h5 = r.out.find("HDF5 library and filters");
   ASSERT_NE(os, std::string::npos);
@@ -62,20 +62,20 @@ TEST(DiffE2E, PlantedDifferencesInReadableOrder) {
   EXPECT_LT(env, h5);
   auto md = run_plumb({"diff", fixture("framework/snapshots/a.json"), fixture("framework/snapshots/b.json"), "--format",
                        "md", "--lang", "zh"});
-  EXPECT_TRUE(has(md.out, "### 操作系统与内核")) << md.out;
-  EXPECT_TRUE(has(md.out, "| gpu.driver_version | `535.161.08` | `550.90.12` |")) << md.out;
+  EXPECT_TRUE(framework_has(md.out, "### 操作系统与内核")) << md.out;
+  EXPECT_TRUE(framework_has(md.out, "| gpu.driver_version | `535.161.08` | `550.90.12` |")) << md.out;
   auto js = run_plumb({"diff", fixture("framework/snapshots/a.json"), fixture("framework/snapshots/b.json"), "-f", "json"});
-  EXPECT_TRUE(has(js.out, "\"path\": \"env.NCCL_P2P_DISABLE\"")) << js.out;
+  EXPECT_TRUE(framework_has(js.out, "\"path\": \"env.NCCL_P2P_DISABLE\"")) << js.out;
 }
 
 TEST(DiffE2E, IdenticalIsExitZeroAndBadInputIsTwo) {
   auto same = run_plumb({"diff", fixture("framework/snapshots/a.json"), fixture("framework/snapshots/a.json")});
   EXPECT_EQ(same.exit_code, 0);
-  EXPECT_TRUE(has(same.out, "No difference")) << same.out;
+  EXPECT_TRUE(framework_has(same.out, "No difference")) << same.out;
   auto bad = run_plumb({"diff", fixture("framework/snapshots/a.json"),
                         fixture("framework/memory/fairseq-v100-16gb-oom-58-ooms-66-retries.txt")});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_TRUE(has(bad.err, "not valid JSON")) << bad.err;
+  EXPECT_TRUE(framework_has(bad.err, "not valid JSON")) << bad.err;
   auto missing = run_plumb({"diff", "/nonexistent.json", fixture("framework/snapshots/a.json")});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
@@ -93,33 +93,33 @@ TEST(DiffE2E, SameLiveMachineTwoSecondsApartIsNoDifference) {
   ASSERT_NE(rb.exit_code, 2) << rb.err;
   auto d = run_plumb({"diff", a, b});
   EXPECT_EQ(d.exit_code, 0) << d.out;
-  EXPECT_TRUE(has(d.out, "No difference")) << d.out;
-  EXPECT_FALSE(has(d.out, "pressure")) << d.out;
-  EXPECT_FALSE(has(d.out, "mem_available")) << d.out;
+  EXPECT_TRUE(framework_has(d.out, "No difference")) << d.out;
+  EXPECT_FALSE(framework_has(d.out, "pressure")) << d.out;
+  EXPECT_FALSE(framework_has(d.out, "mem_available")) << d.out;
   auto same = run_plumb({"diff", a, a, "-f", "json"});
   EXPECT_EQ(same.exit_code, 0) << same.out;
-  EXPECT_TRUE(has(same.out, "\"differences\": []")) << same.out;
+  EXPECT_TRUE(framework_has(same.out, "\"differences\": []")) << same.out;
 }
 
 TEST(MemoryE2E, FairseqOomStormFailsWithTheRightExplanation) {
   auto r = run_plumb({"memory", fixture("framework/memory/fairseq-v100-16gb-oom-58-ooms-66-retries.txt")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_TRUE(has(r.out, "58 CUDA out-of-memory errors and 66 cudaMalloc retries")) << r.out;
-  EXPECT_TRUE(has(r.out, "memory pressure, not fragmentation")) << r.out;
-  EXPECT_TRUE(has(r.out, "CUDA_LAUNCH_BLOCKING=1")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "58 CUDA out-of-memory errors and 66 cudaMalloc retries")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "memory pressure, not fragmentation")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "CUDA_LAUNCH_BLOCKING=1")) << r.out;
 }
 
 TEST(MemoryE2E, HealthySnapshotPassesAndBadInputIsTwo) {
   auto r = run_plumb({"memory", fixture("framework/memory/instructlab-l4-24gb-new-format-requested-oversize.txt"),
                       "--gpu-memory", "22.1GiB", "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "\"format\": \"memory_summary text\"")) << r.out;
+  EXPECT_TRUE(framework_has(r.out, "\"format\": \"memory_summary text\"")) << r.out;
   auto bad = run_plumb({"memory", fixture("framework/snapshots/a.json")});
   EXPECT_EQ(bad.exit_code, 2);
   auto size = run_plumb({"memory", fixture("framework/memory/instructlab-l4-24gb-new-format-requested-oversize.txt"),
                          "--gpu-memory", "lots"});
   EXPECT_EQ(size.exit_code, 2);
-  EXPECT_TRUE(has(size.err, "--gpu-memory lots: not a size")) << size.err;
+  EXPECT_TRUE(framework_has(size.err, "--gpu-memory lots: not a size")) << size.err;
 }
 
 TEST(H5E2E, NotAnHdf5FileIsExitTwoWithOneLine) {

@@ -11,23 +11,23 @@ namespace {
 using test::fixture;
 using test::run_plumb;
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+bool fw_pid_has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 TEST(FrameworkPidE2E, MappedCudnnAndNcclDifferFromTheBuild) {
   auto r = run_plumb({"check", "--root", fixture("fw-pid/root"), "--pid", "4242", "--python", fixture("fw-pid/python"),
                       "--only", "l3.framework.library_mismatch", "--format", "md"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "cuDNN: PyTorch was built with 8.9.2 but 9.1.0 is loaded "
+  EXPECT_TRUE(fw_pid_has(r.out, "cuDNN: PyTorch was built with 8.9.2 but 9.1.0 is loaded "
                          "(/usr/local/cuda-12.4/lib64/libcudnn.so.9.1.0)")) << r.out;
-  EXPECT_TRUE(has(r.out, "NCCL: PyTorch was built with 2.18.1 but 2.21.5 is loaded "
+  EXPECT_TRUE(fw_pid_has(r.out, "NCCL: PyTorch was built with 2.18.1 but 2.21.5 is loaded "
                          "(/usr/local/cuda-12.4/lib64/libnccl.so.2.21.5)")) << r.out;
   // The wheel's own cuDNN 8 is mapped too and shown as evidence, with its pip version.
-  EXPECT_TRUE(has(r.out, "8.9.2.26 at /root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.8"))
+  EXPECT_TRUE(fw_pid_has(r.out, "8.9.2.26 at /root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.8"))
       << r.out;
-  EXPECT_TRUE(has(r.out, "grep -E 'libcudnn|libnccl' /proc/4242/maps")) << r.out;
+  EXPECT_TRUE(fw_pid_has(r.out, "grep -E 'libcudnn|libnccl' /proc/4242/maps")) << r.out;
   auto zh = run_plumb({"check", "--root", fixture("fw-pid/root"), "--pid", "4242", "--python", fixture("fw-pid/python"),
                        "--only", "l3.framework.library_mismatch", "--lang", "zh"});
-  EXPECT_TRUE(has(zh.out, "NCCL：PyTorch 构建时使用 2.18.1，实际加载的是 2.21.5")) << zh.out;
+  EXPECT_TRUE(fw_pid_has(zh.out, "NCCL：PyTorch 构建时使用 2.18.1，实际加载的是 2.21.5")) << zh.out;
 }
 
 TEST(FrameworkPidE2E, MatchingBuildPassesAndWithoutPidNcclIsSkipped) {
@@ -36,20 +36,20 @@ TEST(FrameworkPidE2E, MatchingBuildPassesAndWithoutPidNcclIsSkipped) {
                       fixture("framework/fake_python/gpu-h100"), "--only", "l3.framework.library_mismatch", "--format",
                       "json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "NCCL 2.21.5 (/usr/local/cuda-12.4/lib64/libnccl.so.2.21.5) matches")) << r.out;
-  EXPECT_TRUE(has(r.out, "\"status\": \"pass\"")) << r.out;
+  EXPECT_TRUE(fw_pid_has(r.out, "NCCL 2.21.5 (/usr/local/cuda-12.4/lib64/libnccl.so.2.21.5) matches")) << r.out;
+  EXPECT_TRUE(fw_pid_has(r.out, "\"status\": \"pass\"")) << r.out;
   // ...but the cuDNN 8 of another wheel is mapped next to the toolkit's cuDNN 9.1: that one differs.
-  EXPECT_TRUE(has(r.out, "cuDNN: PyTorch was built with 9.1.0 but 8.9.2.26 is loaded")) << r.out;
+  EXPECT_TRUE(fw_pid_has(r.out, "cuDNN: PyTorch was built with 9.1.0 but 8.9.2.26 is loaded")) << r.out;
   // Without --pid the probe's own interpreter (same LD_LIBRARY_PATH) says which copies it maps.
   auto nopid = run_plumb({"check", "--root", fixture("fw-pid/root"), "--python", fixture("fw-pid/python"), "--only",
                           "l3.framework.library_mismatch"});
   EXPECT_EQ(nopid.exit_code, 0) << nopid.err;
-  EXPECT_TRUE(has(nopid.out, "NCCL: PyTorch was built with 2.18.1 but 2.21.5 is loaded "
+  EXPECT_TRUE(fw_pid_has(nopid.out, "NCCL: PyTorch was built with 2.18.1 but 2.21.5 is loaded "
                              "(/usr/local/cuda-12.4/lib64/libnccl.so.2.21.5 in the probe's interpreter)")) << nopid.out;
   // And an older probe answer without its maps: NCCL cannot be judged.
   auto old = run_plumb({"check", "--root", fixture("fw-pid/root"), "--python", fixture("framework/fake_python/gpu-h100"),
                         "--only", "l3.framework.library_mismatch"});
-  EXPECT_TRUE(has(old.out, "NCCL copy loaded by the job: no --pid given")) << old.out;
+  EXPECT_TRUE(fw_pid_has(old.out, "NCCL copy loaded by the job: no --pid given")) << old.out;
 }
 
 }  // namespace

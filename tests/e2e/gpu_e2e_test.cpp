@@ -13,23 +13,23 @@ namespace {
 
 using Flag = std::tuple<std::string, std::string, std::string>;  // id, subject, status
 
-std::string fake_lib(bool legacy = false) {
+std::string gpu_fake_lib(bool legacy = false) {
   return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml" + (legacy ? "-legacy" : "") + ".so";
 }
-std::string scenario(const std::string& name) { return fixture("gpu/scenarios/" + name + ".json"); }
+std::string gpu_scenario(const std::string& name) { return fixture("gpu/scenarios/" + name + ".json"); }
 
 const std::vector<std::string> kGpuOnly = {"--only", "l3.gpu,l2.gpu,l2.compute.gpu_underutilized"};
 
-RunOutput check(const std::string& scen, std::vector<std::string> extra = {}, bool legacy = false,
+RunOutput gpu_check(const std::string& scen, std::vector<std::string> extra = {}, bool legacy = false,
                 const std::string& format = "json") {
-  std::vector<std::string> args = {"check", "--root", fixture("gpu/root-empty"), "--nvml-lib", fake_lib(legacy),
+  std::vector<std::string> args = {"check", "--root", fixture("gpu/root-empty"), "--nvml-lib", gpu_fake_lib(legacy),
                                    "--format", format};
   args.insert(args.end(), kGpuOnly.begin(), kGpuOnly.end());
   args.insert(args.end(), extra.begin(), extra.end());
-  return run_plumb(args, {{"PLUMB_FAKE_NVML_SCENARIO", scenario(scen)}});
+  return run_plumb(args, {{"PLUMB_FAKE_NVML_SCENARIO", gpu_scenario(scen)}});
 }
 
-nlohmann::json parse(const RunOutput& o) {
+nlohmann::json parse_gpu_report(const RunOutput& o) {
   auto j = nlohmann::json::parse(o.out, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << o.err;
   return j;
@@ -55,9 +55,9 @@ std::set<std::string> skipped_ids(const nlohmann::json& doc) {
 }
 
 TEST(GpuE2e, HealthyH100NodeFlagsNothing) {
-  auto o = check("h100-8x-healthy");
+  auto o = gpu_check("h100-8x-healthy");
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  auto doc = parse(o);
+  auto doc = parse_gpu_report(o);
   EXPECT_EQ(flagged(doc), std::set<Flag>{});
   EXPECT_EQ(doc["facts"]["gpu"]["devices"].size(), 8u);
   EXPECT_EQ(doc["facts"]["gpu"]["devices"][0]["bus_id"], "0000:53:00.0");
@@ -67,9 +67,9 @@ TEST(GpuE2e, HealthyH100NodeFlagsNothing) {
 }
 
 TEST(GpuE2e, FourGpuPcieNodeAcrossSocketsFlagsNothing) {
-  auto o = check("a100-pcie-4x-2socket");
+  auto o = gpu_check("a100-pcie-4x-2socket");
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  auto doc = parse(o);
+  auto doc = parse_gpu_report(o);
   EXPECT_EQ(flagged(doc), std::set<Flag>{});
   int sys = 0;
   for (const auto& t : doc["facts"]["gpu"]["topology"]) sys += t["level"]["value"] == 50 ? 1 : 0;
@@ -77,31 +77,31 @@ TEST(GpuE2e, FourGpuPcieNodeAcrossSocketsFlagsNothing) {
 }
 
 TEST(GpuE2e, HotAndThrottlingGpus) {
-  auto o = check("a100-sxm-4x-hot-throttling");
+  auto o = gpu_check("a100-sxm-4x-hot-throttling");
   EXPECT_EQ(o.exit_code, 1);
   std::set<Flag> want = {{"l3.gpu.temperature", "gpu 0000:0f:00.0", "warn"},
                          {"l3.gpu.temperature", "gpu 0000:47:00.0", "fail"},
                          {"l3.gpu.throttle", "gpu 0000:47:00.0", "fail"},
                          {"l3.gpu.throttle", "gpu 0000:4e:00.0", "warn"}};
-  EXPECT_EQ(flagged(parse(o)), want);
+  EXPECT_EQ(flagged(parse_gpu_report(o)), want);
 }
 
 TEST(GpuE2e, DegradedPcieLinks) {
-  auto o = check("a100-pcie-4x-degraded-link");
+  auto o = gpu_check("a100-pcie-4x-degraded-link");
   EXPECT_EQ(o.exit_code, 1);
   // GPU 2 idles at gen 1: links downshift when idle, so it is not flagged.
   std::set<Flag> want = {{"l3.gpu.pcie_width", "gpu 0000:17:00.0", "fail"}, {"l3.gpu.pcie_gen", "gpu 0000:65:00.0", "warn"}};
-  EXPECT_EQ(flagged(parse(o)), want);
+  EXPECT_EQ(flagged(parse_gpu_report(o)), want);
 }
 
 TEST(GpuE2e, EccAndRowRemapFailures) {
-  auto o = check("a100-sxm-4x-ecc-remap");
+  auto o = gpu_check("a100-sxm-4x-ecc-remap");
   EXPECT_EQ(o.exit_code, 1);
   std::set<Flag> want = {{"l3.gpu.ecc_errors", "gpu 0000:07:00.0", "fail"},
                          {"l3.gpu.remapped_rows", "gpu 0000:0f:00.0", "fail"},
                          {"l3.gpu.remapped_rows", "gpu 0000:47:00.0", "fail"},
                          {"l3.gpu.remapped_rows", "gpu 0000:4e:00.0", "fail"}};
-  auto doc = parse(o);
+  auto doc = parse_gpu_report(o);
   EXPECT_EQ(flagged(doc), want);
   std::map<std::string, std::string> variant;
   for (const auto& f : doc["findings"]) {
@@ -113,9 +113,9 @@ TEST(GpuE2e, EccAndRowRemapFailures) {
 }
 
 TEST(GpuE2e, LostGpuIsReportedAndTheRestStillChecked) {
-  auto o = check("h100-8x-gpu-lost");
+  auto o = gpu_check("h100-8x-gpu-lost");
   EXPECT_EQ(o.exit_code, 1);
-  auto doc = parse(o);
+  auto doc = parse_gpu_report(o);
   std::set<Flag> want = {{"l3.gpu.device_lost", "gpu #3 (NVML index)", "fail"}};
   EXPECT_EQ(flagged(doc), want);
   EXPECT_NE(o.out.find("NVML_ERROR_GPU_IS_LOST"), std::string::npos);
@@ -127,9 +127,9 @@ TEST(GpuE2e, LostGpuIsReportedAndTheRestStillChecked) {
 }
 
 TEST(GpuE2e, OldDriverUsesTheOldSymbolNames) {
-  auto o = check("v100-2x-legacy-driver", {}, /*legacy=*/true);
+  auto o = gpu_check("v100-2x-legacy-driver", {}, /*legacy=*/true);
   EXPECT_EQ(o.exit_code, 1) << o.err;
-  auto doc = parse(o);
+  auto doc = parse_gpu_report(o);
   std::set<Flag> want = {{"l3.gpu.retired_pages", "gpu 0000:1b:00.0", "fail"}};
   EXPECT_EQ(flagged(doc), want);
   std::set<std::string> syms;
@@ -144,9 +144,9 @@ TEST(GpuE2e, OldDriverUsesTheOldSymbolNames) {
 }
 
 TEST(GpuE2e, NoPermissionBecomesSkipsWithTheReason) {
-  auto o = check("h100-8x-no-permission");
+  auto o = gpu_check("h100-8x-no-permission");
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  auto doc = parse(o);
+  auto doc = parse_gpu_report(o);
   EXPECT_EQ(flagged(doc), std::set<Flag>{});
   EXPECT_TRUE(skipped_ids(doc).count("l3.gpu.remapped_rows NVML_ERROR_NO_PERMISSION: no permission"));
   EXPECT_TRUE(skipped_ids(doc).count("l2.compute.gpu_underutilized NVML_ERROR_NO_PERMISSION: no permission"));
@@ -155,9 +155,9 @@ TEST(GpuE2e, NoPermissionBecomesSkipsWithTheReason) {
 TEST(GpuE2e, HungCallEndsOnTheDeadlineAndIsNamed) {
   // 3 s: NVML gets four fifths of it; under the sanitizers on a loaded machine 1 s did not always
   // reach the hanging call before the deadline.
-  auto o = check("h100-8x-hang", {"--timeout", "3s"});
+  auto o = gpu_check("h100-8x-hang", {"--timeout", "3s"});
   EXPECT_EQ(o.exit_code, 1) << o.err;
-  auto doc = parse(o);
+  auto doc = parse_gpu_report(o);
   bool named = false;
   for (const auto& f : doc["findings"]) {
     if (f["id"] == "l3.gpu.nvml_responsive") {
@@ -172,18 +172,18 @@ TEST(GpuE2e, HungCallEndsOnTheDeadlineAndIsNamed) {
 }
 
 TEST(GpuE2e, OperationalWarnings) {
-  auto o = check("a100-sxm-4x-ops");
+  auto o = gpu_check("a100-sxm-4x-ops");
   EXPECT_EQ(o.exit_code, 0) << o.err;
   std::set<Flag> want = {{"l3.gpu.persistence", "gpu 0000:07:00.0", "warn"},
                          {"l3.gpu.mig", "gpu 0000:0f:00.0", "info"},
                          {"l2.gpu.memory_used", "gpu 0000:47:00.0", "warn"},
                          {"l2.compute.gpu_underutilized", "gpu 0000:4e:00.0", "warn"}};
-  EXPECT_EQ(flagged(parse(o)), want);
+  EXPECT_EQ(flagged(parse_gpu_report(o)), want);
 }
 
 TEST(GpuE2e, MixedModelsAndVbios) {
-  auto o = check("a100-sxm-4x-mixed");
-  auto doc = parse(o);
+  auto o = gpu_check("a100-sxm-4x-mixed");
+  auto doc = parse_gpu_report(o);
   std::set<Flag> want = {{"l3.gpu.mixed", "host", "warn"}};
   EXPECT_EQ(flagged(doc), want);
   int n = 0;
@@ -192,20 +192,20 @@ TEST(GpuE2e, MixedModelsAndVbios) {
 }
 
 TEST(GpuE2e, ExpectGpus) {
-  auto ok = parse(check("h100-8x-healthy", {"--expect-gpus", "8"}));
-  auto bad = check("h100-8x-healthy", {"--expect-gpus", "16"});
+  auto ok = parse_gpu_report(gpu_check("h100-8x-healthy", {"--expect-gpus", "8"}));
+  auto bad = gpu_check("h100-8x-healthy", {"--expect-gpus", "16"});
   EXPECT_EQ(bad.exit_code, 1);
   std::string ok_status, bad_status;
   for (const auto& f : ok["findings"]) {
     if (f["id"] == "l3.gpu.count") ok_status = f["status"];
   }
-  auto bad_doc = parse(bad);  // kept: a range-for over a temporary's member would dangle
+  auto bad_doc = parse_gpu_report(bad);  // kept: a range-for over a temporary's member would dangle
   for (const auto& f : bad_doc["findings"]) {
     if (f["id"] == "l3.gpu.count") bad_status = f["status"];
   }
   EXPECT_EQ(ok_status, "pass");
   EXPECT_EQ(bad_status, "fail");
-  auto neg = check("h100-8x-healthy", {"--expect-gpus", "-2"});
+  auto neg = gpu_check("h100-8x-healthy", {"--expect-gpus", "-2"});
   EXPECT_EQ(neg.exit_code, 2);
   EXPECT_EQ(std::count(neg.err.begin(), neg.err.end(), '\n'), 1) << neg.err;
   EXPECT_NE(neg.err.find("--expect-gpus"), std::string::npos);
@@ -215,7 +215,7 @@ TEST(GpuE2e, NoDriverSkipsTheGpuLayerAndChecksTheRest) {
   auto o = run_plumb({"check", "--root", fixture("gpu/root-empty"), "--nvml-lib", "/nonexistent/libnvidia-ml.so.1",
                       "--format", "json"});
   EXPECT_NE(o.exit_code, 2) << o.err;
-  auto doc = parse(o);
+  auto doc = parse_gpu_report(o);
   EXPECT_NE(doc["facts"]["gpu"]["unavailable"].get<std::string>().find("/nonexistent/libnvidia-ml.so.1 not found"),
             std::string::npos);
   bool os_ran = false;
@@ -232,28 +232,28 @@ TEST(GpuE2e, NoDriverSkipsTheGpuLayerAndChecksTheRest) {
 TEST(GpuE2e, DefaultLibraryMissingSaysNoDriver) {
   auto o = run_plumb({"check", "--root", fixture("gpu/root-empty"), "--only", "l3.gpu.temperature", "--format", "json"},
                      {{"PLUMB_NVML_LIB", ""}});
-  auto doc = parse(o);
+  auto doc = parse_gpu_report(o);
   std::string why = doc["facts"]["gpu"]["unavailable"];
   if (why.empty()) GTEST_SKIP() << "this machine has an NVIDIA driver";
   EXPECT_EQ(why, "libnvidia-ml.so.1 not found: no NVIDIA driver installed");
 }
 
 TEST(GpuE2e, MarkdownInBothLanguagesHasTheGpuTable) {
-  auto en = check("a100-sxm-4x-hot-throttling", {}, false, "md");
+  auto en = gpu_check("a100-sxm-4x-hot-throttling", {}, false, "md");
   EXPECT_NE(en.out.find("| Bus id | Model |"), std::string::npos) << en.out;
   EXPECT_NE(en.out.find("| 0000:47:00.0 | NVIDIA A100-SXM4-80GB |"), std::string::npos);
   EXPECT_NE(en.out.find("GPU at 90 °C, at its slowdown temperature 89 °C"), std::string::npos);
   EXPECT_NE(en.out.find("- NVIDIA driver: 525.60.13"), std::string::npos);
-  auto zh = check("a100-sxm-4x-hot-throttling", {"--lang", "zh"}, false, "md");
+  auto zh = gpu_check("a100-sxm-4x-hot-throttling", {"--lang", "zh"}, false, "md");
   EXPECT_NE(zh.out.find("| 总线号 | 型号 |"), std::string::npos) << zh.out;
   EXPECT_NE(zh.out.find("已达降频温度 89 °C"), std::string::npos);
   EXPECT_NE(zh.out.find("NVIDIA 驱动: 525.60.13"), std::string::npos);
-  auto term = check("a100-sxm-4x-hot-throttling", {}, false, "term");
+  auto term = gpu_check("a100-sxm-4x-hot-throttling", {}, false, "term");
   EXPECT_NE(term.out.find("0000:47:00.0  NVIDIA A100-SXM4-80GB"), std::string::npos) << term.out;
 }
 
 TEST(GpuE2e, JsonInChineseKeepsIdsAndTranslatesMessages) {
-  auto doc = parse(check("a100-pcie-4x-degraded-link", {"--lang", "zh"}));
+  auto doc = parse_gpu_report(gpu_check("a100-pcie-4x-degraded-link", {"--lang", "zh"}));
   EXPECT_EQ(doc["lang"], "zh-CN");
   bool found = false;
   for (const auto& f : doc["findings"]) {
@@ -267,10 +267,10 @@ TEST(GpuE2e, JsonInChineseKeepsIdsAndTranslatesMessages) {
 
 TEST(GpuE2e, SnapshotRoundTripsThroughReport) {
   std::string snap = std::string(PLUMB_BUILD_DIR) + "/gpu-e2e-snapshot.json";
-  auto o = check("a100-sxm-4x-ecc-remap", {"--save", snap});
+  auto o = gpu_check("a100-sxm-4x-ecc-remap", {"--save", snap});
   auto r = run_plumb({"report", snap, "--format", "json", "--only", "l3.gpu,l2.gpu,l2.compute.gpu_underutilized"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(flagged(parse(o)), flagged(parse(r)));
+  EXPECT_EQ(flagged(parse_gpu_report(o)), flagged(parse_gpu_report(r)));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ struct Checked {
   }
 };
 
-Checked check(const std::string& host, std::vector<std::string> extra = {}) {
+Checked storage_check(const std::string& host, std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"check", "--root", test::host_fixture(host), "--format", "json", "--only", kOnly};
   args.insert(args.end(), extra.begin(), extra.end());
   Checked c;
@@ -44,7 +44,7 @@ Checked check(const std::string& host, std::vector<std::string> extra = {}) {
 }
 
 TEST(StorageCgroupKmsgE2E, Healthy) {
-  auto c = check("healthy", {"--data", "/data/imagenet"});
+  auto c = storage_check("healthy", {"--data", "/data/imagenet"});
   EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
   EXPECT_EQ(c.at("l3.storage.io_scheduler", "nvme0n1"), "pass");
   EXPECT_EQ(c.at("l3.storage.read_ahead", "nvme0n1"), "pass");
@@ -60,7 +60,7 @@ TEST(StorageCgroupKmsgE2E, Healthy) {
 }
 
 TEST(StorageCgroupKmsgE2E, NvmeMisconfigured) {
-  auto c = check("nvme-misconfigured", {"--data", "/data/imagenet"});
+  auto c = storage_check("nvme-misconfigured", {"--data", "/data/imagenet"});
   EXPECT_EQ(c.run.exit_code, 1);
   EXPECT_EQ(c.at("l3.storage.io_scheduler", "nvme0n1"), "warn");  // mq-deadline
   EXPECT_EQ(c.at("l3.storage.io_scheduler", "nvme1n1"), "warn");  // bfq
@@ -81,7 +81,7 @@ TEST(StorageCgroupKmsgE2E, NvmeMisconfigured) {
 }
 
 TEST(StorageCgroupKmsgE2E, DockerV1) {
-  auto c = check("docker-v1");
+  auto c = storage_check("docker-v1");
   EXPECT_EQ(c.run.exit_code, 1);
   EXPECT_EQ(c.at("l3.storage.shm_size"), "fail");  // Docker's 64 MB default
   EXPECT_EQ(c.at("l3.storage.io_scheduler", "nvme0n1"), "pass");
@@ -94,7 +94,7 @@ TEST(StorageCgroupKmsgE2E, DockerV1) {
 }
 
 TEST(StorageCgroupKmsgE2E, OomXidWithKmsgFile) {
-  auto c = check("oom-xid", {"--kmsg", test::fixture("kmsg/oom-xid-dmesg.log"), "--data", "/mnt/datasets/coco"});
+  auto c = storage_check("oom-xid", {"--kmsg", test::fixture("kmsg/oom-xid-dmesg.log"), "--data", "/mnt/datasets/coco"});
   EXPECT_EQ(c.run.exit_code, 1);
   EXPECT_EQ(c.at("l3.kernel.oom_kills"), "fail");
   EXPECT_EQ(c.at("l3.gpu.xid", "gpu 0000:3b:00"), "fail");  // 79 fallen off the bus
@@ -148,7 +148,7 @@ TEST(StorageCgroupKmsgE2E, BadInput) {
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1);
 
   // A truncated, partly binary kernel log: read what parses, no crash.
-  auto trunc = check("healthy", {"--kmsg", test::fixture("kmsg/truncated-raw.log")});
+  auto trunc = storage_check("healthy", {"--kmsg", test::fixture("kmsg/truncated-raw.log")});
   EXPECT_EQ(trunc.run.exit_code, 0) << trunc.run.err;
   EXPECT_EQ(trunc.at("l3.kernel.oom_kills"), "pass");
 

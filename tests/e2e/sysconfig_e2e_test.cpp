@@ -22,7 +22,7 @@ const char* kIds =
     "l3.comm.hostname_loopback,l3.data.open_files_limit,l3.comm.iommu_mode,l3.comm.pcie_acs,l3.comm.ib_gid_index,"
     "l3.vram.foreign_processes,l3.framework.tf32";
 
-RunOutput check(const std::string& root, const std::string& format = "json") {
+RunOutput sysconfig_check(const std::string& root, const std::string& format = "json") {
   std::string lib = std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so";
   return run_plumb({"check", "--root", fixture("sysconfig/roots/" + root), "--pid", "4100", "--nvml-lib", lib, "--only",
                     kIds, "--config", fixture("sysconfig/determinism.toml"), "--format", format},
@@ -44,7 +44,7 @@ std::map<std::string, std::string> worst_by_id(const RunOutput& r) {
 }
 
 TEST(SysconfigE2e, PlantedRootFailsEveryCheck) {
-  auto r = check("planted");
+  auto r = sysconfig_check("planted");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto st = worst_by_id(r);
   EXPECT_EQ(st["l3.comm.hostname_loopback"], "fail");
@@ -57,7 +57,7 @@ TEST(SysconfigE2e, PlantedRootFailsEveryCheck) {
 }
 
 TEST(SysconfigE2e, CleanRootPasses) {
-  auto r = check("clean");
+  auto r = sysconfig_check("clean");
   EXPECT_EQ(r.exit_code, 0) << r.out.substr(0, 3000) << r.err;
   auto st = worst_by_id(r);
   for (const char* id : {"l3.comm.hostname_loopback", "l3.data.open_files_limit", "l3.comm.iommu_mode", "l3.comm.pcie_acs",
@@ -68,7 +68,7 @@ TEST(SysconfigE2e, CleanRootPasses) {
 }
 
 TEST(SysconfigE2e, TextReportInBothLanguages) {
-  auto en = check("planted", "term");
+  auto en = sysconfig_check("planted", "term");
   EXPECT_NE(en.out.find("gpu-node-07 resolves to the loopback address 127.0.1.1"), std::string::npos) << en.out;
   EXPECT_NE(en.out.find("NCCL_IB_GID_INDEX=5 selects an empty GID entry"), std::string::npos);
   EXPECT_NE(en.out.find("pid 4242 holds 7.6 GiB but no longer exists"), std::string::npos);

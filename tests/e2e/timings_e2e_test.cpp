@@ -15,7 +15,7 @@ namespace {
 
 using test::run_plumb;
 
-json parse(const RunOutput& r) {
+json parse_timings(const RunOutput& r) {
   json j = json::parse(r.out, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << "not JSON: " << r.out.substr(0, 300) << r.err;
   return j;
@@ -43,7 +43,7 @@ std::string row_of(const std::string& err, const std::string& id) {
 TEST(Timings, JsonCarriesEachCollectorAndTheTotal) {
   auto r = run_plumb(golden::check_args("healthy", {"--format", "json", "--timings"}));
   ASSERT_LE(r.exit_code, 1) << r.err;
-  json j = parse(r);
+  json j = parse_timings(r);
   ASSERT_TRUE(j["facts"]["meta"].contains("timings")) << r.out.substr(0, 400);
   const json& t = j["facts"]["meta"]["timings"];
   auto expected = ran(j);
@@ -71,7 +71,7 @@ TEST(Timings, JsonCarriesEachCollectorAndTheTotal) {
 TEST(Timings, StderrTableHasARowPerCollectorAndTotals) {
   auto r = run_plumb(golden::check_args("healthy", {"--format", "json", "--timings"}));
   ASSERT_LE(r.exit_code, 1) << r.err;
-  auto ids = ran(parse(r));
+  auto ids = ran(parse_timings(r));
   ASSERT_FALSE(ids.empty());
   EXPECT_NE(r.err.find("Collector timings"), std::string::npos) << r.err;
   for (const auto& id : ids) {
@@ -88,7 +88,7 @@ TEST(Timings, StderrTableHasARowPerCollectorAndTotals) {
 TEST(Timings, OnlySelectedCollectorsGetRows) {
   auto r = run_plumb(golden::check_args("healthy", {"--format", "json", "--timings", "--only", "collect.cpu"}));
   ASSERT_LE(r.exit_code, 1) << r.err;
-  json j = parse(r);
+  json j = parse_timings(r);
   auto ids = ran(j);
   EXPECT_EQ(ids.count("collect.cpu"), 1U);
   EXPECT_EQ(j["facts"]["meta"]["timings"]["collectors"].size(), ids.size());
@@ -99,7 +99,7 @@ TEST(Timings, OnlySelectedCollectorsGetRows) {
 TEST(Timings, NothingExtraWithoutTheFlag) {
   auto r = run_plumb(golden::check_args("healthy", {"--format", "json"}));
   ASSERT_LE(r.exit_code, 1) << r.err;
-  json j = parse(r);
+  json j = parse_timings(r);
   EXPECT_FALSE(j["facts"]["meta"].contains("timings"));
   EXPECT_EQ(r.err.find("Collector timings"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("collectors run in parallel"), std::string::npos) << r.err;

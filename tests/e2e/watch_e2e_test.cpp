@@ -15,14 +15,14 @@ using namespace std::chrono_literals;
 
 std::string procfs() { return fixture("watch/procfs-host"); }
 std::string script(const std::string& name) { return fixture("watch/gpu-scripts/" + name + ".json"); }
-std::string tmp(const std::string& name) { return ::testing::TempDir() + "/plumb-watch-" + name; }
+std::string watch_tmp(const std::string& name) { return ::testing::TempDir() + "/plumb-watch-" + name; }
 
 std::vector<std::string> watch_args(const std::string& gpu_script) {
   return {"watch", "--duration", "2s", "--interval", "100ms", "--root", procfs(), "--pid", "26231", "--gpu-script", script(gpu_script)};
 }
 
 // id + subject -> status from a JSON report.
-std::map<std::string, std::string> statuses(const std::string& json_text) {
+std::map<std::string, std::string> watch_statuses(const std::string& json_text) {
   std::map<std::string, std::string> out;
   auto doc = json::parse(json_text, nullptr, false);
   if (doc.is_discarded()) return out;
@@ -31,12 +31,12 @@ std::map<std::string, std::string> statuses(const std::string& json_text) {
 }
 
 TEST(WatchE2E, StarvedGpusGiveL2FindingsAndTheRecordingReplays) {
-  std::string rec = tmp("starved.jsonl");
+  std::string rec = watch_tmp("starved.jsonl");
   auto args = watch_args("starved-sawtooth-imbalanced");
   args.insert(args.end(), {"--record", rec, "--format", "json"});
   auto r = run_plumb(args);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  auto live = statuses(r.out);
+  auto live = watch_statuses(r.out);
   EXPECT_EQ(live["l2.compute.gpu_underutilized gpu 0000:3b:00.0"], "fail");
   EXPECT_EQ(live["l2.watch.vram_sawtooth gpu 0000:3b:00.0"], "warn");
   EXPECT_EQ(live["l2.watch.vram_sawtooth gpu 0000:5e:00.0"], "pass");
@@ -45,18 +45,18 @@ TEST(WatchE2E, StarvedGpusGiveL2FindingsAndTheRecordingReplays) {
   EXPECT_EQ(live["l2.watch.summary host"], "info");
   auto again = run_plumb({"report", rec, "--format", "json"});
   EXPECT_EQ(again.exit_code, 1) << again.err;
-  EXPECT_EQ(statuses(again.out), live);
+  EXPECT_EQ(watch_statuses(again.out), live);
   std::remove(rec.c_str());
 }
 
 TEST(WatchE2E, CsvRecordingReplaysToTheSameVerdict) {
-  std::string rec = tmp("starved.csv");
+  std::string rec = watch_tmp("starved.csv");
   auto args = watch_args("starved-sawtooth-imbalanced");
   args.insert(args.end(), {"--record", rec, "--format", "json", "--quiet"});
   auto r = run_plumb(args);
   auto again = run_plumb({"report", rec, "--format", "json"});
   EXPECT_EQ(again.exit_code, 1) << again.err;
-  EXPECT_EQ(statuses(again.out), statuses(r.out));
+  EXPECT_EQ(watch_statuses(again.out), watch_statuses(r.out));
   std::remove(rec.c_str());
 }
 
@@ -128,7 +128,7 @@ TEST(WatchE2E, BadInputIsOneLineAndExitTwo) {
 }
 
 TEST(WatchE2E, CheckFormatPromWritesAValidTextfile) {
-  std::string out = tmp("check.prom");
+  std::string out = watch_tmp("check.prom");
   auto r = run_plumb({"check", "--root", procfs(), "--format", "prom", "--out", out});
   EXPECT_LT(r.exit_code, 2) << r.err;
   auto text = read_user_file(out);

@@ -19,9 +19,9 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-std::string fake_lib() { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so"; }
-std::string scenario(const std::string& name) { return fixture("watch/nvml-scenarios/" + name + ".json"); }
-std::string tmp(const std::string& name) { return ::testing::TempDir() + "/plumb-watch-nvml-" + name; }
+std::string watch_fake_lib() { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so"; }
+std::string watch_scenario(const std::string& name) { return fixture("watch/nvml-scenarios/" + name + ".json"); }
+std::string nvml_tmp(const std::string& name) { return ::testing::TempDir() + "/plumb-watch-nvml-" + name; }
 
 std::vector<json> json_lines(const std::string& path) {
   std::vector<json> out;
@@ -42,11 +42,11 @@ std::map<std::string, json> findings_by_key(const std::string& json_text) {
 }
 
 TEST(WatchNvmlE2E, BusyGpusAreSampledIntoTheRecordingAndTheReport) {
-  std::string rec = tmp("busy.jsonl");
+  std::string rec = nvml_tmp("busy.jsonl");
   std::remove(rec.c_str());
   auto r = run_plumb({"watch", "--duration", "1500ms", "--interval", "100ms", "--root", fixture("watch/procfs-host"),
-                      "--nvml-lib", fake_lib(), "--record", rec, "--format", "json", "--quiet"},
-                     {{"PLUMB_FAKE_NVML_SCENARIO", scenario("two-gpus-busy")}});
+                      "--nvml-lib", watch_fake_lib(), "--record", rec, "--format", "json", "--quiet"},
+                     {{"PLUMB_FAKE_NVML_SCENARIO", watch_scenario("two-gpus-busy")}});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 
   auto lines = json_lines(rec);
@@ -93,8 +93,8 @@ TEST(WatchNvmlE2E, BusyGpusAreSampledIntoTheRecordingAndTheReport) {
 
 TEST(WatchNvmlE2E, NvmlInitFailureKeepsWatchingTheHost) {
   auto r = run_plumb({"watch", "--duration", "300ms", "--interval", "100ms", "--root", fixture("watch/procfs-host"),
-                      "--nvml-lib", fake_lib(), "--format", "json", "--quiet"},
-                     {{"PLUMB_FAKE_NVML_SCENARIO", tmp("no-such-scenario.json")}});
+                      "--nvml-lib", watch_fake_lib(), "--format", "json", "--quiet"},
+                     {{"PLUMB_FAKE_NVML_SCENARIO", nvml_tmp("no-such-scenario.json")}});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   auto doc = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
@@ -106,7 +106,7 @@ TEST(WatchNvmlE2E, NvmlInitFailureKeepsWatchingTheHost) {
 // out, cpu1-3 idle, so the host is 25 % busy with one pegged core (a data-loader main process).
 class PeggedCoreRoot {
  public:
-  PeggedCoreRoot() : dir_(tmp("pegged-root")) {
+  PeggedCoreRoot() : dir_(nvml_tmp("pegged-root")) {
     fs::remove_all(dir_);
     fs::create_directories(dir_ + "/proc");
     fs::copy_file(fixture("watch/procfs-host/proc/meminfo"), dir_ + "/proc/meminfo");
@@ -140,10 +140,10 @@ class PeggedCoreRoot {
 
 TEST(WatchNvmlE2E, IdleGpuNextToAPeggedCoreFailsGpuBusyAndPointsAtTheCpuChecks) {
   PeggedCoreRoot root;
-  std::string report = tmp("idle.json");
+  std::string report = nvml_tmp("idle.json");
   std::remove(report.c_str());
-  ::setenv("PLUMB_FAKE_NVML_SCENARIO", scenario("idle-gpu-job").c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
-  Child c({"watch", "--duration", "1500ms", "--interval", "100ms", "--root", root.dir(), "--nvml-lib", fake_lib(),
+  ::setenv("PLUMB_FAKE_NVML_SCENARIO", watch_scenario("idle-gpu-job").c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  Child c({"watch", "--duration", "1500ms", "--interval", "100ms", "--root", root.dir(), "--nvml-lib", watch_fake_lib(),
            "--format", "json", "--out", report});
   ::unsetenv("PLUMB_FAKE_NVML_SCENARIO");  // NOLINT(concurrency-mt-unsafe)
   ASSERT_TRUE(c.started());
@@ -176,11 +176,11 @@ TEST(WatchNvmlE2E, IdleGpuNextToAPeggedCoreFailsGpuBusyAndPointsAtTheCpuChecks) 
 }
 
 TEST(WatchNvmlE2E, NvLinkCountersBecomeRatesInTheRecording) {
-  std::string rec = tmp("nvlink.csv");
+  std::string rec = nvml_tmp("nvlink.csv");
   std::remove(rec.c_str());
   auto r = run_plumb({"watch", "--duration", "1s", "--interval", "100ms", "--root", fixture("watch/procfs-host"),
-                      "--nvml-lib", fake_lib(), "--record", rec, "--format", "json", "--quiet"},
-                     {{"PLUMB_FAKE_NVML_SCENARIO", scenario("nvlink-3gpu")}});
+                      "--nvml-lib", watch_fake_lib(), "--record", rec, "--format", "json", "--quiet"},
+                     {{"PLUMB_FAKE_NVML_SCENARIO", watch_scenario("nvlink-3gpu")}});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto doc = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
@@ -215,9 +215,9 @@ TEST(WatchNvmlE2E, NvLinkCountersBecomeRatesInTheRecording) {
 }
 
 TEST(WatchNvmlE2E, ExporterServesNvLinkThroughput) {
-  ::setenv("PLUMB_FAKE_NVML_SCENARIO", scenario("nvlink-3gpu").c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  ::setenv("PLUMB_FAKE_NVML_SCENARIO", watch_scenario("nvlink-3gpu").c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
   Child c({"exporter", "--listen", "127.0.0.1:0", "--interval", "100ms", "--no-check", "--root",
-           fixture("watch/procfs-host"), "--nvml-lib", fake_lib()});
+           fixture("watch/procfs-host"), "--nvml-lib", watch_fake_lib()});
   ::unsetenv("PLUMB_FAKE_NVML_SCENARIO");  // NOLINT(concurrency-mt-unsafe)
   ASSERT_TRUE(c.read_until("/metrics", 20s)) << c.output();
   std::smatch m;

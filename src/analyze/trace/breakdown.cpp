@@ -39,7 +39,7 @@ std::vector<Interval> merged_gpu(const PodVector<GpuRec>& gpu, Pred keep) {
   return v;
 }
 
-double median_of(std::vector<double> v) {
+double median_value(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   std::size_t n = v.size();
@@ -147,7 +147,7 @@ Result<StepWindows> select_steps(const TraceRecords& rec, const StepFilter& filt
     // The span opened by the last profiler.step() is closed when profiling stops: usually short.
     std::vector<double> others;
     for (std::size_t i = 0; i + 1 < steps.size(); ++i) others.push_back(steps[i].end - steps[i].ts);
-    if (steps.back().end - steps.back().ts < 0.5 * median_of(others)) {
+    if (steps.back().end - steps.back().ts < 0.5 * median_value(others)) {
       w.complete.back() = false;
       out.notes.push_back("last_step_partial");
     }
@@ -326,7 +326,7 @@ GpuTotals sum_complete_steps(const TraceRecords& rec, const StepWindows& w, cons
   sum.steps = static_cast<std::int64_t>(out.steps.size());
   sum.complete_steps = static_cast<std::int64_t>(durations.size());
   if (!durations.empty()) {
-    sum.step_time_median_us = median_of(durations);
+    sum.step_time_median_us = median_value(durations);
     sum.step_time_min_us = *std::min_element(durations.begin(), durations.end());
     sum.step_time_max_us = *std::max_element(durations.begin(), durations.end());
   } else {

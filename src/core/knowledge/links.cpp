@@ -36,23 +36,17 @@ constexpr std::array<GpuModel, 14> kModels{{
 }};
 
 // Effective NVLink5 per-link rate is assumed at 80 % of nominal by analogy with NVLink3/4 (unverified).
-constexpr std::array<NvlinkRate, 4> kNvlink{{
+constexpr std::array<NvlinkRate, 4> kLinksNvlink{{
     {2, 25.0, 20.0, 6},
     {3, 25.0, 20.0, 12},
     {4, 25.0, 20.6, 18},
     {5, 50.0, 40.0, 18},
 }};
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
-
 }  // namespace
 
 const GpuModel* gpu_model_by_pci_device(std::string_view device_id) {
-  std::string d = lower(trim(device_id));
+  std::string d = to_lower(trim(device_id));
   if (d.empty()) return nullptr;
   for (const auto& m : kModels) {
     if (!m.pci_device.empty() && m.pci_device == d) return &m;
@@ -61,7 +55,7 @@ const GpuModel* gpu_model_by_pci_device(std::string_view device_id) {
 }
 
 const GpuModel* gpu_model_by_name(std::string_view name) {
-  std::string n = lower(name);
+  std::string n = to_lower(name);
   // "A100-SXM-64GB" and "A100 SXM4" spell the form factor differently: compare without separators.
   auto squash = [](std::string s) {
     s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == ' ' || c == '-' || c == '_'; }), s.end());
@@ -77,7 +71,7 @@ const GpuModel* gpu_model_by_name(std::string_view name) {
 }
 
 const NvlinkRate* nvlink_rate(int gen) {
-  for (const auto& r : kNvlink) {
+  for (const auto& r : kLinksNvlink) {
     if (r.gen == gen) return &r;
   }
   return nullptr;
@@ -144,7 +138,7 @@ BusbwCeiling network_ceiling(double node_gbit, int ports, const std::string& sou
 }
 
 std::optional<BusbwCeiling> parse_link_option(std::string_view text) {
-  std::string t = lower(trim(text));
+  std::string t = to_lower(trim(text));
   auto num_after = [&](std::size_t pos) -> std::pair<std::optional<int>, std::optional<int>> {
     std::string rest = t.substr(pos);
     auto x = rest.find('x');

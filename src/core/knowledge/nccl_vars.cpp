@@ -193,12 +193,6 @@ const std::vector<MisnamedVar> kMisnamed = {
     {"NCCL_MIN_NRINGS", "renamed", "NCCL_MIN_CTAS"},
 };
 
-std::string upper(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return o;
-}
-
 std::string pretty(std::string_view alts) {
   std::string o(alts);
   std::replace(o.begin(), o.end(), '|', ' ');
@@ -273,7 +267,7 @@ ValueVerdict check_nccl_value(const NcclVarSpec& spec, std::string_view raw) {
     std::string_view alts = s.substr(nocase ? 6 : 5);
     v.allowed = pretty(alts);
     if (in_alts(alts, value)) return v;
-    if (in_alts(alts, upper(value))) {
+    if (in_alts(alts, to_upper(value))) {
       if (!nocase) v.problem = "case";
       return v;
     }
@@ -284,7 +278,7 @@ ValueVerdict check_nccl_value(const NcclVarSpec& spec, std::string_view raw) {
     v.allowed = "LOC NVL PIX PXB PHB SYS";
     if (in_alts("LOC|NVL|PIX|PXB|PHB|SYS", value)) return v;
     // ncclGetLevel compares with strcmp: "sys" matches nothing and is silently ignored.
-    if (in_alts("LOC|NVL|PIX|PXB|PHB|SYS", upper(value))) {
+    if (in_alts("LOC|NVL|PIX|PXB|PHB|SYS", to_upper(value))) {
       v.problem = "case";
     } else if (auto n = parse_int(value); n && *n >= 0) {
       v.problem = "legacy_int";
@@ -301,7 +295,7 @@ ValueVerdict check_nccl_value(const NcclVarSpec& spec, std::string_view raw) {
     std::string_view list = value;
     if (!list.empty() && list.front() == '^') list.remove_prefix(1);
     for (auto tok : split(list, ',')) {
-      if (!in_alts(alts, upper(trim(tok)))) {
+      if (!in_alts(alts, to_upper(trim(tok)))) {
         v.problem = "not_allowed";
         return v;
       }

@@ -8,7 +8,7 @@ namespace plumb {
 
 namespace {
 namespace ce = clock_event;
-constexpr std::array<ClockEventReason, 11> kReasons{{
+constexpr std::array<ClockEventReason, 11> kThrottleReasons{{
     {ce::kGpuIdle, "gpu_idle", "idle", false},
     {ce::kApplicationsClocks, "applications_clocks", "applications clocks setting", false},
     {ce::kSwPowerCap, "sw_power_cap", "SW power cap", true},
@@ -23,13 +23,13 @@ constexpr std::array<ClockEventReason, 11> kReasons{{
 }};
 }  // namespace
 
-std::span<const ClockEventReason> clock_event_reasons() { return kReasons; }
+std::span<const ClockEventReason> clock_event_reasons() { return kThrottleReasons; }
 
 std::string clock_event_reason_names(std::uint64_t bits, ReasonNames style) {
   if (bits == 0) return "none";
   std::string out;
   std::uint64_t known = 0;
-  for (const auto& r : kReasons) {
+  for (const auto& r : kThrottleReasons) {
     known |= r.bit;
     if ((bits & r.bit) != 0) out += (out.empty() ? "" : ", ") + std::string(style == ReasonNames::key ? r.key : r.label);
   }

@@ -17,7 +17,7 @@ const Text kApp{"user application (usually)", "用户程序（通常）"};
 const Text kDriver{"driver / firmware", "驱动 / 固件"};
 const Text kEcc{"GPU memory ECC (hardware)", "显存 ECC（硬件）"};
 const Text kBus{"PCIe bus, power or thermal (hardware)", "PCIe 总线、供电或散热（硬件）"};
-const Text kNvlink{"NVLink (hardware or peer)", "NVLink（硬件或对端）"};
+const Text kXidNvlink{"NVLink (hardware or peer)", "NVLink（硬件或对端）"};
 const Text kHw{"hardware / driver", "硬件 / 驱动"};
 
 const Text kRestartApp{"restart the application; if it repeats across applications or GPUs, follow NVIDIA's Xid workflow",
@@ -78,7 +78,7 @@ const std::array<XidInfo, 42> kTable{{
     {69, "GR_CLASS_ERROR", {"graphics engine class error", "图形引擎类错误"}, kHw, W, false,
      "the documented action is an application restart, no GPU reset",
      {"restart the application; check the application", "重启应用；检查应用"}},
-    {74, "NVLINK_ERROR", {"NVLink error (link, replay or fatal)", "NVLink 错误（链路、重放或致命）"}, kNvlink, F, false,
+    {74, "NVLINK_ERROR", {"NVLink error (link, replay or fatal)", "NVLink 错误（链路、重放或致命）"}, kXidNvlink, F, false,
      "an NVLink fault: the GPU needs a reset", kNvlinkAction},
     {79, "GPU_HAS_FALLEN_OFF_THE_BUS", {"GPU has fallen off the bus: no longer reachable on PCIe", "GPU 已从总线上掉线：PCIe 上不可达"}, kBus, F,
      false, "the GPU is gone from PCIe: only a node reboot brings it back",
@@ -108,27 +108,27 @@ const std::array<XidInfo, 42> kTable{{
     {122, "SPI_PMU_RPC_READ_FAIL", {"SPI flash read failure", "SPI 闪存读取失败"}, kHw, W, false, kUnusedSince, kSupport},
     {123, "SPI_PMU_RPC_WRITE_FAIL", {"SPI flash write failure", "SPI 闪存写入失败"}, kHw, W, false, kUnusedSince, kSupport},
     {124, "SPI_PMU_RPC_ERASE_FAIL", {"SPI flash erase failure", "SPI 闪存擦除失败"}, kHw, W, false, kUnusedSince, kSupport},
-    {136, "ALI_TRAINING_FAIL", {"NVLink link training failure", "NVLink 链路训练失败"}, kNvlink, F, false,
+    {136, "ALI_TRAINING_FAIL", {"NVLink link training failure", "NVLink 链路训练失败"}, kXidNvlink, F, false,
      "the link did not come up: the GPU needs a reset", kNvlinkAction},
-    {137, "NVLINK_FLA_PRIV_ERR", {"NVLink fabric-address privilege error", "NVLink 结构地址权限错误"}, kNvlink, W, false,
+    {137, "NVLINK_FLA_PRIV_ERR", {"NVLink fabric-address privilege error", "NVLink 结构地址权限错误"}, kXidNvlink, W, false,
      "an access-rights error of one fabric address; no reset documented", kSupport},
     {140, "UNRECOVERABLE_ECC_ERROR_ESCAPE", {"uncorrectable ECC error escaped containment", "不可纠正 ECC 错误未被隔离"}, kEcc, F, false,
      "an uncorrectable error escaped containment: the GPU needs a reset", kRma},
     {143, "GPU_INIT_ERROR", {"GPU initialization failure", "GPU 初始化失败"}, kHw, F, false, "the GPU did not initialise", kRma},
-    {144, "NVLINK_SAW_ERROR", {"NVLink5 SAW sub-unit error", "NVLink5 SAW 子单元错误"}, kNvlink, W, false, kNvlink5, kNvlinkAction},
-    {145, "NVLINK_RLW_ERROR", {"NVLink5 RLW sub-unit error", "NVLink5 RLW 子单元错误"}, kNvlink, W, false, kNvlink5, kNvlinkAction},
-    {146, "NVLINK_TLW_ERROR", {"NVLink5 TLW sub-unit error", "NVLink5 TLW 子单元错误"}, kNvlink, W, false, kNvlink5, kNvlinkAction},
-    {147, "NVLINK_TREX_ERROR", {"NVLink5 TREX sub-unit error", "NVLink5 TREX 子单元错误"}, kNvlink, W, false, kNvlink5, kNvlinkAction},
-    {148, "NVLINK_NVLPW_CTRL_ERROR", {"NVLink5 NVLPW control error", "NVLink5 NVLPW 控制错误"}, kNvlink, W, false, kNvlink5,
+    {144, "NVLINK_SAW_ERROR", {"NVLink5 SAW sub-unit error", "NVLink5 SAW 子单元错误"}, kXidNvlink, W, false, kNvlink5, kNvlinkAction},
+    {145, "NVLINK_RLW_ERROR", {"NVLink5 RLW sub-unit error", "NVLink5 RLW 子单元错误"}, kXidNvlink, W, false, kNvlink5, kNvlinkAction},
+    {146, "NVLINK_TLW_ERROR", {"NVLink5 TLW sub-unit error", "NVLink5 TLW 子单元错误"}, kXidNvlink, W, false, kNvlink5, kNvlinkAction},
+    {147, "NVLINK_TREX_ERROR", {"NVLink5 TREX sub-unit error", "NVLink5 TREX 子单元错误"}, kXidNvlink, W, false, kNvlink5, kNvlinkAction},
+    {148, "NVLINK_NVLPW_CTRL_ERROR", {"NVLink5 NVLPW control error", "NVLink5 NVLPW 控制错误"}, kXidNvlink, W, false, kNvlink5,
      kNvlinkAction},
-    {149, "NVLINK_NETIR_ERROR", {"NVLink5 network-interface error (e.g. link down)", "NVLink5 网络接口错误（如链路断开）"}, kNvlink, W,
+    {149, "NVLINK_NETIR_ERROR", {"NVLink5 network-interface error (e.g. link down)", "NVLink5 网络接口错误（如链路断开）"}, kXidNvlink, W,
      false, kNvlink5, kNvlinkAction},
-    {150, "NVLINK_MSE_ERROR", {"NVLink5 management (MSE) error", "NVLink5 管理单元（MSE）错误"}, kNvlink, W, false, kNvlink5,
+    {150, "NVLINK_MSE_ERROR", {"NVLink5 management (MSE) error", "NVLink5 管理单元（MSE）错误"}, kXidNvlink, W, false, kNvlink5,
      kNvlinkAction},
     {154, "GPU_RECOVERY_ACTION_CHANGED", {"the driver changed the GPU's required recovery action", "驱动更改了该 GPU 所需的恢复动作"}, kDriver,
      W, false, "the new action is named in the line and may be none",
      {"act on the new recovery action the line names (GPU reset, node reboot, drain)", "按该行给出的新恢复动作处理（重置 GPU、重启节点、排空）"}},
-    {155, "NVLINK_SW_DEFINED_ERROR", {"software-defined NVLink error", "软件定义的 NVLink 错误"}, kNvlink, F, false,
+    {155, "NVLINK_SW_DEFINED_ERROR", {"software-defined NVLink error", "软件定义的 NVLink 错误"}, kXidNvlink, F, false,
      "the documented action is a GPU reset",
      {"reset the GPU; check the software and user configuration", "重置 GPU；检查软件与用户配置"}},
 }};

@@ -9,7 +9,7 @@
 namespace plumb {
 namespace {
 
-NcclTestsRun load(const std::string& f) {
+NcclTestsRun load_nccl_log(const std::string& f) {
   auto r = parse_nccl_tests(test::read_fixture("comm/nccl-tests/" + f), f);
   EXPECT_TRUE(r.ok()) << (r ? "" : r.error().message);
   return r ? *r : NcclTestsRun{};
@@ -21,7 +21,7 @@ Fact<BusbwCeiling> ceiling(const NcclTestsRun& run, const std::string& f, const 
 }
 
 TEST(NcclTests, GcpTwoNodeAllReduce) {
-  auto run = load("gcp-a3mega-2node-16x-h100-all_reduce_perf.txt");
+  auto run = load_nccl_log("gcp-a3mega-2node-16x-h100-all_reduce_perf.txt");
   EXPECT_EQ(run.rows.size(), 31u);
   EXPECT_EQ(run.ranks, 16);
   EXPECT_EQ(run.hosts, 2);
@@ -51,7 +51,7 @@ TEST(NcclTests, GcpTwoNodeAllReduce) {
 }
 
 TEST(NcclTests, SkyPilotOpenMpiPrefixes) {
-  auto run = load("gcp-a3ultra-2node-16x-h200-all_gather_perf-skypilot-prefixed.txt");
+  auto run = load_nccl_log("gcp-a3ultra-2node-16x-h200-all_gather_perf-skypilot-prefixed.txt");
   EXPECT_EQ(run.rows.size(), 24u);
   EXPECT_EQ(run.ranks, 16);
   EXPECT_EQ(run.rows.front().redop, "none");
@@ -61,7 +61,7 @@ TEST(NcclTests, SkyPilotOpenMpiPrefixes) {
 }
 
 TEST(NcclTests, InterleavedInfoLinesAndNotApplicable) {
-  auto run = load("leonardo-4x-a100-sxm-64gb-sendrecv_perf-nccl-info-interleaved.txt");
+  auto run = load_nccl_log("leonardo-4x-a100-sxm-64gb-sendrecv_perf-nccl-info-interleaved.txt");
   EXPECT_EQ(run.rows.size(), 29u);
   EXPECT_EQ(run.ranks, 2);
   EXPECT_EQ(run.nccl_version, "2.22.3+cuda12.2");
@@ -89,7 +89,7 @@ TEST(NcclTests, InterleavedInfoLinesAndNotApplicable) {
 }
 
 TEST(NcclTests, HeaderlessFragmentNeedsALink) {
-  auto run = load("liplus-8x-a100-sendrecv_perf-headerless-fragment.txt");
+  auto run = load_nccl_log("liplus-8x-a100-sendrecv_perf-headerless-fragment.txt");
   EXPECT_EQ(run.rows.size(), 4u);
   EXPECT_FALSE(run.header_seen);
   EXPECT_TRUE(run.truncated);
@@ -102,7 +102,7 @@ TEST(NcclTests, HeaderlessFragmentNeedsALink) {
 }
 
 TEST(NcclTests, TruncatedCommentRowAndElidedRanks) {
-  auto run = load("oci-gb300-nvl72-1node-4gpu-all_reduce_perf-truncated.txt");
+  auto run = load_nccl_log("oci-gb300-nvl72-1node-4gpu-all_reduce_perf-truncated.txt");
   EXPECT_EQ(run.rows.size(), 2u);
   EXPECT_EQ(run.collective, "all_reduce_perf");
   EXPECT_EQ(run.nccl_version, "2.28.7+cuda13.0");
@@ -113,7 +113,7 @@ TEST(NcclTests, TruncatedCommentRowAndElidedRanks) {
   EXPECT_NEAR(c->gbps, 900.0, 1e-9);  // NVLink5: 18 x 50 GB/s per direction
   EXPECT_EQ(c->path, "intra-node");
   // 128 ranks, 4 GPUs per host (devices 0..3), only two hosts listed before the "...".
-  auto big = load("oci-gb300-nvl72-32node-128gpu-all_reduce_perf-ranks-elided.txt");
+  auto big = load_nccl_log("oci-gb300-nvl72-32node-128gpu-all_reduce_perf-ranks-elided.txt");
   EXPECT_EQ(big.ranks, 128);
   EXPECT_EQ(big.hosts_listed, 2);
   EXPECT_EQ(big.hosts, 32);
@@ -122,7 +122,7 @@ TEST(NcclTests, TruncatedCommentRowAndElidedRanks) {
   EXPECT_EQ(bc->path, "NVLink domain");
   EXPECT_NEAR(bc->gbps, 900.0, 1e-9);
   EXPECT_NE(bc->source.find("2 NVLink domains"), std::string::npos) << bc->source;
-  auto a2a = load("oci-gb300-nvl72-1node-4gpu-alltoall_perf-inplace-na.txt");
+  auto a2a = load_nccl_log("oci-gb300-nvl72-1node-4gpu-alltoall_perf-inplace-na.txt");
   EXPECT_EQ(a2a.collective, "alltoall_perf");
   EXPECT_FALSE(a2a.rows[1].ip_wrong.has_value());
 }

@@ -8,14 +8,14 @@
 namespace plumb {
 namespace {
 
-Facts load(const std::string& name) {
+Facts load_snapshot_fixture(const std::string& name) {
   auto f = facts_from_snapshot(test::read_fixture("framework/snapshots/" + name), name);
   EXPECT_TRUE(f.ok()) << (f ? "" : f.error().describe());
   return f ? *f : Facts{};
 }
 
 TEST(SnapshotDiff, ListsExactlyThePlantedDifferencesInOrder) {
-  auto d = diff_facts(load("a.json"), load("b.json"));
+  auto d = diff_facts(load_snapshot_fixture("a.json"), load_snapshot_fixture("b.json"));
   std::vector<std::string> got;
   for (const auto& it : d.differences) got.push_back(it.group + " " + it.path + ": " + it.a + " -> " + it.b);
   std::vector<std::string> want{
@@ -38,12 +38,12 @@ TEST(SnapshotDiff, ListsExactlyThePlantedDifferencesInOrder) {
 }
 
 TEST(SnapshotDiff, SameSnapshotHasNoDifference) {
-  auto d = diff_facts(load("a.json"), load("a.json"));
+  auto d = diff_facts(load_snapshot_fixture("a.json"), load_snapshot_fixture("a.json"));
   EXPECT_TRUE(d.differences.empty());
 }
 
 TEST(SnapshotDiff, MissingPackageIsOneItem) {
-  Facts a = load("a.json");
+  Facts a = load_snapshot_fixture("a.json");
   Facts b = a;
   b.framework.torch = Fact<TorchFacts>::none("not installed (No module named 'torch')", "python probe (x)");
   auto d = diff_facts(a, b);
@@ -59,7 +59,7 @@ TEST(SnapshotDiff, MissingPackageIsOneItem) {
 TEST(SnapshotDiff, MomentaryStateIsNotADifference) {
   // Two snapshots of one machine: the same setup, the moment's state moved.
   auto snap = [](std::uint64_t avail, double avg10, std::uint64_t total_us, std::uint64_t rss, int threads) {
-    Facts f = load("a.json");
+    Facts f = load_snapshot_fixture("a.json");
     f.host.memory.mem_available_bytes = Fact<std::uint64_t>::of(avail, "/proc/meminfo");
     f.host.memory.mem_total_bytes = Fact<std::uint64_t>::of(64ull << 30, "/proc/meminfo");
     Pressure p;
@@ -84,7 +84,7 @@ TEST(SnapshotDiff, MomentaryStateIsNotADifference) {
 }
 
 TEST(SnapshotDiff, EnvironmentVariablesListedOnce) {
-  Facts a = load("a.json");
+  Facts a = load_snapshot_fixture("a.json");
   Facts b = a;
   std::map<std::string, std::string> env{{"NCCL_IB_HCA", "mlx5_0"}};
   b.comm.env = Fact<std::map<std::string, std::string>>::of(env, "/proc/1/environ");

@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 // the fixture's own headers, so the loaders, the getters and the decoding are tested without a toolkit.
 std::string toolkit_root() { return test::fixture("gpu/cuda-12.4-runfile"); }
 std::string toolkit_include() { return toolkit_root() + "/usr/local/cuda/include"; }
-std::string fake_lib(const std::string& name) { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-" + name + ".so"; }
+std::string cuda_fake_lib(const std::string& name) { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-" + name + ".so"; }
 
 // The first file of `dir` whose name starts with `prefix` ("" when none).
 std::string find_lib(const std::string& dir, const std::string& prefix) {
@@ -53,7 +53,7 @@ std::string dotted(long a, long b, long c) { return std::to_string(a) + "." + st
 TEST(CudaLibVersion, RuntimeVersionMatchesTheHeader) {
   long want = header_define(toolkit_include() + "/cuda_runtime_api.h", "CUDART_VERSION");
   ASSERT_EQ(want, 12040);
-  LibVersion v = probe_library_version("cudart", fake_lib("cudart"));
+  LibVersion v = probe_library_version("cudart", cuda_fake_lib("cudart"));
   ASSERT_TRUE(v.raw) << v.error;
   EXPECT_EQ(*v.raw, want);
   EXPECT_EQ(v.version, "12.4");
@@ -63,7 +63,7 @@ TEST(CudaLibVersion, CudnnVersionMatchesTheHeader) {
   std::string h = toolkit_include() + "/cudnn_version.h";
   long maj = header_define(h, "CUDNN_MAJOR"), min = header_define(h, "CUDNN_MINOR"), pat = header_define(h, "CUDNN_PATCHLEVEL");
   ASSERT_EQ(maj, 9);
-  LibVersion v = probe_library_version("cudnn", fake_lib("cudnn"));
+  LibVersion v = probe_library_version("cudnn", cuda_fake_lib("cudnn"));
   ASSERT_TRUE(v.raw) << v.error;
   EXPECT_EQ(*v.raw, 90100);  // cuDNN 9 encodes major * 10000 + minor * 100 + patch
   EXPECT_EQ(v.version, dotted(maj, min, pat));
@@ -73,7 +73,7 @@ TEST(CudaLibVersion, NcclVersionMatchesTheHeader) {
   std::string h = toolkit_include() + "/nccl.h";
   long maj = header_define(h, "NCCL_MAJOR"), min = header_define(h, "NCCL_MINOR"), pat = header_define(h, "NCCL_PATCH");
   ASSERT_EQ(maj, 2);
-  LibVersion v = probe_library_version("nccl", fake_lib("nccl"));
+  LibVersion v = probe_library_version("nccl", cuda_fake_lib("nccl"));
   ASSERT_TRUE(v.raw) << v.error;
   EXPECT_EQ(*v.raw, header_define(h, "NCCL_VERSION_CODE"));
   EXPECT_EQ(v.version, dotted(maj, min, pat));
@@ -84,11 +84,11 @@ TEST(CudaLibVersion, AFileThatIsNotALibrarySaysWhy) {
   LibVersion v = probe_library_version("cudart", toolkit_root() + "/usr/local/cuda-12.4/targets/x86_64-linux/lib/libcudart.so.12.4.127");
   EXPECT_FALSE(v.raw);
   EXPECT_NE(v.error.find("cannot load"), std::string::npos) << v.error;
-  EXPECT_FALSE(probe_library_version("nccl", fake_lib("cudart")).raw);  // no ncclGetVersion in it
+  EXPECT_FALSE(probe_library_version("nccl", cuda_fake_lib("cudart")).raw);  // no ncclGetVersion in it
 }
 
 TEST(CudaDeviceQuery, StubLibcudaIsRecognised) {
-  CudaDeviceQuery q = run_device_query(fake_lib("cuda-stub"));
+  CudaDeviceQuery q = run_device_query(cuda_fake_lib("cuda-stub"));
   EXPECT_EQ(q.status, "stub_library") << q.detail;
   EXPECT_NE(q.detail.find("CUDA_ERROR_STUB_LIBRARY (34)"), std::string::npos);
 }
@@ -101,7 +101,7 @@ TEST(CudaDeviceQuery, NoDriver) {
 }
 
 TEST(CudaDeviceQuery, RuntimeWithoutDriverIsInsufficientDriver) {
-  CudaDeviceQuery q = run_device_query("/nonexistent/libcuda.so.1", fake_lib("cudart"));
+  CudaDeviceQuery q = run_device_query("/nonexistent/libcuda.so.1", cuda_fake_lib("cudart"));
   EXPECT_EQ(q.status, "no_driver");  // the driver's absence is the root cause, not its age
   EXPECT_NE(q.detail.find("cudaGetDeviceCount"), std::string::npos) << q.detail;
 }
@@ -142,13 +142,13 @@ TEST(CudaMaps, Environ) {
 }
 
 // A scratch root tree with files, removed at the end.
-class ScratchRoot {
+class CudaScratchRoot {
  public:
-  ScratchRoot() {
+  CudaScratchRoot() {
     char tmpl[] = "/tmp/plumb-cuda-root-XXXXXX";
     dir_ = ::mkdtemp(tmpl);
   }
-  ~ScratchRoot() {
+  ~CudaScratchRoot() {
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
@@ -167,7 +167,7 @@ class ScratchRoot {
 };
 
 TEST(CudaSearch, FindsEveryCopyAndTheLoadersPick) {
-  ScratchRoot r;
+  CudaScratchRoot r;
   // A toolkit with version.json, a second cuDNN from a pip wheel, and the process's maps.
   r.file("/usr/local/cuda-12.4/version.json", R"({"cuda":{"name":"CUDA SDK","version":"12.4.1"}})");
   r.file("/usr/local/cuda-12.4/lib64/libcudart.so.12.4.127");
@@ -222,7 +222,7 @@ TEST(CudaMaps, DeletedMappingsAreFlagged) {
 }
 
 TEST(CudaSearch, NoPidOrUnreadableMapsSayWhy) {
-  ScratchRoot r;
+  CudaScratchRoot r;
   r.file("/usr/lib/x86_64-linux-gnu/libnccl.so.2.21.5");
   Context ctx;
   ctx.root = HostRoot(r.dir());
@@ -238,7 +238,7 @@ TEST(CudaSearch, NoPidOrUnreadableMapsSayWhy) {
 
 TEST(CudaSearch, AReplacedLibraryIsTheDeletedCopyNotTheNewFile) {
   // The job mapped NCCL 2.18.3; since then the file at that path was replaced by 2.21.5.
-  ScratchRoot r;
+  CudaScratchRoot r;
   r.file("/opt/nccl/lib/libnccl.so.2.18.3");
   r.file("/proc/4242/maps",
          "7f64b0c00000-7f64bc0e1000 r-xp 00000000 fe:00 337937      /opt/nccl/lib/libnccl.so.2.18.3 (deleted)\n");
@@ -257,7 +257,7 @@ TEST(CudaSearch, AReplacedLibraryIsTheDeletedCopyNotTheNewFile) {
 
 TEST(CudaSearch, RelativeRootStillMatchesTheMappedCopies) {
   // `--root some/dir`: realpath() answers absolute paths, which must still be seen as inside the root.
-  ScratchRoot r;
+  CudaScratchRoot r;
   r.file("/usr/local/cuda-12.4/lib64/libnccl.so.2.21.5");
   r.file("/proc/4242/maps", "7f0-7f1 r-xp 00000000 fe:00 12     /usr/local/cuda-12.4/lib64/libnccl.so.2.21.5\n");
   Context ctx;

@@ -11,7 +11,7 @@
 namespace plumb {
 namespace {
 
-std::string fake_lib(bool legacy = false) {
+std::string nvml_fake_lib(bool legacy = false) {
   return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml" + (legacy ? "-legacy" : "") + ".so";
 }
 
@@ -20,7 +20,7 @@ GpuFacts read_scenario(const std::string& name, bool legacy = false) {
   ::setenv("PLUMB_FAKE_NVML_SCENARIO", test::fixture("gpu/scenarios/" + name + ".json").c_str(), 1);
   Context ctx;
   ctx.root = HostRoot(test::fixture("gpu/root-empty"));
-  ctx.nvml_lib = fake_lib(legacy);
+  ctx.nvml_lib = nvml_fake_lib(legacy);
   return read_gpu_facts(ctx, std::chrono::milliseconds(5000));
 }
 
@@ -76,7 +76,7 @@ TEST(NvmlLoader, NotAnNvmlLibrary) {
 }
 
 TEST(NvmlLoader, NewestNamesFirst) {
-  auto r = NvmlLibrary::open(fake_lib());
+  auto r = NvmlLibrary::open(nvml_fake_lib());
   ASSERT_TRUE(r) << r.error().message;
   const auto& names = (*r)->resolved();
   auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
@@ -89,7 +89,7 @@ TEST(NvmlLoader, NewestNamesFirst) {
 }
 
 TEST(NvmlLoader, OldDriverFallsBackToOldNames) {
-  auto r = NvmlLibrary::open(fake_lib(true));
+  auto r = NvmlLibrary::open(nvml_fake_lib(true));
   ASSERT_TRUE(r) << r.error().message;
   const auto& names = (*r)->resolved();
   auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };

@@ -11,7 +11,7 @@
 namespace plumb::watch {
 namespace {
 
-std::string fake_lib() { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so"; }
+std::string sampler_fake_lib() { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so"; }
 
 // Writes a scenario to its own file (the fake reloads only when the file name changes) and names it.
 void use_scenario(const std::string& name, const std::string& text) {
@@ -36,7 +36,7 @@ const char* kTwoGpus = R"({
 
 TEST(NvmlSampler, ReadsEachGpuThroughTheLoader) {
   use_scenario("values", kTwoGpus);
-  auto s = open_nvml_sampler(fake_lib(), 0.0);
+  auto s = open_nvml_sampler(sampler_fake_lib(), 0.0);
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ((*s)->source(), "nvml");
   auto gpus = (*s)->sample();
@@ -66,7 +66,7 @@ TEST(NvmlSampler, ReadsEachGpuThroughTheLoader) {
 
 TEST(NvmlSampler, NvLinkCountersBecomeRatesAndAResetGivesNone) {
   use_scenario("nvlink", kTwoGpus);
-  auto s = open_nvml_sampler(fake_lib(), 0.0);
+  auto s = open_nvml_sampler(sampler_fake_lib(), 0.0);
   ASSERT_TRUE(s) << s.error().message;
   std::vector<std::vector<WatchGpu>> ticks;
   for (int i = 0; i < 5; ++i) ticks.push_back((*s)->sample());
@@ -87,12 +87,12 @@ TEST(NvmlSampler, OpenFailuresSayWhy) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("not found"), std::string::npos) << missing.error().message;
   use_scenario("init-error", R"({"init_error": "DRIVER_NOT_LOADED", "devices": []})");
-  auto init = open_nvml_sampler(fake_lib());
+  auto init = open_nvml_sampler(sampler_fake_lib());
   ASSERT_FALSE(init);
   EXPECT_NE(init.error().message.find("nvmlInit failed: NVML_ERROR_DRIVER_NOT_LOADED"), std::string::npos)
       << init.error().message;
   use_scenario("no-gpu", R"({"devices": []})");
-  auto none = open_nvml_sampler(fake_lib());
+  auto none = open_nvml_sampler(sampler_fake_lib());
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().message, "NVML reports no accessible GPU");
 }

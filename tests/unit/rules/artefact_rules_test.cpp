@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::uint64_t GiB = 1ull << 30;
 
-std::vector<Finding> run(const Facts& f, const std::string& id, const Thresholds& th = Thresholds()) {
+std::vector<Finding> judge_artefact(const Facts& f, const std::string& id, const Thresholds& th = Thresholds()) {
   Selection sel;
   sel.only = {id};
   return judge(f, th, sel);
@@ -46,19 +46,19 @@ Status only_status(const std::vector<Finding>& v) {
 TEST(VramRules, NotCollectedSaysNothing) {
   Facts f;
   for (const char* id : {"l2.vram.summary", "l2.vram.oom", "l2.vram.alloc_retries", "l2.vram.fragmentation", "l2.vram.pressure"}) {
-    EXPECT_TRUE(run(f, id).empty()) << id;
+    EXPECT_TRUE(judge_artefact(f, id).empty()) << id;
     EXPECT_NE(find_entry(id), nullptr) << id;
   }
 }
 
 TEST(VramRules, HealthySnapshotPasses) {
   Facts f = allocator(10 * GiB, 11 * GiB, 12 * GiB, 0, 0, 80 * GiB);
-  EXPECT_EQ(only_status(run(f, "l2.vram.summary")), Status::info);
-  EXPECT_EQ(only_status(run(f, "l2.vram.oom")), Status::pass);
-  EXPECT_EQ(only_status(run(f, "l2.vram.alloc_retries")), Status::pass);
-  EXPECT_EQ(only_status(run(f, "l2.vram.fragmentation")), Status::pass);
-  EXPECT_EQ(only_status(run(f, "l2.vram.pressure")), Status::pass);
-  auto s = run(f, "l2.vram.summary");
+  EXPECT_EQ(only_status(judge_artefact(f, "l2.vram.summary")), Status::info);
+  EXPECT_EQ(only_status(judge_artefact(f, "l2.vram.oom")), Status::pass);
+  EXPECT_EQ(only_status(judge_artefact(f, "l2.vram.alloc_retries")), Status::pass);
+  EXPECT_EQ(only_status(judge_artefact(f, "l2.vram.fragmentation")), Status::pass);
+  EXPECT_EQ(only_status(judge_artefact(f, "l2.vram.pressure")), Status::pass);
+  auto s = judge_artefact(f, "l2.vram.summary");
   ASSERT_FALSE(s.empty());
   EXPECT_EQ(s.front().subject, "cuda:0");
   EXPECT_EQ(s.front().evidence.front().source, "stats.json");
@@ -67,22 +67,22 @@ TEST(VramRules, HealthySnapshotPasses) {
 TEST(VramRules, OomsRetriesFragmentationAndPressureFail) {
   // 79 GiB reserved at peak of 80 GiB, 30 GiB of the 70 GiB reserved cached but unallocated.
   Facts f = allocator(40 * GiB, 70 * GiB, 79 * GiB, 3, 5, 80 * GiB);
-  auto oom = run(f, "l2.vram.oom");
+  auto oom = judge_artefact(f, "l2.vram.oom");
   EXPECT_EQ(only_status(oom), Status::fail);
   ASSERT_FALSE(oom.empty());
   EXPECT_EQ(oom.front().variant, "fragmented");
-  EXPECT_EQ(only_status(run(f, "l2.vram.alloc_retries")), Status::warn);
-  EXPECT_EQ(only_status(run(f, "l2.vram.fragmentation")), Status::warn);
-  EXPECT_EQ(only_status(run(f, "l2.vram.pressure")), Status::warn);
+  EXPECT_EQ(only_status(judge_artefact(f, "l2.vram.alloc_retries")), Status::warn);
+  EXPECT_EQ(only_status(judge_artefact(f, "l2.vram.fragmentation")), Status::warn);
+  EXPECT_EQ(only_status(judge_artefact(f, "l2.vram.pressure")), Status::warn);
   // The thresholds decide: a looser fragmentation ratio turns the same numbers into a pass.
   Thresholds th;
   th.set("vram.fragmentation_ratio_warn", 0.5);
-  EXPECT_EQ(only_status(run(f, "l2.vram.fragmentation", th)), Status::pass);
+  EXPECT_EQ(only_status(judge_artefact(f, "l2.vram.fragmentation", th)), Status::pass);
 }
 
 TEST(VramRules, UnknownCapacityIsASkipWithTheReason) {
   Facts f = allocator(10 * GiB, 11 * GiB, 12 * GiB, 0, 0, std::nullopt);
-  auto p = run(f, "l2.vram.pressure");
+  auto p = judge_artefact(f, "l2.vram.pressure");
   EXPECT_EQ(only_status(p), Status::skip);
   ASSERT_FALSE(p.empty());
   EXPECT_NE(p.front().args.at("reason").find("--gpu-memory"), std::string::npos);
@@ -107,30 +107,30 @@ Facts h5(std::vector<H5Filter> filters) {
 }
 
 TEST(H5FiltersRule, PortableFiltersPassAndMissingOnesFail) {
-  EXPECT_TRUE(run(Facts{}, "l3.data.h5_filters").empty());
-  EXPECT_EQ(only_status(run(h5({{2, "shuffle", {4}, false, true}, {1, "deflate", {1}, false, true}}), "l3.data.h5_filters")),
+  EXPECT_TRUE(judge_artefact(Facts{}, "l3.data.h5_filters").empty());
+  EXPECT_EQ(only_status(judge_artefact(h5({{2, "shuffle", {4}, false, true}, {1, "deflate", {1}, false, true}}), "l3.data.h5_filters")),
             Status::pass);
-  auto missing = run(h5({{32000, "lzf", {}, false, false}}), "l3.data.h5_filters");
+  auto missing = judge_artefact(h5({{32000, "lzf", {}, false, false}}), "l3.data.h5_filters");
   EXPECT_EQ(only_status(missing), Status::fail);
   ASSERT_FALSE(missing.empty());
   EXPECT_EQ(missing.front().variant, "unavailable");
   EXPECT_NE(finding_message(missing.front(), Lang::en).find("lzf"), std::string::npos);
-  auto szip = run(h5({{4, "szip", {}, false, true}}), "l3.data.h5_filters");
+  auto szip = judge_artefact(h5({{4, "szip", {}, false, true}}), "l3.data.h5_filters");
   EXPECT_EQ(only_status(szip), Status::warn);
 }
 
 TEST(SnapshotDiffRule, DifferencesFailAndAgreementPasses) {
   Facts f;
-  EXPECT_TRUE(run(f, "l3.platform.snapshot_diff").empty());
+  EXPECT_TRUE(judge_artefact(f, "l3.platform.snapshot_diff").empty());
   f.diff.collected = true;
   f.diff.a.file = "a.json";
   f.diff.b.file = "b.json";
   f.diff.identical = {{"os", 3}, {"gpu", 5}};
-  auto same = run(f, "l3.platform.snapshot_diff");
+  auto same = judge_artefact(f, "l3.platform.snapshot_diff");
   EXPECT_EQ(only_status(same), Status::pass);
   f.diff.differences = {{"driver", "gpu.driver_version", "535.161.08", "550.90.12"},
                         {"env", "env.NCCL_P2P_DISABLE", "(unset)", "1"}};
-  auto diff = run(f, "l3.platform.snapshot_diff");
+  auto diff = judge_artefact(f, "l3.platform.snapshot_diff");
   EXPECT_EQ(only_status(diff), Status::fail);
   ASSERT_FALSE(diff.empty());
   EXPECT_EQ(diff.front().evidence.size(), 2u);  // one line per group

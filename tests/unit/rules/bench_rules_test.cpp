@@ -8,7 +8,7 @@
 namespace plumb {
 namespace {
 
-std::vector<Finding> run_rule(const std::string& id, const Facts& f) {
+std::vector<Finding> judge_bench(const std::string& id, const Facts& f) {
   Selection sel;
   sel.only = {id};
   auto out = judge(f, Thresholds(), sel);
@@ -32,13 +32,13 @@ TEST(BenchRules, MembwScalingWarnsOnlyWhenAllCpusBarelyBeatOne) {
   auto r = result("membw", {m("membw.copy.1t", 10), m("membw.copy.all", 11), m("membw.triad.1t", 11), m("membw.triad.all", 12)});
   r.params["threads_all"] = "16";
   f.bench.results.push_back(r);
-  auto bad = run_rule("l2.bench.membw", f);
+  auto bad = judge_bench("l2.bench.membw", f);
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0].status, Status::warn);
   EXPECT_EQ(bad[0].variant, "no_scaling");
   EXPECT_NE(finding_message(bad[0], Lang::en).find("does not scale"), std::string::npos);
   f.bench.results[0].metrics[1] = m("membw.copy.all", 80);
-  auto good = run_rule("l2.bench.membw", f);
+  auto good = judge_bench("l2.bench.membw", f);
   EXPECT_EQ(good[0].status, Status::info);
   EXPECT_NE(finding_message(good[0], Lang::zh).find("GB/s"), std::string::npos);
 }
@@ -48,11 +48,11 @@ TEST(BenchRules, StorageSlowerThanTrainingNeeds) {
   auto r = result("storage", {m("storage.seq_read.mb_per_s", 120, "MB/s"), m("storage.rand_read.iops", 900, "IOPS")});
   r.params["path"] = "/data";
   f.bench.results.push_back(r);
-  auto slow = run_rule("l2.bench.storage", f);
+  auto slow = judge_bench("l2.bench.storage", f);
   EXPECT_EQ(slow[0].status, Status::warn);
   EXPECT_EQ(finding_verify(slow[0]), "plumb bench storage /data");
   f.bench.results[0].metrics[0] = m("storage.seq_read.mb_per_s", 2500, "MB/s");
-  EXPECT_EQ(run_rule("l2.bench.storage", f)[0].status, Status::info);
+  EXPECT_EQ(judge_bench("l2.bench.storage", f)[0].status, Status::info);
 }
 
 TEST(BenchRules, DataloadVariants) {
@@ -64,16 +64,16 @@ TEST(BenchRules, DataloadVariants) {
   r.rows.push_back({{{"readers", "1"}}, {{"files_per_s", 300}, {"mb_per_s", 600}}});
   r.rows.push_back({{{"readers", "2"}}, {{"files_per_s", 900}, {"mb_per_s", 1800}}});
   f.bench.results.push_back(r);
-  auto d = run_rule("l2.bench.dataload", f);
+  auto d = judge_bench("l2.bench.dataload", f);
   EXPECT_EQ(d[0].status, Status::info);
   EXPECT_EQ(d[0].variant, "disagree");
   EXPECT_NE(finding_message(d[0], Lang::en).find("disagree"), std::string::npos);
   EXPECT_NE(finding_message(d[0], Lang::en).find("num_workers=4"), std::string::npos);
   f.bench.results[0].derived["still_scaling"] = 1;
-  EXPECT_EQ(run_rule("l2.bench.dataload", f)[0].variant, "still_scaling");
+  EXPECT_EQ(judge_bench("l2.bench.dataload", f)[0].variant, "still_scaling");
   f.bench.results[0].derived["still_scaling"] = 0;
   f.bench.results[0].derived["knee_readers"] = 1;
-  auto flat = run_rule("l2.bench.dataload", f);
+  auto flat = judge_bench("l2.bench.dataload", f);
   EXPECT_EQ(flat[0].status, Status::warn);
   EXPECT_EQ(flat[0].variant, "flat");
 }
@@ -83,11 +83,11 @@ TEST(BenchRules, StepWarnsWhenTheDefaultLoaderIsMuchSlower) {
   auto r = result("step", {m("step.best", 0.1, "s/step", false)});
   r.derived = {{"best_s_per_step", 0.1}, {"best_num_workers", 4}, {"default_s_per_step", 0.15}, {"default_slower_pct", 50}};
   f.bench.results.push_back(r);
-  auto w = run_rule("l2.bench.step", f);
+  auto w = judge_bench("l2.bench.step", f);
   EXPECT_EQ(w[0].status, Status::warn);
   EXPECT_NE(finding_message(w[0], Lang::en).find("50 % slower"), std::string::npos);
   f.bench.results[0].derived["default_slower_pct"] = 3;
-  EXPECT_EQ(run_rule("l2.bench.step", f)[0].status, Status::info);
+  EXPECT_EQ(judge_bench("l2.bench.step", f)[0].status, Status::info);
 }
 
 TEST(BenchRules, GpuBenchmarksSkipWithTheReasonAndJudgeCopies) {
@@ -97,18 +97,18 @@ TEST(BenchRules, GpuBenchmarksSkipWithTheReasonAndJudgeCopies) {
   s.status = "skipped";
   s.reason = "libcudart.so present but libcuda.so.1 not loadable: no NVIDIA driver";
   f.bench.results.push_back(s);
-  auto sk = run_rule("l2.bench.h2d", f);
+  auto sk = judge_bench("l2.bench.h2d", f);
   ASSERT_EQ(sk.size(), 1u);
   EXPECT_EQ(sk[0].status, Status::skip);
   EXPECT_EQ(sk[0].args.at("reason"), s.reason);
   Facts g;
   g.bench.results.push_back(result("h2d", {m("h2d.pinned.h2d.gpu0", 6), m("h2d.pinned.h2d.gpu1", 24)}));
-  auto slow = run_rule("l2.bench.h2d", g);
+  auto slow = judge_bench("l2.bench.h2d", g);
   EXPECT_EQ(slow[0].status, Status::warn);
   EXPECT_NE(slow[0].args.at("slow").find("gpu0"), std::string::npos);
   EXPECT_EQ(slow[0].args.at("slow").find("gpu1"), std::string::npos);
   g.bench.results[0].metrics[0] = m("h2d.pinned.h2d.gpu0", 25);
-  EXPECT_EQ(run_rule("l2.bench.h2d", g)[0].status, Status::info);
+  EXPECT_EQ(judge_bench("l2.bench.h2d", g)[0].status, Status::info);
 }
 
 TEST(BenchRules, NoiseAndThrottle) {
@@ -120,42 +120,42 @@ TEST(BenchRules, NoiseAndThrottle) {
   g.throttle_reasons = Fact<std::uint64_t>::of(0x20, "nvmlDeviceGetCurrentClocksEventReasons");
   r.context.gpus_after.push_back(g);
   f.bench.results.push_back(r);
-  EXPECT_EQ(run_rule("l2.bench.noise", f)[0].status, Status::warn);
-  auto t = run_rule("l2.bench.gpu_throttle", f);
+  EXPECT_EQ(judge_bench("l2.bench.noise", f)[0].status, Status::warn);
+  auto t = judge_bench("l2.bench.gpu_throttle", f);
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t[0].status, Status::warn);
   EXPECT_EQ(t[0].subject, "gpu 0000:3b:00.0");
   f.bench.results[0].metrics[0] = make_metric("membw.copy.1t", "GB/s", true, {10, 10.1, 9.9});
   f.bench.results[0].context.gpus_after[0].throttle_reasons = Fact<std::uint64_t>::of(0x1, "x");  // GpuIdle
-  EXPECT_EQ(run_rule("l2.bench.noise", f)[0].status, Status::pass);
-  EXPECT_EQ(run_rule("l2.bench.gpu_throttle", f)[0].status, Status::pass);
+  EXPECT_EQ(judge_bench("l2.bench.noise", f)[0].status, Status::pass);
+  EXPECT_EQ(judge_bench("l2.bench.gpu_throttle", f)[0].status, Status::pass);
 }
 
 TEST(BaselineRules, RegressionFailsWithThePointersAndPassesWithinBounds) {
   Facts f;
   f.bench.results.push_back(result("step", {m("step.best", 0.241, "s/step", false)}));
-  EXPECT_EQ(run_rule("l2.baseline.regression", f)[0].status, Status::skip);  // no baseline attached
+  EXPECT_EQ(judge_bench("l2.baseline.regression", f)[0].status, Status::skip);  // no baseline attached
   BaselineFacts b;
   b.origin = "run 1 (test.db)";
   b.metrics = {m("step.best", 0.182, "s/step", false)};
   b.environment = {{"kernel", "6.1"}};
   f.bench.baseline = Fact<BaselineFacts>::of(b, "test.db");
-  auto bad = run_rule("l2.baseline.regression", f);
+  auto bad = judge_bench("l2.baseline.regression", f);
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0].status, Status::fail);
   std::string en = finding_message(bad[0], Lang::en);
   EXPECT_NE(en.find("+32.4 %: the infrastructure is the suspect, look here"), std::string::npos) << en;
   EXPECT_NE(finding_message(bad[0], Lang::zh).find("基础架构是嫌疑对象"), std::string::npos);
-  auto env = run_rule("l2.baseline.environment", f);
+  auto env = judge_bench("l2.baseline.environment", f);
   ASSERT_EQ(env.size(), 1u);
   EXPECT_EQ(env[0].status, Status::info);
   f.bench.results[0].metrics[0] = m("step.best", 0.19, "s/step", false);
-  auto ok = run_rule("l2.baseline.regression", f);
+  auto ok = judge_bench("l2.baseline.regression", f);
   ASSERT_EQ(ok.size(), 1u);
   EXPECT_EQ(ok[0].status, Status::pass);
   Facts nothing;
-  EXPECT_EQ(run_rule("l2.baseline.regression", nothing)[0].status, Status::skip);
-  EXPECT_TRUE(run_rule("l2.baseline.environment", nothing).empty());
+  EXPECT_EQ(judge_bench("l2.baseline.regression", nothing)[0].status, Status::skip);
+  EXPECT_TRUE(judge_bench("l2.baseline.environment", nothing).empty());
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ Facts collect_host(const std::string& name) {
   return f;
 }
 
-std::vector<Finding> run(const Facts& f, const std::string& id) {
+std::vector<Finding> judge_comm(const Facts& f, const std::string& id) {
   Selection sel;
   sel.only = {id};
   return judge(f, Thresholds{}, sel);
@@ -34,7 +34,7 @@ std::string msg(const Finding& f) { return finding_message(f, Lang::en); }
 
 TEST(CommRules, DgxEnvironmentMistakes) {
   Facts f = collect_host("dgx-8gpu-2socket");
-  auto unknown = run(f, "l3.comm.nccl_env_unknown");
+  auto unknown = judge_comm(f, "l3.comm.nccl_env_unknown");
   const Finding* myth = find(unknown, "NCCL_SOCKET_TIMEOUT");
   ASSERT_NE(myth, nullptr);
   EXPECT_EQ(myth->status, Status::warn);
@@ -44,104 +44,104 @@ TEST(CommRules, DgxEnvironmentMistakes) {
   ASSERT_NE(typo, nullptr);
   EXPECT_NE(msg(*typo).find("did you mean NCCL_IB_TIMEOUT"), std::string::npos) << msg(*typo);
 
-  auto values = run(f, "l3.comm.nccl_env_value");
+  auto values = judge_comm(f, "l3.comm.nccl_env_value");
   const Finding* gdr = find(values, "NCCL_NET_GDR_LEVEL");
   ASSERT_NE(gdr, nullptr);
   EXPECT_EQ(gdr->variant, "case");
   EXPECT_NE(msg(*gdr).find("write SYS"), std::string::npos);
 
-  auto debug = run(f, "l3.comm.nccl_debug");
+  auto debug = judge_comm(f, "l3.comm.nccl_debug");
   ASSERT_EQ(debug.size(), 1u);
   EXPECT_EQ(debug[0].status, Status::info);
 
-  auto p2p = run(f, "l3.comm.p2p_disabled");
+  auto p2p = judge_comm(f, "l3.comm.p2p_disabled");
   ASSERT_EQ(p2p.size(), 1u);
   EXPECT_EQ(p2p[0].status, Status::warn);
   EXPECT_NE(msg(p2p[0]).find("4 NVSwitch devices"), std::string::npos) << msg(p2p[0]);
 
-  auto hca = run(f, "l3.comm.ib_hca");
+  auto hca = judge_comm(f, "l3.comm.ib_hca");
   ASSERT_EQ(hca.size(), 1u);
   EXPECT_EQ(hca[0].status, Status::fail);
   EXPECT_NE(msg(hca[0]).find("(mlx5_9)"), std::string::npos) << msg(hca[0]);
 
-  auto topo = run(f, "l3.comm.topo_file");
+  auto topo = judge_comm(f, "l3.comm.topo_file");
   ASSERT_EQ(topo.size(), 1u);
   EXPECT_EQ(topo[0].status, Status::fail);
   EXPECT_NE(msg(topo[0]).find("0001:00:00.0"), std::string::npos);
   EXPECT_NE(msg(topo[0]).find("0000:18:00.0"), std::string::npos);
 
-  auto vis = run(f, "l3.comm.visible_devices_span");
+  auto vis = judge_comm(f, "l3.comm.visible_devices_span");
   ASSERT_EQ(vis.size(), 1u);
   EXPECT_EQ(vis[0].status, Status::warn);
   EXPECT_NE(finding_fix(vis[0], Lang::en).find("CUDA_VISIBLE_DEVICES=0,1,2,3"), std::string::npos);
 
-  auto timeouts = run(f, "l3.comm.torch_timeouts");
+  auto timeouts = judge_comm(f, "l3.comm.torch_timeouts");
   EXPECT_NE(find(timeouts, "TORCH_NCCL_ASYNC_ERROR_HANDLING"), nullptr);
   EXPECT_NE(find(timeouts, "NCCL_SOCKET_TIMEOUT"), nullptr);
 
-  auto fw = run(f, "l3.comm.firewall");
+  auto fw = judge_comm(f, "l3.comm.firewall");
   ASSERT_EQ(fw.size(), 1u);
   EXPECT_EQ(fw[0].status, Status::warn);
   EXPECT_NE(msg(fw[0]).find("32768-60999"), std::string::npos);
 
-  auto ib = run(f, "l3.comm.ib_disable");
+  auto ib = judge_comm(f, "l3.comm.ib_disable");
   EXPECT_EQ(ib[0].status, Status::pass);
-  auto ports = run(f, "l3.comm.ib_ports");
+  auto ports = judge_comm(f, "l3.comm.ib_ports");
   EXPECT_EQ(ports.size(), 4u);
   for (const auto& p : ports) EXPECT_EQ(p.status, Status::pass);
 }
 
 TEST(CommRules, PcieNodeMistakes) {
   Facts f = collect_host("pcie-4gpu-2socket");
-  auto ifname = run(f, "l3.comm.socket_ifname");
+  auto ifname = judge_comm(f, "l3.comm.socket_ifname");
   ASSERT_EQ(ifname.size(), 1u);
   EXPECT_EQ(ifname[0].status, Status::fail);
   EXPECT_NE(msg(ifname[0]).find("no interface matches eth0"), std::string::npos) << msg(ifname[0]);
 
-  auto values = run(f, "l3.comm.nccl_env_value");
+  auto values = judge_comm(f, "l3.comm.nccl_env_value");
   auto algo = find(values, "NCCL_ALGO");
   ASSERT_NE(algo, nullptr);
   EXPECT_EQ(algo->status, Status::fail);
 
-  auto unknown = run(f, "l3.comm.nccl_env_unknown");
+  auto unknown = judge_comm(f, "l3.comm.nccl_env_unknown");
   auto old = find(unknown, "NCCL_ASYNC_ERROR_HANDLING");
   ASSERT_NE(old, nullptr);
   EXPECT_EQ(old->status, Status::info);
   EXPECT_NE(msg(*old).find("TORCH_NCCL_ASYNC_ERROR_HANDLING"), std::string::npos);
 
-  auto ib = run(f, "l3.comm.ib_disable");
+  auto ib = judge_comm(f, "l3.comm.ib_disable");
   EXPECT_EQ(ib[0].status, Status::info);
   EXPECT_EQ(ib[0].variant, "enabled_not_active");
 
-  auto vis = run(f, "l3.comm.visible_devices_span");
+  auto vis = judge_comm(f, "l3.comm.visible_devices_span");
   EXPECT_EQ(vis[0].status, Status::warn);
   EXPECT_NE(finding_fix(vis[0], Lang::en).find("CUDA_VISIBLE_DEVICES=0,1"), std::string::npos);
 
-  auto p2p = run(f, "l3.comm.p2p_disabled");
+  auto p2p = judge_comm(f, "l3.comm.p2p_disabled");
   auto shm = find(p2p, "NCCL_SHM_DISABLE");
   ASSERT_NE(shm, nullptr);
   EXPECT_EQ(shm->status, Status::warn);
 
-  auto width = run(f, "l3.comm.pcie_link_width");
+  auto width = judge_comm(f, "l3.comm.pcie_link_width");
   const Finding* gpu3 = find(width, "GPU3 0000:c4:00.0");
   ASSERT_NE(gpu3, nullptr);
   EXPECT_EQ(gpu3->status, Status::warn);
   EXPECT_EQ(find(width, "GPU0 0000:43:00.0")->status, Status::pass);
 
-  auto aff = run(f, "l3.comm.gpu_nic_affinity");
+  auto aff = judge_comm(f, "l3.comm.gpu_nic_affinity");
   EXPECT_EQ(find(aff, "GPU0 0000:43:00.0")->status, Status::pass);
   EXPECT_EQ(find(aff, "GPU2 0000:c3:00.0")->status, Status::warn);
 
-  auto ports = run(f, "l3.comm.ib_ports");
+  auto ports = judge_comm(f, "l3.comm.ib_ports");
   ASSERT_EQ(ports.size(), 1u);
   EXPECT_EQ(ports[0].variant, "down");
 
-  auto timeouts = run(f, "l3.comm.torch_timeouts");
+  auto timeouts = judge_comm(f, "l3.comm.torch_timeouts");
   auto hb = find(timeouts, "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC");
   ASSERT_NE(hb, nullptr);
   EXPECT_EQ(hb->variant, "short_heartbeat");
 
-  auto fw = run(f, "l3.comm.firewall");
+  auto fw = judge_comm(f, "l3.comm.firewall");
   EXPECT_EQ(fw[0].status, Status::warn);
   EXPECT_NE(msg(fw[0]).find("ufw"), std::string::npos);
 }
@@ -152,23 +152,23 @@ TEST(CommRules, CleanEthernetNodePasses) {
                          "l3.comm.torch_timeouts", "l3.comm.ib_disable", "l3.comm.ib_hca", "l3.comm.socket_ifname",
                          "l3.comm.firewall", "l3.comm.topo_file", "l3.comm.visible_devices_span", "l3.comm.gpu_nic_affinity",
                          "l3.comm.pcie_link_width", "l3.comm.nccl_debug_overrides"}) {
-    for (const auto& x : run(f, id)) {
+    for (const auto& x : judge_comm(f, id)) {
       EXPECT_TRUE(x.status == Status::pass || (std::string(id) == "l3.comm.nccl_debug_overrides" && x.status == Status::info))
           << id << " " << x.subject << ": " << msg(x);
     }
   }
-  auto ports = run(f, "l3.comm.ib_ports");
+  auto ports = judge_comm(f, "l3.comm.ib_ports");
   ASSERT_EQ(ports.size(), 1u);
   EXPECT_EQ(ports[0].status, Status::skip);
-  EXPECT_EQ(run(f, "l3.comm.ib_disable")[0].variant, "disabled_no_ports");
+  EXPECT_EQ(judge_comm(f, "l3.comm.ib_disable")[0].variant, "disabled_no_ports");
 }
 
 TEST(CommRules, MissingEnvironmentIsASkip) {
   Facts f;
-  auto v = run(f, "l3.comm.nccl_env_unknown");
+  auto v = judge_comm(f, "l3.comm.nccl_env_unknown");
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].status, Status::skip);
-  auto t = run(f, "l2.comm.allreduce_slow");
+  auto t = judge_comm(f, "l2.comm.allreduce_slow");
   EXPECT_EQ(t[0].status, Status::skip);
 }
 
@@ -187,7 +187,7 @@ TEST(CommRules, BusbwJudgedAgainstCeiling) {
   BusbwCeiling c{300, "NVLink3 x12", "12 links x 25 GB/s per direction", "--link nvlink3", 240, false, "intra-node"};
   run_.ceiling = Fact<BusbwCeiling>::of(c, "--link");
   f.comm.nccl_tests.push_back(run_);
-  auto slow = run(f, "l2.comm.allreduce_slow");
+  auto slow = judge_comm(f, "l2.comm.allreduce_slow");
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_EQ(slow[0].status, Status::fail);
   EXPECT_NE(msg(slow[0]).find("only 47 %"), std::string::npos) << msg(slow[0]);
@@ -196,25 +196,25 @@ TEST(CommRules, BusbwJudgedAgainstCeiling) {
   c.assumed = true;
   c.source = "GPU model in the log (link assumed: give --topo-text or --link)";
   f.comm.nccl_tests[0].ceiling = Fact<BusbwCeiling>::of(c, "model");
-  auto guessed = run(f, "l2.comm.allreduce_slow");
+  auto guessed = judge_comm(f, "l2.comm.allreduce_slow");
   EXPECT_EQ(guessed[0].status, Status::warn);
   EXPECT_EQ(guessed[0].variant, "low_assumed");
   EXPECT_NE(msg(guessed[0]).find("--topo-text"), std::string::npos) << msg(guessed[0]);
   f.comm.nccl_tests[0].rows[0].oop_busbw = 230;
   f.comm.nccl_tests[0].rows[0].ip_busbw = 230;
-  EXPECT_EQ(run(f, "l2.comm.allreduce_slow")[0].status, Status::pass);
-  EXPECT_EQ(run(f, "l2.comm.allreduce_slow")[0].variant, "pass_assumed");
+  EXPECT_EQ(judge_comm(f, "l2.comm.allreduce_slow")[0].status, Status::pass);
+  EXPECT_EQ(judge_comm(f, "l2.comm.allreduce_slow")[0].variant, "pass_assumed");
   // Above the nominal ceiling: the ceiling is unknown or wrong, a warning, never a pass above 100 %.
   f.comm.nccl_tests[0].rows[0].oop_busbw = 310;
   f.comm.nccl_tests[0].rows[0].ip_busbw = 305;
-  auto above = run(f, "l2.comm.allreduce_slow");
+  auto above = judge_comm(f, "l2.comm.allreduce_slow");
   EXPECT_EQ(above[0].status, Status::warn);
   EXPECT_EQ(above[0].variant, "above");
   EXPECT_NE(msg(above[0]).find("ceiling is unknown or wrong"), std::string::npos) << msg(above[0]);
   EXPECT_NE(msg(above[0]).find("307.5"), std::string::npos) << msg(above[0]);
-  EXPECT_EQ(run(f, "l2.comm.nccl_tests_errors")[0].status, Status::pass);
+  EXPECT_EQ(judge_comm(f, "l2.comm.nccl_tests_errors")[0].status, Status::pass);
   f.comm.nccl_tests[0].rows[0].oop_wrong = 12;
-  EXPECT_EQ(run(f, "l2.comm.nccl_tests_errors")[0].status, Status::fail);
+  EXPECT_EQ(judge_comm(f, "l2.comm.nccl_tests_errors")[0].status, Status::fail);
 }
 
 TEST(CommCatalog, EveryRowHasBothLanguagesAndL3Links) {

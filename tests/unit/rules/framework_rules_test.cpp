@@ -10,7 +10,7 @@
 namespace plumb {
 namespace {
 
-std::vector<Finding> run_rule(const std::string& id, const Facts& f, const Thresholds& th = Thresholds()) {
+std::vector<Finding> judge_framework(const std::string& id, const Facts& f, const Thresholds& th = Thresholds()) {
   for (const auto& r : rules()) {
     if (r.id == id) return r.judge(f, th);
   }
@@ -49,7 +49,7 @@ void with_gpus(Facts& f, const std::string& driver, int cuda) {
 
 TEST(CudaUnavailable, DebianCpuOnlyTorchWithoutGpuIsInfoAndSaysWhy) {
   Facts f = with_probe("debian12-python3-torch-1.13-cpu.txt");
-  auto v = run_rule("l3.framework.cuda_unavailable", f);
+  auto v = judge_framework("l3.framework.cuda_unavailable", f);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].status, Status::info);
   EXPECT_EQ(v[0].variant, "nogpu_cpu_only");
@@ -64,7 +64,7 @@ TEST(CudaUnavailable, DebianCpuOnlyTorchWithoutGpuIsInfoAndSaysWhy) {
 TEST(CudaUnavailable, CpuOnlyTorchOnAGpuHostFails) {
   Facts f = with_probe("debian12-python3-torch-1.13-cpu.txt");
   with_gpus(f, "550.90.12", 12040);
-  auto v = run_rule("l3.framework.cuda_unavailable", f);
+  auto v = judge_framework("l3.framework.cuda_unavailable", f);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].status, Status::fail);
   EXPECT_EQ(v[0].variant, "cpu_only");
@@ -73,7 +73,7 @@ TEST(CudaUnavailable, CpuOnlyTorchOnAGpuHostFails) {
 TEST(CudaUnavailable, DriverTooOldIsNamed) {
   Facts f = with_probe("gpu-driver-too-old-torch2.5-cu124.txt");
   with_gpus(f, "470.82.01", 11040);
-  auto v = run_rule("l3.framework.cuda_unavailable", f);
+  auto v = judge_framework("l3.framework.cuda_unavailable", f);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].status, Status::fail);
   EXPECT_EQ(v[0].variant, "driver_too_old");
@@ -85,7 +85,7 @@ TEST(CudaUnavailable, EmptyCudaVisibleDevicesIsNamed) {
   f.framework.torch.value->cuda_warning.clear();
   f.framework.env.value->emplace("CUDA_VISIBLE_DEVICES", "");
   with_gpus(f, "550.90.12", 12040);
-  auto v = run_rule("l3.framework.cuda_unavailable", f);
+  auto v = judge_framework("l3.framework.cuda_unavailable", f);
   EXPECT_EQ(v[0].status, Status::fail);
   EXPECT_EQ(v[0].variant, "visible_devices");
 }
@@ -93,14 +93,14 @@ TEST(CudaUnavailable, EmptyCudaVisibleDevicesIsNamed) {
 TEST(CudaUnavailable, PassesWhenCudaWorks) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
   with_gpus(f, "550.90.12", 12040);
-  auto v = run_rule("l3.framework.cuda_unavailable", f);
+  auto v = judge_framework("l3.framework.cuda_unavailable", f);
   EXPECT_EQ(v[0].status, Status::pass);
   EXPECT_EQ(v[0].args.at("count"), "8");
 }
 
 TEST(CudaUnavailable, SkipsWithoutTorch) {
   Facts f = with_probe("pyenv-3.11-no-packages.txt");
-  auto v = run_rule("l3.framework.cuda_unavailable", f);
+  auto v = judge_framework("l3.framework.cuda_unavailable", f);
   EXPECT_EQ(v[0].status, Status::skip);
   EXPECT_NE(v[0].args.at("reason").find("not installed"), std::string::npos);
 }
@@ -108,7 +108,7 @@ TEST(CudaUnavailable, SkipsWithoutTorch) {
 TEST(DriverTooOld, NewerMajorFailsSameMajorWarnsOlderPasses) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");  // torch CUDA 12.4, TF CUDA 12.2
   with_gpus(f, "470.82.01", 11040);
-  auto v = run_rule("l3.framework.cuda_driver_too_old", f);
+  auto v = judge_framework("l3.framework.cuda_driver_too_old", f);
   ASSERT_NE(subject(v, "torch"), nullptr);
   EXPECT_EQ(subject(v, "torch")->status, Status::fail);
   EXPECT_EQ(subject(v, "torch")->variant, "major");
@@ -117,27 +117,27 @@ TEST(DriverTooOld, NewerMajorFailsSameMajorWarnsOlderPasses) {
   Facts g = f;
   g.gpu.driver_version.value = "535.161.08";
   g.gpu.cuda_driver_version.value = 12020;  // CUDA 12.2: torch 12.4 runs by minor-version compatibility
-  v = run_rule("l3.framework.cuda_driver_too_old", g);
+  v = judge_framework("l3.framework.cuda_driver_too_old", g);
   EXPECT_EQ(subject(v, "torch")->status, Status::warn);
   EXPECT_EQ(subject(v, "torch")->variant, "minor_compat");
   EXPECT_EQ(subject(v, "tensorflow")->status, Status::pass);
 
   g.gpu.driver_version.value = "520.61.05";  // below the 12.x family minimum 525
-  v = run_rule("l3.framework.cuda_driver_too_old", g);
+  v = judge_framework("l3.framework.cuda_driver_too_old", g);
   EXPECT_EQ(subject(v, "torch")->variant, "below_family");
 
   g.gpu.driver_version.value = "550.90.12";
   g.gpu.cuda_driver_version.value = 12040;
-  v = run_rule("l3.framework.cuda_driver_too_old", g);
+  v = judge_framework("l3.framework.cuda_driver_too_old", g);
   EXPECT_EQ(subject(v, "torch")->status, Status::pass);
 }
 
 TEST(DriverTooOld, SkipsWithoutDriverFactsOrForCpuBuilds) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
-  auto v = run_rule("l3.framework.cuda_driver_too_old", f);
+  auto v = judge_framework("l3.framework.cuda_driver_too_old", f);
   EXPECT_EQ(subject(v, "torch")->status, Status::skip);
   Facts c = with_probe("debian12-python3-torch-1.13-cpu.txt");
-  v = run_rule("l3.framework.cuda_driver_too_old", c);
+  v = judge_framework("l3.framework.cuda_driver_too_old", c);
   EXPECT_EQ(v[0].status, Status::skip);
   EXPECT_NE(v[0].args.at("reason").find("not a CUDA build"), std::string::npos);
 }
@@ -175,16 +175,16 @@ TEST(LibraryMismatch, WithoutPidCudnnUsesTheProbeAndNcclSkips) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
   f.gpu.cuda.collected = true;
   f.gpu.cuda.pid_maps_why = "no --pid given";
-  auto v = run_rule("l3.framework.library_mismatch", f);
+  auto v = judge_framework("l3.framework.library_mismatch", f);
   EXPECT_EQ(subject(v, "cudnn")->status, Status::pass);
   EXPECT_EQ(subject(v, "cudnn")->args.at("where"), "in the probe's interpreter /usr/bin/python3");
   EXPECT_EQ(subject(v, "nccl")->status, Status::skip);
   EXPECT_NE(subject(v, "nccl")->args.at("reason").find("no --pid given"), std::string::npos);
   f.framework.torch.value->cudnn_runtime = "8.9.7";
-  v = run_rule("l3.framework.library_mismatch", f);
+  v = judge_framework("l3.framework.library_mismatch", f);
   EXPECT_EQ(subject(v, "cudnn")->status, Status::warn);
   Facts none = with_probe("gpu-8x-h100-torch2.5-cu124.txt");  // collect.cuda did not run at all
-  v = run_rule("l3.framework.library_mismatch", none);
+  v = judge_framework("l3.framework.library_mismatch", none);
   EXPECT_NE(subject(v, "nccl")->args.at("reason").find("collect.cuda"), std::string::npos);
 }
 
@@ -193,7 +193,7 @@ TEST(LibraryMismatch, TorchBuiltWithCudnn89ButTheJobMapsCudnn9Warns) {
   f.framework.torch.value->cudnn_compiled = "8.9.2";
   f.framework.torch.value->cudnn_runtime = "8.9.2";  // the probe's own process agrees: only the job differs
   with_maps(f, {{"cudnn", "9.1.0.70", kSite + "cudnn/lib/libcudnn.so.9"}, {"nccl", "2.21.5", kSite + "nccl/lib/libnccl.so.2"}});
-  auto v = run_rule("l3.framework.library_mismatch", f);
+  auto v = judge_framework("l3.framework.library_mismatch", f);
   const Finding* c = subject(v, "cudnn");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->status, Status::warn);
@@ -217,7 +217,7 @@ TEST(LibraryMismatch, TorchNccl218ButTheJobMapsNccl221Warns) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
   f.framework.torch.value->nccl = "2.18.1";
   with_maps(f, {{"cudnn", "9.1.0.70", kSite + "cudnn/lib/libcudnn.so.9"}, {"nccl", "2.21.5", kSite + "nccl/lib/libnccl.so.2"}});
-  auto v = run_rule("l3.framework.library_mismatch", f);
+  auto v = judge_framework("l3.framework.library_mismatch", f);
   EXPECT_EQ(subject(v, "cudnn")->status, Status::pass);
   const Finding* n = subject(v, "nccl");
   ASSERT_NE(n, nullptr);
@@ -227,7 +227,7 @@ TEST(LibraryMismatch, TorchNccl218ButTheJobMapsNccl221Warns) {
   EXPECT_EQ(n->args.at("pid"), "4242");
   // A patch release apart is the same NCCL for this rule (major.minor).
   f.framework.torch.value->nccl = "2.21.3";
-  v = run_rule("l3.framework.library_mismatch", f);
+  v = judge_framework("l3.framework.library_mismatch", f);
   EXPECT_EQ(subject(v, "nccl")->status, Status::pass);
   EXPECT_NE(finding_message(*subject(v, "nccl"), Lang::en).find("NCCL 2.21.5 (" + kSite + "nccl/lib/libnccl.so.2) matches"),
             std::string::npos);
@@ -236,7 +236,7 @@ TEST(LibraryMismatch, TorchNccl218ButTheJobMapsNccl221Warns) {
 TEST(LibraryMismatch, TwoMappedCopiesTheDifferingOneDecides) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
   with_maps(f, {{"nccl", "2.21.5", kSite + "nccl/lib/libnccl.so.2"}, {"nccl", "2.18.3", "/usr/local/nccl/lib/libnccl.so.2.18.3"}});
-  auto v = run_rule("l3.framework.library_mismatch", f);
+  auto v = judge_framework("l3.framework.library_mismatch", f);
   EXPECT_EQ(subject(v, "nccl")->status, Status::warn);
   EXPECT_EQ(subject(v, "nccl")->args.at("loaded"), "2.18.3");
 }
@@ -245,15 +245,15 @@ TEST(LibraryMismatch, MajorOnlyIsInfoUnknownVersionOrNothingMappedSkips) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
   Facts g = f, h = f;
   with_maps(f, {{"nccl", "2", "/usr/lib/libnccl.so.2"}});
-  auto v = run_rule("l3.framework.library_mismatch", f);
+  auto v = judge_framework("l3.framework.library_mismatch", f);
   EXPECT_EQ(subject(v, "nccl")->status, Status::info);
   EXPECT_EQ(subject(v, "nccl")->variant, "partial");
   with_maps(g, {{"nccl", "", "/usr/lib/libnccl.so"}});
-  v = run_rule("l3.framework.library_mismatch", g);
+  v = judge_framework("l3.framework.library_mismatch", g);
   EXPECT_EQ(subject(v, "nccl")->status, Status::skip);
   EXPECT_NE(subject(v, "nccl")->args.at("reason").find("/usr/lib/libnccl.so: no version"), std::string::npos);
   with_maps(h, {{"cudnn", "9.1.0", kSite + "cudnn/lib/libcudnn.so.9"}});
-  v = run_rule("l3.framework.library_mismatch", h);
+  v = judge_framework("l3.framework.library_mismatch", h);
   EXPECT_EQ(subject(v, "nccl")->status, Status::skip);
   EXPECT_NE(subject(v, "nccl")->args.at("reason").find("pid 4242 maps no libnccl"), std::string::npos);
 }
@@ -264,7 +264,7 @@ TEST(LibraryMismatch, WithoutPidTheProbesOwnMapsDecide) {
   f.gpu.cuda.pid_maps_why = "no --pid given";
   f.framework.torch.value->mapped_libs = {{"nccl", "/usr/local/cuda-12.4/lib64/libnccl.so.2.18.3", "2.18.3", "", false},
                                           {"cudnn", kSite + "cudnn/lib/libcudnn.so.9", "9.1.0", "", false}};
-  auto v = run_rule("l3.framework.library_mismatch", f);
+  auto v = judge_framework("l3.framework.library_mismatch", f);
   const Finding* n = subject(v, "nccl");
   ASSERT_NE(n, nullptr);
   EXPECT_EQ(n->status, Status::warn);
@@ -272,7 +272,7 @@ TEST(LibraryMismatch, WithoutPidTheProbesOwnMapsDecide) {
   EXPECT_EQ(subject(v, "cudnn")->status, Status::pass);
   // With --pid the job's maps win over the probe's.
   with_maps(f, {{"nccl", "2.21.5", kSite + "nccl/lib/libnccl.so.2"}});
-  v = run_rule("l3.framework.library_mismatch", f);
+  v = judge_framework("l3.framework.library_mismatch", f);
   EXPECT_EQ(subject(v, "nccl")->status, Status::pass);
 }
 
@@ -288,86 +288,86 @@ TEST(LibraryMismatch, SameVersionComparesTheCommonComponents) {
 
 TEST(CudnnBenchmark, OffIsInfoOnIsPass) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
-  auto v = run_rule("l3.framework.cudnn_benchmark", f);
+  auto v = judge_framework("l3.framework.cudnn_benchmark", f);
   EXPECT_EQ(v[0].status, Status::info);
   f.framework.torch.value->cudnn_benchmark = true;
-  v = run_rule("l3.framework.cudnn_benchmark", f);
+  v = judge_framework("l3.framework.cudnn_benchmark", f);
   EXPECT_EQ(v[0].status, Status::pass);
 }
 
 TEST(CublasWorkspace, DeterminismWithoutWorkspaceWarns) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
-  auto v = run_rule("l3.framework.cublas_workspace", f);
+  auto v = judge_framework("l3.framework.cublas_workspace", f);
   EXPECT_EQ(v[0].status, Status::pass);
   EXPECT_EQ(v[0].variant, "not_requested");
 
   Thresholds th;
   th.set("framework.require_determinism", 1);
-  v = run_rule("l3.framework.cublas_workspace", f, th);
+  v = judge_framework("l3.framework.cublas_workspace", f, th);
   EXPECT_EQ(v[0].status, Status::warn);
 
   f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"CUBLAS_WORKSPACE_CONFIG", ":4096:8"}}, "/proc/42/environ");
-  v = run_rule("l3.framework.cublas_workspace", f, th);
+  v = judge_framework("l3.framework.cublas_workspace", f, th);
   EXPECT_EQ(v[0].status, Status::pass);
   EXPECT_EQ(v[0].evidence.back().source, "/proc/42/environ");
 
   f.host.process.environ.value->at("CUBLAS_WORKSPACE_CONFIG") = "4096";
-  v = run_rule("l3.framework.cublas_workspace", f, th);
+  v = judge_framework("l3.framework.cublas_workspace", f, th);
   EXPECT_EQ(v[0].variant, "invalid");
 
   // Requested by the environment (TensorFlow's switch) rather than by configuration.
   Facts g = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
   g.framework.env.value->emplace("TF_DETERMINISTIC_OPS", "1");
-  v = run_rule("l3.framework.cublas_workspace", g);
+  v = judge_framework("l3.framework.cublas_workspace", g);
   EXPECT_EQ(v[0].status, Status::warn);
 }
 
 TEST(LaunchBlocking, LeftOnWarnsFromEitherSource) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
-  EXPECT_EQ(run_rule("l3.framework.launch_blocking", f)[0].status, Status::pass);
+  EXPECT_EQ(judge_framework("l3.framework.launch_blocking", f)[0].status, Status::pass);
   f.framework.env.value->emplace("CUDA_LAUNCH_BLOCKING", "1");
-  EXPECT_EQ(run_rule("l3.framework.launch_blocking", f)[0].status, Status::warn);
+  EXPECT_EQ(judge_framework("l3.framework.launch_blocking", f)[0].status, Status::warn);
   // The target process's environment wins over the probe's.
   f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"CUDA_LAUNCH_BLOCKING", "0"}}, "/proc/42/environ");
-  EXPECT_EQ(run_rule("l3.framework.launch_blocking", f)[0].status, Status::pass);
+  EXPECT_EQ(judge_framework("l3.framework.launch_blocking", f)[0].status, Status::pass);
   Facts none;
-  EXPECT_EQ(run_rule("l3.framework.launch_blocking", none)[0].status, Status::skip);
+  EXPECT_EQ(judge_framework("l3.framework.launch_blocking", none)[0].status, Status::skip);
 }
 
 TEST(NoMemoryCaching, AnyValueTurnsTheCacheOff) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
-  EXPECT_EQ(run_rule("l3.framework.no_memory_caching", f)[0].status, Status::pass);
+  EXPECT_EQ(judge_framework("l3.framework.no_memory_caching", f)[0].status, Status::pass);
   f.framework.env.value->emplace("PYTORCH_NO_CUDA_MEMORY_CACHING", "1");
-  auto v = run_rule("l3.framework.no_memory_caching", f);
+  auto v = judge_framework("l3.framework.no_memory_caching", f);
   EXPECT_EQ(v[0].status, Status::warn);
   EXPECT_EQ(v[0].variant, "");
   // PyTorch only asks whether the variable exists: "0" still disables the cache, and says so.
   f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"PYTORCH_NO_CUDA_MEMORY_CACHING", "0"}},
                                                                           "/proc/42/environ");
-  v = run_rule("l3.framework.no_memory_caching", f);
+  v = judge_framework("l3.framework.no_memory_caching", f);
   EXPECT_EQ(v[0].status, Status::warn);
   EXPECT_EQ(v[0].variant, "zero");
   EXPECT_NE(finding_message(v[0], Lang::en).find("even 0"), std::string::npos);
   EXPECT_EQ(v[0].evidence[0].source, "/proc/42/environ");
   Facts none;
-  EXPECT_EQ(run_rule("l3.framework.no_memory_caching", none)[0].status, Status::skip);
+  EXPECT_EQ(judge_framework("l3.framework.no_memory_caching", none)[0].status, Status::skip);
 }
 
 TEST(ReleaseAge, OffByDefaultThenYoungReleasesAreInfo) {
   Facts f = with_probe("gpu-8x-h100-torch2.5-cu124.txt");  // torch 2.5 (2024-10-17), CUDA 12.4 (2024-03)
   with_gpus(f, "550.90.12", 12040);
   f.meta.started_at = "2025-01-15T00:00:00Z";
-  EXPECT_TRUE(run_rule("l3.framework.release_age", f).empty());
+  EXPECT_TRUE(judge_framework("l3.framework.release_age", f).empty());
   Thresholds th;
   th.set("framework.release_age_check", 1);
-  auto v = run_rule("l3.framework.release_age", f, th);
+  auto v = judge_framework("l3.framework.release_age", f, th);
   ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(subject(v, "PyTorch 2.5.1+cu124")->status, Status::info);
   EXPECT_EQ(subject(v, "PyTorch 2.5.1+cu124")->args.at("months"), "2");
   EXPECT_EQ(subject(v, "CUDA 12.4")->status, Status::pass);
   EXPECT_EQ(subject(v, "NVIDIA driver 550.90.12")->status, Status::pass);
   f.meta.started_at = "2026-11-29T00:00:00Z";
-  v = run_rule("l3.framework.release_age", f, th);
+  v = judge_framework("l3.framework.release_age", f, th);
   EXPECT_EQ(subject(v, "PyTorch 2.5.1+cu124")->status, Status::pass);
 }
 

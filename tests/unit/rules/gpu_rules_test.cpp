@@ -55,7 +55,7 @@ Facts node(int n = 2) {
 }
 
 // Status of the finding for `subject` (or the host-level one), "" when absent.
-std::string status_of(const Facts& f, const std::string& id, const std::string& subject = "host",
+std::string gpu_status_of(const Facts& f, const std::string& id, const std::string& subject = "host",
                       Thresholds th = Thresholds()) {
   Selection sel;
   sel.only = {id};
@@ -79,109 +79,109 @@ TEST(GpuRules, NoDriverSkipsWithTheReason) {
 
 TEST(GpuRules, Temperature) {
   Facts f = node();
-  EXPECT_EQ(status_of(f, "l3.gpu.temperature"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.temperature"), "pass");
   f.gpu.devices[0].temperature_c = v(75);
-  EXPECT_EQ(status_of(f, "l3.gpu.temperature", "gpu 0000:00:00.0"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.temperature", "gpu 0000:00:00.0"), "warn");
   f.gpu.devices[0].temp_slowdown_c = v(75);
-  EXPECT_EQ(status_of(f, "l3.gpu.temperature", "gpu 0000:00:00.0"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.temperature", "gpu 0000:00:00.0"), "fail");
   Thresholds th;
   th.set("gpu.temperature_warn_c", 80);
   f.gpu.devices[0].temp_slowdown_c = v(90);
-  EXPECT_EQ(status_of(f, "l3.gpu.temperature", "gpu 0000:00:00.0", th), "");  // folded into the pass
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.temperature", "gpu 0000:00:00.0", th), "");  // folded into the pass
 }
 
 TEST(GpuRules, ThrottleIdleIsNotAProblem) {
   Facts f = node();
-  EXPECT_EQ(status_of(f, "l3.gpu.throttle"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.throttle"), "pass");
   f.gpu.devices[1].clocks_event_reasons = v<std::uint64_t>(0x80);  // power brake
-  EXPECT_EQ(status_of(f, "l3.gpu.throttle", "gpu 0000:01:00.0"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.throttle", "gpu 0000:01:00.0"), "fail");
   f.gpu.devices[0].clocks_event_reasons = v<std::uint64_t>(0x4);  // SW power cap while idle
-  EXPECT_EQ(status_of(f, "l3.gpu.throttle", "gpu 0000:00:00.0"), "");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.throttle", "gpu 0000:00:00.0"), "");
   f.gpu.devices[0].util_gpu = v(90);
-  EXPECT_EQ(status_of(f, "l3.gpu.throttle", "gpu 0000:00:00.0"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.throttle", "gpu 0000:00:00.0"), "warn");
 }
 
 TEST(GpuRules, PcieWidthAndGeneration) {
   Facts f = node();
-  EXPECT_EQ(status_of(f, "l3.gpu.pcie_width"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.pcie_width"), "pass");
   f.gpu.devices[0].pcie.width_current = v(8);
-  EXPECT_EQ(status_of(f, "l3.gpu.pcie_width", "gpu 0000:00:00.0"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.pcie_width", "gpu 0000:00:00.0"), "fail");
   f.gpu.devices[1].pcie.gen_current = v(1);
-  EXPECT_EQ(status_of(f, "l3.gpu.pcie_gen", "gpu 0000:01:00.0"), "");  // idle: downshift is normal
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.pcie_gen", "gpu 0000:01:00.0"), "");  // idle: downshift is normal
   f.gpu.devices[1].util_gpu = v(95);
-  EXPECT_EQ(status_of(f, "l3.gpu.pcie_gen", "gpu 0000:01:00.0"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.pcie_gen", "gpu 0000:01:00.0"), "warn");
 }
 
 TEST(GpuRules, EccRetiredPagesRemappedRows) {
   Facts f = node();
-  EXPECT_EQ(status_of(f, "l3.gpu.ecc_errors"), "pass");
-  EXPECT_EQ(status_of(f, "l3.gpu.retired_pages"), "pass");
-  EXPECT_EQ(status_of(f, "l3.gpu.remapped_rows"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.ecc_errors"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.retired_pages"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.remapped_rows"), "pass");
   f.gpu.devices[0].ecc.aggregate_uncorrected = v<std::uint64_t>(3);
-  EXPECT_EQ(status_of(f, "l3.gpu.ecc_errors", "gpu 0000:00:00.0"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.ecc_errors", "gpu 0000:00:00.0"), "warn");
   f.gpu.devices[0].ecc.volatile_uncorrected = v<std::uint64_t>(1);
-  EXPECT_EQ(status_of(f, "l3.gpu.ecc_errors", "gpu 0000:00:00.0"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.ecc_errors", "gpu 0000:00:00.0"), "fail");
   f.gpu.devices[1].mem_health.retired_single_bit = v(60);
-  EXPECT_EQ(status_of(f, "l3.gpu.retired_pages", "gpu 0000:01:00.0"), "");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.retired_pages", "gpu 0000:01:00.0"), "");
   f.gpu.devices[1].mem_health.retired_double_bit = v(3);  // 63: DCGM's limit
-  EXPECT_EQ(status_of(f, "l3.gpu.retired_pages", "gpu 0000:01:00.0"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.retired_pages", "gpu 0000:01:00.0"), "fail");
   f.gpu.devices[0].mem_health.remapped_uncorrectable = v(511);
-  EXPECT_EQ(status_of(f, "l3.gpu.remapped_rows", "gpu 0000:00:00.0"), "");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.remapped_rows", "gpu 0000:00:00.0"), "");
   f.gpu.devices[0].mem_health.remapped_uncorrectable = v(512);
-  EXPECT_EQ(status_of(f, "l3.gpu.remapped_rows", "gpu 0000:00:00.0"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.remapped_rows", "gpu 0000:00:00.0"), "fail");
 }
 
 TEST(GpuRules, PersistenceAcceptsTheDaemon) {
   Facts f = node();
   f.gpu.devices[0].persistence_mode = v(false);
-  EXPECT_EQ(status_of(f, "l3.gpu.persistence", "gpu 0000:00:00.0"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.persistence", "gpu 0000:00:00.0"), "warn");
   f.gpu.persistenced_running = v(true);
-  EXPECT_EQ(status_of(f, "l3.gpu.persistence", "gpu 0000:00:00.0"), "");
-  EXPECT_EQ(status_of(f, "l3.gpu.persistence"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.persistence", "gpu 0000:00:00.0"), "");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.persistence"), "pass");
 }
 
 TEST(GpuRules, MemoryAndBusy) {
   Facts f = node();
-  EXPECT_EQ(status_of(f, "l2.gpu.memory_used"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l2.gpu.memory_used"), "pass");
   f.gpu.devices[0].memory_used = v<std::uint64_t>(78ULL << 30);  // 97.5 %
-  EXPECT_EQ(status_of(f, "l2.gpu.memory_used", "gpu 0000:00:00.0"), "warn");
-  EXPECT_EQ(status_of(f, "l2.compute.gpu_underutilized"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l2.gpu.memory_used", "gpu 0000:00:00.0"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l2.compute.gpu_underutilized"), "pass");
   f.gpu.devices[1].processes = v(std::vector<GpuProcess>{GpuProcess{77, std::nullopt, "python"}});
   f.gpu.devices[1].util_gpu = v(84);
-  EXPECT_EQ(status_of(f, "l2.compute.gpu_underutilized", "gpu 0000:01:00.0"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l2.compute.gpu_underutilized", "gpu 0000:01:00.0"), "warn");
   f.gpu.devices[1].util_gpu = v(85);
-  EXPECT_EQ(status_of(f, "l2.compute.gpu_underutilized", "gpu 0000:01:00.0"), "");
+  EXPECT_EQ(gpu_status_of(f, "l2.compute.gpu_underutilized", "gpu 0000:01:00.0"), "");
 }
 
 TEST(GpuRules, CountMixedMigLost) {
   Facts f = node(4);
   Thresholds th;
-  EXPECT_EQ(status_of(f, "l3.gpu.count", "host", th), "info");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.count", "host", th), "info");
   th.set("gpu.expected_count", 4);
-  EXPECT_EQ(status_of(f, "l3.gpu.count", "host", th), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.count", "host", th), "pass");
   f.gpu.devices[2].lost = "nvmlDeviceGetHandleByIndex(2): NVML_ERROR_GPU_IS_LOST";
   f.gpu.devices[2].bus_id.clear();
   f.gpu.devices[2].uuid.clear();
   f.gpu.devices[2].nvml_index = 2;
-  EXPECT_EQ(status_of(f, "l3.gpu.count", "host", th), "fail");
-  EXPECT_EQ(status_of(f, "l3.gpu.device_lost", "gpu #2 (NVML index)"), "fail");
-  EXPECT_EQ(status_of(f, "l3.gpu.mixed"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.count", "host", th), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.device_lost", "gpu #2 (NVML index)"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.mixed"), "pass");
   f.gpu.devices[3].name = "NVIDIA H100 PCIe";
-  EXPECT_EQ(status_of(f, "l3.gpu.mixed"), "warn");
-  EXPECT_EQ(status_of(f, "l3.gpu.mig"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.mixed"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.mig"), "pass");
   f.gpu.devices[0].mig_enabled = v(true);
-  EXPECT_EQ(status_of(f, "l3.gpu.mig", "gpu 0000:00:00.0"), "info");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.mig", "gpu 0000:00:00.0"), "info");
   Facts none;
   none.gpu.collected = true;
   none.gpu.unavailable = "no driver";
-  EXPECT_EQ(status_of(none, "l3.gpu.count", "host", th), "fail");
+  EXPECT_EQ(gpu_status_of(none, "l3.gpu.count", "host", th), "fail");
 }
 
 TEST(GpuRules, StalledNvml) {
   Facts f = node();
-  EXPECT_EQ(status_of(f, "l3.gpu.nvml_responsive"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.nvml_responsive"), "pass");
   f.gpu.stalled_call = "nvmlDeviceGetPowerUsage(gpu 0000:01:00.0) did not return within 4000 ms";
-  EXPECT_EQ(status_of(f, "l3.gpu.nvml_responsive"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.nvml_responsive"), "fail");
 }
 
 CudaLibCopy copy(const std::string& lib, const std::string& path, const std::string& ver, bool pick, int raw = 0) {
@@ -198,14 +198,14 @@ TEST(GpuRules, DriverTooOldForTheRuntime) {
   Facts f = node();
   f.gpu.cuda.collected = true;
   f.gpu.cuda.copies.push_back(copy("cudart", "/usr/local/cuda-12.1/lib64/libcudart.so.12", "12.1", true, 12010));
-  EXPECT_EQ(status_of(f, "l3.gpu.cuda_driver_compat", "libcudart 12.1"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.cuda_driver_compat", "libcudart 12.1"), "pass");
   f.gpu.cuda.copies.push_back(copy("cudart", "/venv/nvidia/cuda_runtime/lib/libcudart.so.12", "12.4.127", false));
-  EXPECT_EQ(status_of(f, "l3.gpu.cuda_driver_compat", "libcudart 12.4"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.cuda_driver_compat", "libcudart 12.4"), "warn");
   f.gpu.driver_version = v<std::string>("470.57.02");
   f.gpu.cuda_driver_version = v(11040);
-  EXPECT_EQ(status_of(f, "l3.gpu.cuda_driver_compat", "libcudart 12.1"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.cuda_driver_compat", "libcudart 12.1"), "fail");
   f.gpu.cuda.copies.clear();
-  EXPECT_EQ(status_of(f, "l3.gpu.cuda_driver_compat"), "skip");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.cuda_driver_compat"), "skip");
 }
 
 TEST(GpuRules, ToolkitAndDuplicates) {
@@ -213,15 +213,15 @@ TEST(GpuRules, ToolkitAndDuplicates) {
   f.gpu.cuda.collected = true;
   f.gpu.cuda.toolkit_version = v<std::string>("12.4.1");
   f.gpu.cuda.copies.push_back(copy("cudart", "/a/libcudart.so.12", "12.4", true, 12040));
-  EXPECT_EQ(status_of(f, "l3.gpu.toolkit_runtime"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.toolkit_runtime"), "pass");
   f.gpu.cuda.toolkit_version = v<std::string>("12.2.0");
-  EXPECT_EQ(status_of(f, "l3.gpu.toolkit_runtime"), "info");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.toolkit_runtime"), "info");
   f.gpu.cuda.toolkit_version = v<std::string>("11.8.0");
-  EXPECT_EQ(status_of(f, "l3.gpu.toolkit_runtime"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.toolkit_runtime"), "warn");
   f.gpu.cuda.copies.push_back(copy("cudnn", "/a/libcudnn.so.9", "9.1.0", true));
-  EXPECT_EQ(status_of(f, "l3.gpu.lib_duplicates"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.lib_duplicates"), "pass");
   f.gpu.cuda.copies.push_back(copy("cudnn", "/venv/libcudnn.so.9", "9.5.1.17", false));
-  EXPECT_EQ(status_of(f, "l3.gpu.lib_duplicates", "cudnn"), "warn");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.lib_duplicates", "cudnn"), "warn");
 }
 
 TEST(GpuRules, DeviceQuery) {
@@ -229,15 +229,15 @@ TEST(GpuRules, DeviceQuery) {
   f.gpu.cuda.collected = true;
   f.gpu.cuda.device_query.status = "pass";
   f.gpu.cuda.device_query.devices = {"0000:00:00.0 H100", "0000:01:00.0 H100"};
-  EXPECT_EQ(status_of(f, "l3.gpu.device_query"), "pass");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.device_query"), "pass");
   f.gpu.cuda.device_query.status = "stub_library";
-  EXPECT_EQ(status_of(f, "l3.gpu.device_query"), "fail");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.device_query"), "fail");
   Facts none;
   none.gpu.collected = true;
   none.gpu.unavailable = "no driver";
   none.gpu.cuda.collected = true;
   none.gpu.cuda.device_query.status = "no_driver";
-  EXPECT_EQ(status_of(none, "l3.gpu.device_query"), "skip");
+  EXPECT_EQ(gpu_status_of(none, "l3.gpu.device_query"), "skip");
 }
 
 }  // namespace

@@ -9,14 +9,14 @@ namespace plumb {
 namespace {
 
 // Runs one rule by id on the facts.
-std::vector<Finding> run(const std::string& id, const Facts& f, const Thresholds& th = Thresholds()) {
+std::vector<Finding> judge_host(const std::string& id, const Facts& f, const Thresholds& th = Thresholds()) {
   Selection sel;
   sel.only = {id};
   return judge(f, th, sel);
 }
 
-Finding one(const std::string& id, const Facts& f, const Thresholds& th = Thresholds()) {
-  auto v = run(id, f, th);
+Finding one_finding(const std::string& id, const Facts& f, const Thresholds& th = Thresholds()) {
+  auto v = judge_host(id, f, th);
   EXPECT_EQ(v.size(), 1u) << id;
   return v.empty() ? Finding{} : v.front();
 }
@@ -31,7 +31,7 @@ Facts with_env(std::map<std::string, std::string> env, int logical = 32) {
 TEST(ThreadRule, FailsWhenThreadsFarExceedCgroupCpus) {
   Facts f = with_env({{"OMP_NUM_THREADS", "32"}, {"MKL_NUM_THREADS", "16"}});
   f.host.cgroup.effective_cpus = Fact<double>::of(2.0, "/sys/fs/cgroup/cpu/cpu.cfs_quota_us");
-  Finding x = one("l3.compute.thread_oversubscription", f);
+  Finding x = one_finding("l3.compute.thread_oversubscription", f);
   EXPECT_EQ(x.status, Status::fail);
   EXPECT_EQ(x.args.at("var"), "OMP_NUM_THREADS");
   EXPECT_EQ(x.args.at("ratio"), "16");
@@ -46,15 +46,15 @@ TEST(ThreadRule, FailsWhenThreadsFarExceedCgroupCpus) {
 TEST(ThreadRule, WarnsJustAboveAndPassesWithin) {
   Facts f = with_env({{"OPENBLAS_NUM_THREADS", "6"}});
   f.host.cgroup.effective_cpus = Fact<double>::of(4.0, "cgroup");
-  EXPECT_EQ(one("l3.compute.thread_oversubscription", f).status, Status::warn);  // 1.5x
+  EXPECT_EQ(one_finding("l3.compute.thread_oversubscription", f).status, Status::warn);  // 1.5x
   Facts ok = with_env({{"OMP_NUM_THREADS", "4"}});
   ok.host.cgroup.effective_cpus = Fact<double>::of(4.0, "cgroup");
-  EXPECT_EQ(one("l3.compute.thread_oversubscription", ok).status, Status::pass);
+  EXPECT_EQ(one_finding("l3.compute.thread_oversubscription", ok).status, Status::pass);
 }
 
 TEST(ThreadRule, FallsBackToLogicalCpusAndHandlesNestedLists) {
   Facts f = with_env({{"OMP_NUM_THREADS", "64,2"}}, 32);
-  Finding x = one("l3.compute.thread_oversubscription", f);
+  Finding x = one_finding("l3.compute.thread_oversubscription", f);
   EXPECT_EQ(x.status, Status::fail);
   EXPECT_EQ(x.evidence.back().what, "logical CPUs");
 }
@@ -64,11 +64,11 @@ TEST(ThreadRule, UnsetVariablesUnderAQuotaWarnAboutDefaults) {
   f.host.process.cpus_allowed = Fact<int>::of(64, "/proc/self/status");
   f.host.process.cpus_allowed_list = Fact<std::string>::of("0-63", "/proc/self/status");
   f.host.cgroup.effective_cpus = Fact<double>::of(8.0, "cgroup");
-  Finding x = one("l3.compute.thread_oversubscription", f);
+  Finding x = one_finding("l3.compute.thread_oversubscription", f);
   EXPECT_EQ(x.status, Status::fail);
   EXPECT_EQ(x.variant, "default_over");
   Facts free = with_env({{"PATH", "/usr/bin"}});
-  Finding y = one("l3.compute.thread_oversubscription", free);
+  Finding y = one_finding("l3.compute.thread_oversubscription", free);
   EXPECT_EQ(y.status, Status::pass);
   EXPECT_EQ(y.variant, "unset");
 }
@@ -76,7 +76,7 @@ TEST(ThreadRule, UnsetVariablesUnderAQuotaWarnAboutDefaults) {
 TEST(ThreadRule, SkipsWithoutEnviron) {
   Facts f;
   f.host.process.environ = Fact<std::map<std::string, std::string>>::none("permission denied: /proc/1/environ");
-  Finding x = one("l3.compute.thread_oversubscription", f);
+  Finding x = one_finding("l3.compute.thread_oversubscription", f);
   EXPECT_EQ(x.status, Status::skip);
   EXPECT_EQ(x.args.at("reason"), "permission denied: /proc/1/environ");
 }
@@ -86,7 +86,7 @@ TEST(ThreadRule, ThresholdsComeFromConfig) {
   ASSERT_TRUE(cfg.ok()) << cfg.error().message;
   Facts f = with_env({{"OMP_NUM_THREADS", "32"}});
   f.host.cgroup.effective_cpus = Fact<double>::of(2.0, "cgroup");
-  EXPECT_EQ(one("l3.compute.thread_oversubscription", f, cfg->thresholds).status, Status::warn);
+  EXPECT_EQ(one_finding("l3.compute.thread_oversubscription", f, cfg->thresholds).status, Status::warn);
 }
 
 Facts with_governors(const std::vector<std::string>& govs) {
@@ -98,8 +98,8 @@ Facts with_governors(const std::vector<std::string>& govs) {
 }
 
 TEST(GovernorRule, PerformancePassesOthersWarn) {
-  EXPECT_EQ(one("l3.compute.cpu_governor", with_governors({"performance", "performance"})).status, Status::pass);
-  Finding x = one("l3.compute.cpu_governor", with_governors({"performance", "powersave", "schedutil"}));
+  EXPECT_EQ(one_finding("l3.compute.cpu_governor", with_governors({"performance", "performance"})).status, Status::pass);
+  Finding x = one_finding("l3.compute.cpu_governor", with_governors({"performance", "powersave", "schedutil"}));
   EXPECT_EQ(x.status, Status::warn);
   EXPECT_EQ(x.args.at("slow"), "2");
   EXPECT_EQ(x.args.at("governors"), "powersave, schedutil");
@@ -109,7 +109,7 @@ TEST(GovernorRule, PerformancePassesOthersWarn) {
 TEST(GovernorRule, SkipsInVms) {
   Facts f;
   f.host.cpu.governors = Fact<std::vector<CpuGovernor>>::none("no cpufreq interface in sysfs");
-  Finding x = one("l3.compute.cpu_governor", f);
+  Finding x = one_finding("l3.compute.cpu_governor", f);
   EXPECT_EQ(x.status, Status::skip);
   EXPECT_NE(finding_message(x, Lang::en).find("no cpufreq"), std::string::npos);
 }
@@ -124,13 +124,13 @@ Facts with_numa(int balancing, int nodes) {
 }
 
 TEST(NumaRule, InfoOnlyWithBalancingAndSeveralNodes) {
-  EXPECT_EQ(one("l3.compute.numa_balancing", with_numa(1, 2)).status, Status::info);
-  EXPECT_EQ(one("l3.compute.numa_balancing", with_numa(0, 2)).status, Status::pass);
-  Finding single = one("l3.compute.numa_balancing", with_numa(1, 1));
+  EXPECT_EQ(one_finding("l3.compute.numa_balancing", with_numa(1, 2)).status, Status::info);
+  EXPECT_EQ(one_finding("l3.compute.numa_balancing", with_numa(0, 2)).status, Status::pass);
+  Finding single = one_finding("l3.compute.numa_balancing", with_numa(1, 1));
   EXPECT_EQ(single.status, Status::pass);
   EXPECT_EQ(single.variant, "single_node");
   Facts missing;
-  EXPECT_EQ(one("l3.compute.numa_balancing", missing).status, Status::skip);
+  EXPECT_EQ(one_finding("l3.compute.numa_balancing", missing).status, Status::skip);
 }
 
 Facts with_memlock(std::optional<std::uint64_t> soft) {
@@ -140,14 +140,14 @@ Facts with_memlock(std::optional<std::uint64_t> soft) {
 }
 
 TEST(MemlockRule, LowWarnsUnlimitedPasses) {
-  Finding low = one("l3.memory.memlock_limit", with_memlock(65536));
+  Finding low = one_finding("l3.memory.memlock_limit", with_memlock(65536));
   EXPECT_EQ(low.status, Status::warn);
   EXPECT_EQ(low.args.at("soft"), "64 KiB");
-  Finding unl = one("l3.memory.memlock_limit", with_memlock(std::nullopt));
+  Finding unl = one_finding("l3.memory.memlock_limit", with_memlock(std::nullopt));
   EXPECT_EQ(unl.status, Status::pass);
   EXPECT_EQ(unl.variant, "unlimited");
-  EXPECT_EQ(one("l3.memory.memlock_limit", with_memlock(1ull << 30)).status, Status::pass);
-  EXPECT_EQ(one("l3.memory.memlock_limit", Facts{}).status, Status::skip);
+  EXPECT_EQ(one_finding("l3.memory.memlock_limit", with_memlock(1ull << 30)).status, Status::pass);
+  EXPECT_EQ(one_finding("l3.memory.memlock_limit", Facts{}).status, Status::skip);
 }
 
 Facts with_swap(std::uint64_t total, std::uint64_t free) {
@@ -159,15 +159,15 @@ Facts with_swap(std::uint64_t total, std::uint64_t free) {
 }
 
 TEST(SwapRule, UsedSwapWarnsNoSwapPasses) {
-  Finding used = one("l3.memory.swap_active", with_swap(8ull << 30, 7ull << 30));
+  Finding used = one_finding("l3.memory.swap_active", with_swap(8ull << 30, 7ull << 30));
   EXPECT_EQ(used.status, Status::warn);
   EXPECT_EQ(used.args.at("used"), "1 GiB");
   EXPECT_EQ(used.args.at("swappiness"), "60");
-  EXPECT_EQ(one("l3.memory.swap_active", with_swap(0, 0)).status, Status::pass);
-  Finding idle = one("l3.memory.swap_active", with_swap(8ull << 30, 8ull << 30));
+  EXPECT_EQ(one_finding("l3.memory.swap_active", with_swap(0, 0)).status, Status::pass);
+  Finding idle = one_finding("l3.memory.swap_active", with_swap(8ull << 30, 8ull << 30));
   EXPECT_EQ(idle.status, Status::info);
   EXPECT_EQ(idle.variant, "configured");
-  EXPECT_EQ(one("l3.memory.swap_active", Facts{}).status, Status::skip);
+  EXPECT_EQ(one_finding("l3.memory.swap_active", Facts{}).status, Status::skip);
 }
 
 Facts with_psi(double some60, std::optional<double> full60) {
@@ -181,17 +181,17 @@ Facts with_psi(double some60, std::optional<double> full60) {
 }
 
 TEST(PressureRules, LevelsFollowThresholds) {
-  EXPECT_EQ(one("l2.memory.pressure", with_psi(1, 0.0)).status, Status::pass);
-  EXPECT_EQ(one("l2.memory.pressure", with_psi(8, 0.0)).status, Status::info);
-  EXPECT_EQ(one("l2.memory.pressure", with_psi(25, 0.0)).status, Status::warn);
-  EXPECT_EQ(one("l2.memory.pressure", with_psi(1, 6.0)).status, Status::warn);  // full stalls alone
-  EXPECT_EQ(one("l2.compute.cpu_saturated", with_psi(50, std::nullopt)).status, Status::warn);
-  EXPECT_EQ(one("l2.compute.cpu_saturated", with_psi(2, std::nullopt)).status, Status::pass);
-  EXPECT_EQ(one("l2.data.io_pressure", with_psi(35, 0.0)).status, Status::warn);
-  EXPECT_EQ(one("l2.data.io_pressure", with_psi(0.5, 0.0)).status, Status::pass);
+  EXPECT_EQ(one_finding("l2.memory.pressure", with_psi(1, 0.0)).status, Status::pass);
+  EXPECT_EQ(one_finding("l2.memory.pressure", with_psi(8, 0.0)).status, Status::info);
+  EXPECT_EQ(one_finding("l2.memory.pressure", with_psi(25, 0.0)).status, Status::warn);
+  EXPECT_EQ(one_finding("l2.memory.pressure", with_psi(1, 6.0)).status, Status::warn);  // full stalls alone
+  EXPECT_EQ(one_finding("l2.compute.cpu_saturated", with_psi(50, std::nullopt)).status, Status::warn);
+  EXPECT_EQ(one_finding("l2.compute.cpu_saturated", with_psi(2, std::nullopt)).status, Status::pass);
+  EXPECT_EQ(one_finding("l2.data.io_pressure", with_psi(35, 0.0)).status, Status::warn);
+  EXPECT_EQ(one_finding("l2.data.io_pressure", with_psi(0.5, 0.0)).status, Status::pass);
   Facts none;
   none.host.memory.pressure.io = Fact<Pressure>::none("no /proc/pressure/io");
-  Finding s = one("l2.data.io_pressure", none);
+  Finding s = one_finding("l2.data.io_pressure", none);
   EXPECT_EQ(s.status, Status::skip);
   EXPECT_EQ(s.args.at("reason"), "no /proc/pressure/io");
 }

@@ -10,13 +10,13 @@
 namespace plumb {
 namespace {
 
-std::vector<Finding> run(const std::string& id, const Facts& f, const Thresholds& th = Thresholds()) {
+std::vector<Finding> judge_storage(const std::string& id, const Facts& f, const Thresholds& th = Thresholds()) {
   Selection sel;
   sel.only = {id};
   return judge(f, th, sel);
 }
 
-const Finding& one(const std::vector<Finding>& v, const std::string& subject = "host") {
+const Finding& one_subject(const std::vector<Finding>& v, const std::string& subject = "host") {
   for (const auto& f : v) {
     if (f.subject == subject) return f;
   }
@@ -44,11 +44,11 @@ Facts with_disks(std::vector<BlockDevice> disks) {
 }
 
 TEST(IoSchedulerRule, NvmeWithNoneOrNot) {
-  auto v = run("l3.storage.io_scheduler", with_disks({disk("nvme0n1", false, "none"), disk("nvme1n1", false, "mq-deadline"),
+  auto v = judge_storage("l3.storage.io_scheduler", with_disks({disk("nvme0n1", false, "none"), disk("nvme1n1", false, "mq-deadline"),
                                                      disk("sda", true, "bfq"), disk("loop0", false, "none")}));
   ASSERT_EQ(v.size(), 2u);  // the HDD and the loop device are not judged
-  EXPECT_EQ(one(v, "nvme0n1").status, Status::pass);
-  const auto& bad = one(v, "nvme1n1");
+  EXPECT_EQ(one_subject(v, "nvme0n1").status, Status::pass);
+  const auto& bad = one_subject(v, "nvme1n1");
   EXPECT_EQ(bad.status, Status::warn);
   EXPECT_EQ(bad.threshold, "== none");
   EXPECT_EQ(bad.evidence[0].source, "/sys/block/nvme1n1/queue/scheduler");
@@ -59,11 +59,11 @@ TEST(IoSchedulerRule, NvmeWithNoneOrNot) {
 }
 
 TEST(IoSchedulerRule, LegacyCfqAndNoSsd) {
-  auto v = run("l3.storage.io_scheduler", with_disks({disk("sdb", false, "cfq")}));
+  auto v = judge_storage("l3.storage.io_scheduler", with_disks({disk("sdb", false, "cfq")}));
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].variant, "legacy");
   EXPECT_NE(finding_message(v[0], Lang::en).find("mq-deadline, kyber and bfq"), std::string::npos);
-  auto hdd = run("l3.storage.io_scheduler", with_disks({disk("sda", true, "mq-deadline")}));
+  auto hdd = judge_storage("l3.storage.io_scheduler", with_disks({disk("sda", true, "mq-deadline")}));
   ASSERT_EQ(hdd.size(), 1u);
   EXPECT_EQ(hdd[0].status, Status::pass);
   EXPECT_EQ(hdd[0].variant, "no_ssd");
@@ -72,27 +72,27 @@ TEST(IoSchedulerRule, LegacyCfqAndNoSsd) {
 TEST(IoSchedulerRule, SkipsWithReasons) {
   Facts f;
   f.host.storage.block_devices = Fact<std::vector<BlockDevice>>::none("absent: /sys/block (No such file or directory)");
-  auto v = run("l3.storage.io_scheduler", f);
+  auto v = judge_storage("l3.storage.io_scheduler", f);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].status, Status::skip);
   EXPECT_NE(v[0].args.at("reason").find("/sys/block"), std::string::npos);
   BlockDevice junk = disk("nvme0n1", false, "none");
   junk.scheduler = Fact<std::string>::none("/sys/block/nvme0n1/queue/scheduler: not a scheduler list: 'x'");
-  auto j = run("l3.storage.io_scheduler", with_disks({junk}));
+  auto j = judge_storage("l3.storage.io_scheduler", with_disks({junk}));
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0].status, Status::skip);
   EXPECT_EQ(j[0].subject, "nvme0n1");
 }
 
 TEST(ReadAheadRule, SmallIsInfoAndThresholdsOverride) {
-  auto v = run("l3.storage.read_ahead", with_disks({disk("nvme0n1", false, "none", 16), disk("nvme1n1", false, "none", 128),
+  auto v = judge_storage("l3.storage.read_ahead", with_disks({disk("nvme0n1", false, "none", 16), disk("nvme1n1", false, "none", 128),
                                                    disk("sda", true, "bfq", 128)}));
-  EXPECT_EQ(one(v, "nvme0n1").status, Status::info);
-  EXPECT_EQ(one(v, "nvme1n1").status, Status::pass);
-  EXPECT_EQ(one(v, "sda").status, Status::info);  // below the 1024 KiB for spinning disks
+  EXPECT_EQ(one_subject(v, "nvme0n1").status, Status::info);
+  EXPECT_EQ(one_subject(v, "nvme1n1").status, Status::pass);
+  EXPECT_EQ(one_subject(v, "sda").status, Status::info);  // below the 1024 KiB for spinning disks
   Thresholds th;
   th.set("storage.read_ahead_rotational_min_kb", 64);
-  EXPECT_EQ(one(run("l3.storage.read_ahead", with_disks({disk("sda", true, "bfq", 128)}), th), "sda").status, Status::pass);
+  EXPECT_EQ(one_subject(judge_storage("l3.storage.read_ahead", with_disks({disk("sda", true, "bfq", 128)}), th), "sda").status, Status::pass);
 }
 
 Facts with_data(const std::string& fs, bool network) {
@@ -109,14 +109,14 @@ Facts with_data(const std::string& fs, bool network) {
 }
 
 TEST(DataPathRule, LocalNetworkOverlayAndNone) {
-  EXPECT_EQ(run("l3.storage.data_path", with_data("xfs", false))[0].status, Status::pass);
-  auto nfs = run("l3.storage.data_path", with_data("nfs4", true))[0];
+  EXPECT_EQ(judge_storage("l3.storage.data_path", with_data("xfs", false))[0].status, Status::pass);
+  auto nfs = judge_storage("l3.storage.data_path", with_data("nfs4", true))[0];
   EXPECT_EQ(nfs.status, Status::info);
   EXPECT_EQ(nfs.variant, "network");
-  EXPECT_EQ(run("l3.storage.data_path", with_data("overlay", false))[0].variant, "overlay");
+  EXPECT_EQ(judge_storage("l3.storage.data_path", with_data("overlay", false))[0].variant, "overlay");
   Facts none;
   none.host.storage.collected = true;
-  auto s = run("l3.storage.data_path", none);
+  auto s = judge_storage("l3.storage.data_path", none);
   EXPECT_EQ(s[0].status, Status::skip);
   EXPECT_NE(s[0].args.at("reason").find("--data"), std::string::npos);
 }
@@ -140,23 +140,23 @@ Facts with_shm(const std::string& opts, std::optional<std::uint64_t> mem_total =
 }
 
 TEST(ShmRule, DockerDefaultFailsLargePasses) {
-  auto docker = run("l3.storage.shm_size", with_shm("rw,size=64M"))[0];
+  auto docker = judge_storage("l3.storage.shm_size", with_shm("rw,size=64M"))[0];
   EXPECT_EQ(docker.status, Status::fail);
   EXPECT_EQ(docker.variant, "docker_default");
   EXPECT_NE(finding_message(docker, Lang::en).find("bus error"), std::string::npos);
   EXPECT_NE(finding_fix(docker, Lang::en).find("--shm-size"), std::string::npos);
   EXPECT_NE(finding_fix(docker, Lang::en).find("--ipc=host"), std::string::npos);
-  EXPECT_EQ(run("l3.storage.shm_size", with_shm("rw,size=512M"))[0].status, Status::fail);
-  EXPECT_EQ(run("l3.storage.shm_size", with_shm("rw,size=16384M"))[0].status, Status::pass);
+  EXPECT_EQ(judge_storage("l3.storage.shm_size", with_shm("rw,size=512M"))[0].status, Status::fail);
+  EXPECT_EQ(judge_storage("l3.storage.shm_size", with_shm("rw,size=16384M"))[0].status, Status::pass);
 }
 
 TEST(ShmRule, TmpfsDefaultIsHalfOfRam) {
-  auto big = run("l3.storage.shm_size", with_shm("rw,nosuid", 64ull << 30))[0];
+  auto big = judge_storage("l3.storage.shm_size", with_shm("rw,nosuid", 64ull << 30))[0];
   EXPECT_EQ(big.status, Status::pass);
   EXPECT_EQ(big.variant, "pass_default");
   EXPECT_NE(finding_message(big, Lang::en).find("half of RAM = 32 GiB"), std::string::npos);
-  EXPECT_EQ(run("l3.storage.shm_size", with_shm("rw,nosuid", 1ull << 30))[0].status, Status::fail);  // 512 MiB
-  auto unknown = run("l3.storage.shm_size", with_shm("rw,nosuid"))[0];
+  EXPECT_EQ(judge_storage("l3.storage.shm_size", with_shm("rw,nosuid", 1ull << 30))[0].status, Status::fail);  // 512 MiB
+  auto unknown = judge_storage("l3.storage.shm_size", with_shm("rw,nosuid"))[0];
   EXPECT_EQ(unknown.status, Status::info);
   EXPECT_EQ(unknown.variant, "percent_unknown_ram");
 }
@@ -165,7 +165,7 @@ TEST(ShmRule, NotMountedWarns) {
   Facts f;
   f.host.storage.collected = true;
   f.host.storage.shm.fs_type = Fact<std::string>::none("/dev/shm is not a mount point in /proc/mounts", "/proc/mounts");
-  auto v = run("l3.storage.shm_size", f)[0];
+  auto v = judge_storage("l3.storage.shm_size", f)[0];
   EXPECT_EQ(v.status, Status::warn);
   EXPECT_EQ(v.variant, "not_mounted");
 }
@@ -185,33 +185,33 @@ Facts with_cgroup(std::optional<std::uint64_t> limit, std::optional<std::uint64_
 }
 
 TEST(CgroupLimitRule, FarBelowHostMemoryWarns) {
-  auto low = run("l3.memory.cgroup_limit", with_cgroup(16ull << 30, 256ull << 30))[0];
+  auto low = judge_storage("l3.memory.cgroup_limit", with_cgroup(16ull << 30, 256ull << 30))[0];
   EXPECT_EQ(low.status, Status::warn);
   EXPECT_EQ(low.args.at("pct"), "6.2");
   EXPECT_EQ(finding_verify(low), "cat /sys/fs/cgroup/job/memory.max");
-  EXPECT_EQ(run("l3.memory.cgroup_limit", with_cgroup(128ull << 30, 256ull << 30))[0].status, Status::pass);
-  auto unl = run("l3.memory.cgroup_limit", with_cgroup(std::nullopt, std::nullopt))[0];
+  EXPECT_EQ(judge_storage("l3.memory.cgroup_limit", with_cgroup(128ull << 30, 256ull << 30))[0].status, Status::pass);
+  auto unl = judge_storage("l3.memory.cgroup_limit", with_cgroup(std::nullopt, std::nullopt))[0];
   EXPECT_EQ(unl.status, Status::pass);
   EXPECT_EQ(unl.variant, "unlimited");
-  auto no_total = run("l3.memory.cgroup_limit", with_cgroup(16ull << 30, std::nullopt))[0];
+  auto no_total = judge_storage("l3.memory.cgroup_limit", with_cgroup(16ull << 30, std::nullopt))[0];
   EXPECT_EQ(no_total.status, Status::skip);
   EXPECT_NE(no_total.args.at("reason").find("MemTotal"), std::string::npos);
   Facts unread;
   unread.host.cgroup.collected = true;
   unread.host.cgroup.memory_limit_raw = Fact<std::string>::none("/sys/fs/cgroup/job/memory.max: not a byte count or 'max': 'garbage'");
-  EXPECT_EQ(run("l3.memory.cgroup_limit", unread)[0].status, Status::skip);
+  EXPECT_EQ(judge_storage("l3.memory.cgroup_limit", unread)[0].status, Status::skip);
 }
 
 TEST(CgroupOomRule, KillsFail) {
-  auto bad = run("l3.memory.cgroup_oom_kills", with_cgroup(16ull << 30, 256ull << 30, 3))[0];
+  auto bad = judge_storage("l3.memory.cgroup_oom_kills", with_cgroup(16ull << 30, 256ull << 30, 3))[0];
   EXPECT_EQ(bad.status, Status::fail);
   EXPECT_NE(finding_message(bad, Lang::en).find("3 OOM kill"), std::string::npos);
   EXPECT_NE(finding_message(bad, Lang::zh).find("3 次 OOM kill"), std::string::npos);
-  EXPECT_EQ(run("l3.memory.cgroup_oom_kills", with_cgroup(16ull << 30, 256ull << 30, 0))[0].status, Status::pass);
+  EXPECT_EQ(judge_storage("l3.memory.cgroup_oom_kills", with_cgroup(16ull << 30, 256ull << 30, 0))[0].status, Status::pass);
   Facts missing;
   missing.host.cgroup.collected = true;
   missing.host.cgroup.oom_kill_events = Fact<std::uint64_t>::none("absent: /sys/fs/cgroup/memory.events");
-  EXPECT_EQ(run("l3.memory.cgroup_oom_kills", missing)[0].status, Status::skip);
+  EXPECT_EQ(judge_storage("l3.memory.cgroup_oom_kills", missing)[0].status, Status::skip);
 }
 
 Facts with_log(std::vector<OomKill> kills, std::vector<XidEvents> xids = {}) {
@@ -234,15 +234,15 @@ OomKill kill(const std::string& scope, std::int64_t pid, const std::string& name
 }
 
 TEST(OomKillsRule, VictimsNamedByScope) {
-  auto cg = run("l3.kernel.oom_kills", with_log({kill("cgroup", 629, "onmt_train")}))[0];
+  auto cg = judge_storage("l3.kernel.oom_kills", with_log({kill("cgroup", 629, "onmt_train")}))[0];
   EXPECT_EQ(cg.status, Status::fail);
   EXPECT_EQ(cg.variant, "fail_cgroup");
   EXPECT_NE(finding_message(cg, Lang::en).find("onmt_train (pid 629, memcg)"), std::string::npos);
-  auto gl = run("l3.kernel.oom_kills", with_log({kill("global", 15784, "python3")}))[0];
+  auto gl = judge_storage("l3.kernel.oom_kills", with_log({kill("global", 15784, "python3")}))[0];
   EXPECT_EQ(gl.variant, "fail_global");
-  auto mixed = run("l3.kernel.oom_kills", with_log({kill("global", 1, "a"), kill("cgroup", 2, "b")}))[0];
+  auto mixed = judge_storage("l3.kernel.oom_kills", with_log({kill("global", 1, "a"), kill("cgroup", 2, "b")}))[0];
   EXPECT_EQ(mixed.variant, "fail");
-  EXPECT_EQ(run("l3.kernel.oom_kills", with_log({}))[0].status, Status::pass);
+  EXPECT_EQ(judge_storage("l3.kernel.oom_kills", with_log({}))[0].status, Status::pass);
 }
 
 TEST(OomKillsRule, UnreadableLogSkipsNamingCapSyslog) {
@@ -251,7 +251,7 @@ TEST(OomKillsRule, UnreadableLogSkipsNamingCapSyslog) {
   f.host.kmsg.records = Fact<std::uint64_t>::none(
       "permission denied: /dev/kmsg (Operation not permitted): needs CAP_SYSLOG (or kernel.dmesg_restrict=0)", "/dev/kmsg");
   for (const char* id : {"l3.kernel.oom_kills", "l3.gpu.xid"}) {
-    auto v = run(id, f);
+    auto v = judge_storage(id, f);
     ASSERT_EQ(v.size(), 1u);
     EXPECT_EQ(v[0].status, Status::skip);
     EXPECT_NE(finding_message(v[0], Lang::en).find("CAP_SYSLOG"), std::string::npos);

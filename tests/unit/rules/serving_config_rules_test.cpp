@@ -11,7 +11,7 @@
 namespace plumb {
 namespace {
 
-std::vector<Finding> run(const std::string& id, const Facts& f) {
+std::vector<Finding> judge_serving_config(const std::string& id, const Facts& f) {
   Selection sel;
   sel.only = {id};
   return judge(f, Thresholds(), sel);
@@ -84,7 +84,7 @@ Facts server(std::vector<TritonModel> models, double cgroup_cpus, int cores) {
 TEST(ServingThreadDemand, DefaultOrtPoolsOfTwoInstancesOverAFourCpuQuotaFail) {
   auto by = repo();
   Facts f = server({by["resnet_ort"]}, 4.0, 32);
-  auto v = run("l3.serving.thread_demand", f);
+  auto v = judge_serving_config("l3.serving.thread_demand", f);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].status, Status::fail);
   EXPECT_EQ(v[0].variant, "over_quota");
@@ -97,7 +97,7 @@ TEST(ServingThreadDemand, ExplicitPoolsWithinTheGrantPassAndNothingToCountSkips)
   TritonModel m = by["resnet_ort"];
   m.parameters["intra_op_thread_count"] = "2";
   Facts f = server({m}, 4.0, 32);
-  auto v = run("l3.serving.thread_demand", f);
+  auto v = judge_serving_config("l3.serving.thread_demand", f);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].status, Status::pass);
   EXPECT_EQ(v[0].args.at("threads"), "4");
@@ -106,14 +106,14 @@ TEST(ServingThreadDemand, ExplicitPoolsWithinTheGrantPassAndNothingToCountSkips)
   g.serving_config.triton_models = Fact<std::vector<TritonModel>>::none("no --model-repo given");
   g.serving_config.cmdline = Fact<std::vector<std::string>>::of({"python3", "serve.py", "--intra-op-num-threads", "8"}, "/proc/7/cmdline");
   g.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"OMP_NUM_THREADS", "4"}}, "/proc/7/environ");
-  auto w = run("l3.serving.thread_demand", g);
+  auto w = judge_serving_config("l3.serving.thread_demand", g);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_EQ(w[0].status, Status::fail);
   EXPECT_EQ(w[0].args.at("threads"), "12");
   g.serving_config.cmdline = Fact<std::vector<std::string>>::of({"nginx"}, "/proc/7/cmdline");
-  EXPECT_TRUE(run("l3.serving.thread_demand", g).empty());  // not a model server: nothing to say
+  EXPECT_TRUE(judge_serving_config("l3.serving.thread_demand", g).empty());  // not a model server: nothing to say
   g.serving_config.triton_models = Fact<std::vector<TritonModel>>::of({}, "/models");
-  auto s = run("l3.serving.thread_demand", g);
+  auto s = judge_serving_config("l3.serving.thread_demand", g);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s[0].status, Status::skip);
 }
@@ -124,7 +124,7 @@ TEST(TritonConfigRule, GraphLevelTwoFailsDefaultThreadsWarnAndParseErrorsWarn) {
   for (auto& [k, m] : by) all.push_back(m);
   Facts f = server(all, 4.0, 32);
   std::map<std::string, Finding> got;
-  for (auto& x : run("l3.serving.triton_config", f)) got[x.subject] = x;
+  for (auto& x : judge_serving_config("l3.serving.triton_config", f)) got[x.subject] = x;
   ASSERT_EQ(got.size(), 5u);
   EXPECT_EQ(got["densenet_opt_off"].status, Status::fail);
   EXPECT_EQ(got["densenet_opt_off"].variant, "opt_off");
@@ -135,7 +135,7 @@ TEST(TritonConfigRule, GraphLevelTwoFailsDefaultThreadsWarnAndParseErrorsWarn) {
   EXPECT_EQ(got["no_config"].status, Status::info);
   // Same repository on a host whose 2 physical cores fit the grant: the default pools are fine.
   Facts small = server(all, 8.0, 2);
-  for (auto& x : run("l3.serving.triton_config", small)) {
+  for (auto& x : judge_serving_config("l3.serving.triton_config", small)) {
     if (x.subject == "resnet_ort") {
       EXPECT_EQ(x.status, Status::pass);
     }
@@ -143,9 +143,9 @@ TEST(TritonConfigRule, GraphLevelTwoFailsDefaultThreadsWarnAndParseErrorsWarn) {
   Facts none;
   none.serving_config.collected = true;
   none.serving_config.triton_models = Fact<std::vector<TritonModel>>::none("no --model-repo given");
-  EXPECT_TRUE(run("l3.serving.triton_config", none).empty());
+  EXPECT_TRUE(judge_serving_config("l3.serving.triton_config", none).empty());
   none.serving_config.triton_models = Fact<std::vector<TritonModel>>::none("absent: /models: not a directory", "/models");
-  auto s = run("l3.serving.triton_config", none);
+  auto s = judge_serving_config("l3.serving.triton_config", none);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s[0].status, Status::skip);
 }

@@ -9,7 +9,7 @@
 namespace plumb {
 namespace {
 
-std::vector<Finding> run_rule(const std::string& id, const Facts& f) {
+std::vector<Finding> judge_serving_load(const std::string& id, const Facts& f) {
   Selection sel;
   sel.only = {id};
   auto out = judge(f, Thresholds(), sel);
@@ -56,61 +56,61 @@ Facts facts_of(const LoadResult& lr, bool closed = false) {
 }
 
 TEST(ServingLoadRules, TailInfoWhenHealthyAndStallsWhenRequestsWaited) {
-  auto ok = run_rule("l2.serving.tail_latency", facts_of(load(2000, 2, 0, 0)));
+  auto ok = judge_serving_load("l2.serving.tail_latency", facts_of(load(2000, 2, 0, 0)));
   ASSERT_EQ(ok.size(), 1U);
   EXPECT_EQ(ok[0].status, Status::info);
   EXPECT_EQ(ok[0].subject, "http://127.0.0.1:8000/");
 
   LoadResult waited = load(2000, 2, 100, 300);  // 5 % waited 300 ms before being sent
   waited.hit_connection_cap = true;
-  auto st = run_rule("l2.serving.tail_latency", facts_of(waited));
+  auto st = judge_serving_load("l2.serving.tail_latency", facts_of(waited));
   ASSERT_EQ(st.size(), 1U);
   EXPECT_EQ(st[0].status, Status::warn);
   EXPECT_EQ(st[0].variant, "stalls");
   EXPECT_NE(finding_message(st[0], Lang::en).find("closed-loop tool"), std::string::npos);
 
   waited.hit_connection_cap = false;  // connections to spare: the client fell behind
-  auto cl = run_rule("l2.serving.tail_latency", facts_of(waited));
+  auto cl = judge_serving_load("l2.serving.tail_latency", facts_of(waited));
   EXPECT_EQ(cl[0].variant, "client_late");
 
-  auto slow = run_rule("l2.serving.tail_latency", facts_of(load(2000, 2, 100, 300, true)));  // the server itself
+  auto slow = judge_serving_load("l2.serving.tail_latency", facts_of(load(2000, 2, 100, 300, true)));  // the server itself
   EXPECT_EQ(slow[0].variant, "long_tail");
 }
 
 TEST(ServingLoadRules, TailFailsOverTheBoundSkipsWithFewSamplesWarnsOnErrors) {
   Facts f = facts_of(load(2000, 2, 100, 300, true));
   f.bench.results[0].derived["p99_bound_ms"] = 50;
-  auto over = run_rule("l2.serving.tail_latency", f);
+  auto over = judge_serving_load("l2.serving.tail_latency", f);
   EXPECT_EQ(over[0].status, Status::fail);
   EXPECT_EQ(over[0].variant, "over_bound");
 
-  auto few = run_rule("l2.serving.tail_latency", facts_of(load(500, 2, 0, 0)));
+  auto few = judge_serving_load("l2.serving.tail_latency", facts_of(load(500, 2, 0, 0)));
   EXPECT_EQ(few[0].status, Status::skip);
   EXPECT_NE(finding_message(few[0], Lang::en).find("662"), std::string::npos) << finding_message(few[0], Lang::en);
 
   LoadResult bad = load(2000, 2, 0, 0);
   bad.err_5xx = 100;
   bad.scheduled += 100;
-  auto err = run_rule("l2.serving.tail_latency", facts_of(bad));
+  auto err = judge_serving_load("l2.serving.tail_latency", facts_of(bad));
   EXPECT_EQ(err[0].variant, "errors");
   EXPECT_EQ(err[0].status, Status::warn);
 }
 
 TEST(ServingLoadRules, StabilityAndLateSends) {
   LoadResult lr = load(2000, 2, 0, 0);
-  EXPECT_EQ(run_rule("l2.serving.unstable", facts_of(lr))[0].status, Status::pass);
+  EXPECT_EQ(judge_serving_load("l2.serving.unstable", facts_of(lr))[0].status, Status::pass);
   lr.windows[9].p50_ms = 40;
-  EXPECT_EQ(run_rule("l2.serving.unstable", facts_of(lr))[0].status, Status::warn);
+  EXPECT_EQ(judge_serving_load("l2.serving.unstable", facts_of(lr))[0].status, Status::warn);
   lr.windows[9].ok = 2;
-  EXPECT_EQ(run_rule("l2.serving.unstable", facts_of(lr))[0].status, Status::skip);
+  EXPECT_EQ(judge_serving_load("l2.serving.unstable", facts_of(lr))[0].status, Status::skip);
 
   LoadResult late = load(2000, 2, 0, 0);
-  EXPECT_EQ(run_rule("l2.serving.late_sends", facts_of(late))[0].status, Status::pass);
+  EXPECT_EQ(judge_serving_load("l2.serving.late_sends", facts_of(late))[0].status, Status::pass);
   late.late = 300;
-  auto w = run_rule("l2.serving.late_sends", facts_of(late));
+  auto w = judge_serving_load("l2.serving.late_sends", facts_of(late));
   EXPECT_EQ(w[0].status, Status::warn);
   EXPECT_NE(finding_message(w[0], Lang::en).find("300 of 2000"), std::string::npos) << finding_message(w[0], Lang::en);
-  EXPECT_EQ(run_rule("l2.serving.late_sends", facts_of(late, true))[0].status, Status::skip);
+  EXPECT_EQ(judge_serving_load("l2.serving.late_sends", facts_of(late, true))[0].status, Status::skip);
 }
 
 TEST(ServingLoadRules, FixesPointDownTheFunnel) {

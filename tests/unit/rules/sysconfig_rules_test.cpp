@@ -31,7 +31,7 @@ Facts collect_root(const std::string& name, bool legacy = false) {
   return f;
 }
 
-std::vector<Finding> run(const Facts& f, const std::string& id, const Thresholds& th = Thresholds{}) {
+std::vector<Finding> judge_sysconfig(const Facts& f, const std::string& id, const Thresholds& th = Thresholds{}) {
   Selection sel;
   sel.only = {id};
   return judge(f, th, sel);
@@ -66,53 +66,53 @@ Facts* SysconfigRoots::planted_ = nullptr;
 Facts* SysconfigRoots::clean_ = nullptr;
 
 TEST_F(SysconfigRoots, HostnameLoopback) {
-  auto bad = run(*planted_, "l3.comm.hostname_loopback");
+  auto bad = judge_sysconfig(*planted_, "l3.comm.hostname_loopback");
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0].status, Status::fail);
   EXPECT_NE(msgs(bad).find("gpu-node-07 resolves to the loopback address 127.0.1.1 (/etc/hosts line 2)"), std::string::npos)
       << msgs(bad);
-  auto good = run(*clean_, "l3.comm.hostname_loopback");
+  auto good = judge_sysconfig(*clean_, "l3.comm.hostname_loopback");
   EXPECT_EQ(worst(good), Status::pass) << msgs(good);
   EXPECT_NE(msgs(good).find("10.10.0.7"), std::string::npos);
 }
 
 TEST_F(SysconfigRoots, OpenFilesLimit) {
-  auto bad = run(*planted_, "l3.data.open_files_limit");
+  auto bad = judge_sysconfig(*planted_, "l3.data.open_files_limit");
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0].status, Status::fail);
   EXPECT_NE(msgs(bad).find("open-files soft limit 1024 (hard 4096)"), std::string::npos) << msgs(bad);
   EXPECT_NE(finding_fix(bad[0], Lang::en).find("ulimit -n 4096"), std::string::npos);
-  EXPECT_EQ(worst(run(*clean_, "l3.data.open_files_limit")), Status::pass);
+  EXPECT_EQ(worst(judge_sysconfig(*clean_, "l3.data.open_files_limit")), Status::pass);
   // Without --pid the limit read is plumb's own: a warning that says so.
   Facts self = *planted_;
   self.host.process.nofile.source = "/proc/self/limits";
-  auto own = run(self, "l3.data.open_files_limit");
+  auto own = judge_sysconfig(self, "l3.data.open_files_limit");
   EXPECT_EQ(own[0].status, Status::warn);
   EXPECT_NE(msgs(own).find("plumb itself (pass --pid"), std::string::npos) << msgs(own);
   // A custom threshold moves the line.
   Thresholds th;
   th.set("data.open_files_fail_below", 1000);
   th.set("data.open_files_warn_below", 1024);
-  EXPECT_EQ(worst(run(*planted_, "l3.data.open_files_limit", th)), Status::pass);
+  EXPECT_EQ(worst(judge_sysconfig(*planted_, "l3.data.open_files_limit", th)), Status::pass);
 }
 
 TEST_F(SysconfigRoots, IommuMode) {
-  auto bad = run(*planted_, "l3.comm.iommu_mode");
+  auto bad = judge_sysconfig(*planted_, "l3.comm.iommu_mode");
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0].status, Status::warn) << msgs(bad);
   EXPECT_NE(msgs(bad).find("2 GPU/NIC functions sit in translated IOMMU domains"), std::string::npos) << msgs(bad);
-  auto good = run(*clean_, "l3.comm.iommu_mode");
+  auto good = judge_sysconfig(*clean_, "l3.comm.iommu_mode");
   EXPECT_EQ(worst(good), Status::pass) << msgs(good);
   // Without group types (Linux < 5.11) the command line decides.
   Facts f = *planted_;
   for (auto& d : f.sysconfig.iommu.value->devices) d.type.clear();
-  auto cmd = run(f, "l3.comm.iommu_mode");
+  auto cmd = judge_sysconfig(f, "l3.comm.iommu_mode");
   EXPECT_EQ(cmd[0].variant, "translated_cmdline");
   EXPECT_EQ(cmd[0].status, Status::warn);
 }
 
 TEST_F(SysconfigRoots, PcieAcs) {
-  auto bad = run(*planted_, "l3.comm.pcie_acs");
+  auto bad = judge_sysconfig(*planted_, "l3.comm.pcie_acs");
   ASSERT_EQ(bad.size(), 3u) << msgs(bad);  // the root port (warn) and both switch downstream ports (fail)
   EXPECT_EQ(worst(bad), Status::fail);
   int fails = 0;
@@ -120,7 +120,7 @@ TEST_F(SysconfigRoots, PcieAcs) {
   EXPECT_EQ(fails, 2);
   EXPECT_NE(msgs(bad).find("switch downstream port 0000:02:08.0 above 0000:03:00.0"), std::string::npos) << msgs(bad);
   EXPECT_NE(msgs(bad).find("ReqRedir+ CmpltRedir+"), std::string::npos);
-  auto good = run(*clean_, "l3.comm.pcie_acs");
+  auto good = judge_sysconfig(*clean_, "l3.comm.pcie_acs");
   ASSERT_EQ(good.size(), 1u);
   EXPECT_EQ(good[0].status, Status::pass) << msgs(good);
   EXPECT_NE(msgs(good).find("4 bridges"), std::string::npos) << msgs(good);
@@ -131,7 +131,7 @@ TEST_F(SysconfigRoots, PcieAcs) {
     b.has_acs.reset();
     b.acs_ctrl.reset();
   }
-  auto skip = run(f, "l3.comm.pcie_acs");
+  auto skip = judge_sysconfig(f, "l3.comm.pcie_acs");
   ASSERT_EQ(skip.size(), 1u);
   EXPECT_EQ(skip[0].status, Status::skip);
   EXPECT_NE(skip[0].args["reason"].find("readable by root only"), std::string::npos);
@@ -139,46 +139,46 @@ TEST_F(SysconfigRoots, PcieAcs) {
 }
 
 TEST_F(SysconfigRoots, GidIndex) {
-  auto bad = run(*planted_, "l3.comm.ib_gid_index");
+  auto bad = judge_sysconfig(*planted_, "l3.comm.ib_gid_index");
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0].status, Status::fail);
   EXPECT_EQ(bad[0].subject, "mlx5_0:1");
   EXPECT_NE(msgs(bad).find("NCCL_IB_GID_INDEX=5 selects an empty GID entry"), std::string::npos) << msgs(bad);
   EXPECT_NE(msgs(bad).find("index 3 RoCE v2 10.10.0.7 on ens1f0"), std::string::npos) << msgs(bad);
-  auto good = run(*clean_, "l3.comm.ib_gid_index");
+  auto good = judge_sysconfig(*clean_, "l3.comm.ib_gid_index");
   EXPECT_EQ(worst(good), Status::pass) << msgs(good);
   // Index 2 is RoCE v1 while v2 exists; unset on RoCE names the v2 index.
   Facts f = *clean_;
   (*f.comm.env.value)["NCCL_IB_GID_INDEX"] = "2";
-  EXPECT_EQ(worst(run(f, "l3.comm.ib_gid_index")), Status::warn);
+  EXPECT_EQ(worst(judge_sysconfig(f, "l3.comm.ib_gid_index")), Status::warn);
   f.comm.env.value->erase("NCCL_IB_GID_INDEX");
-  auto unset = run(f, "l3.comm.ib_gid_index");
+  auto unset = judge_sysconfig(f, "l3.comm.ib_gid_index");
   EXPECT_EQ(unset[0].variant, "unset_roce");
   EXPECT_NE(msgs(unset).find("index 3"), std::string::npos);
 }
 
 TEST_F(SysconfigRoots, ForeignGpuProcesses) {
-  auto bad = run(*planted_, "l3.vram.foreign_processes");
+  auto bad = judge_sysconfig(*planted_, "l3.vram.foreign_processes");
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0].status, Status::fail);
   EXPECT_EQ(bad[0].variant, "gone");
   EXPECT_NE(msgs(bad).find("pid 4242 holds 7.6 GiB but no longer exists"), std::string::npos) << msgs(bad);
   EXPECT_EQ(bad[0].evidence.size(), 5u);  // four processes and the NVML call
-  auto good = run(*clean_, "l3.vram.foreign_processes");
+  auto good = judge_sysconfig(*clean_, "l3.vram.foreign_processes");
   EXPECT_EQ(worst(good), Status::pass) << msgs(good);
   // Without the gone pid the zombie decides, then the other user's process.
   Facts f = *planted_;
   auto& procs = *f.sysconfig.gpu_processes.processes.value;
   procs.erase(procs.begin() + 1);
-  EXPECT_EQ(run(f, "l3.vram.foreign_processes")[0].variant, "zombie");
+  EXPECT_EQ(judge_sysconfig(f, "l3.vram.foreign_processes")[0].variant, "zombie");
   procs.erase(procs.begin() + 1);
-  auto other = run(f, "l3.vram.foreign_processes");
+  auto other = judge_sysconfig(f, "l3.vram.foreign_processes");
   EXPECT_EQ(other[0].status, Status::warn);
   EXPECT_NE(msgs(other).find("jupyter-lab, uid 1001, not uid 1000"), std::string::npos) << msgs(other);
   // In a container's PID namespace host pids are not visible: not a failure.
   Facts ns = *planted_;
   ns.sysconfig.gpu_processes.pid_namespace = true;
-  EXPECT_EQ(run(ns, "l3.vram.foreign_processes")[0].status, Status::skip);
+  EXPECT_EQ(judge_sysconfig(ns, "l3.vram.foreign_processes")[0].status, Status::skip);
 }
 
 TEST_F(SysconfigRoots, ForeignGpuProcessesThroughTheLegacyEntryPoint) {
@@ -186,7 +186,7 @@ TEST_F(SysconfigRoots, ForeignGpuProcessesThroughTheLegacyEntryPoint) {
   EXPECT_EQ(f.sysconfig.gpu_processes.nvml_function, "nvmlDeviceGetComputeRunningProcesses");
   ASSERT_TRUE(f.sysconfig.gpu_processes.processes.has());
   EXPECT_EQ(f.sysconfig.gpu_processes.processes->size(), 4u);
-  EXPECT_EQ(worst(run(f, "l3.vram.foreign_processes")), Status::fail);
+  EXPECT_EQ(worst(judge_sysconfig(f, "l3.vram.foreign_processes")), Status::fail);
   EXPECT_EQ(planted_->sysconfig.gpu_processes.nvml_function, "nvmlDeviceGetComputeRunningProcesses_v3");
 }
 
@@ -194,7 +194,7 @@ TEST(SysconfigRules, MissingInputsSkipWithReasons) {
   Facts f;
   for (const char* id : {"l3.comm.hostname_loopback", "l3.data.open_files_limit", "l3.comm.iommu_mode", "l3.comm.pcie_acs",
                          "l3.comm.ib_gid_index", "l3.vram.foreign_processes", "l3.framework.tf32"}) {
-    auto out = run(f, id);
+    auto out = judge_sysconfig(f, id);
     ASSERT_EQ(out.size(), 1u) << id;
     EXPECT_EQ(out[0].status, Status::skip) << id;
     EXPECT_FALSE(out[0].args["reason"].empty()) << id;
@@ -205,7 +205,7 @@ TEST(SysconfigRules, MissingInputsSkipWithReasons) {
   ctx.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
   Facts none;
   ASSERT_TRUE(collect_one(ctx, "collect.gpu_processes", none));
-  auto skip = run(none, "l3.vram.foreign_processes");
+  auto skip = judge_sysconfig(none, "l3.vram.foreign_processes");
   EXPECT_NE(skip[0].args["reason"].find("libnvidia-ml"), std::string::npos) << skip[0].args["reason"];
 }
 
@@ -213,25 +213,25 @@ TEST(SysconfigRules, HostnameVariants) {
   Facts f;
   f.sysconfig.names.hostname = Fact<std::string>::of("node1", "/etc/hostname");
   f.sysconfig.names.hosts = Fact<std::vector<HostsEntry>>::of({{3, "10.0.0.1", {"node1"}}, {4, "127.0.1.1", {"node1"}}}, "/etc/hosts");
-  EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].status, Status::warn);
+  EXPECT_EQ(judge_sysconfig(f, "l3.comm.hostname_loopback")[0].status, Status::warn);
   f.sysconfig.names.hosts = Fact<std::vector<HostsEntry>>::of({}, "/etc/hosts");
-  EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].variant, "not_listed");
+  EXPECT_EQ(judge_sysconfig(f, "l3.comm.hostname_loopback")[0].variant, "not_listed");
   // Loopback first: a warning on a single node, a failure once the job spans nodes.
   f.sysconfig.names.hosts = Fact<std::vector<HostsEntry>>::of({{2, "127.0.1.1", {"node1"}}}, "/etc/hosts");
-  auto single = run(f, "l3.comm.hostname_loopback");
+  auto single = judge_sysconfig(f, "l3.comm.hostname_loopback");
   EXPECT_EQ(single[0].status, Status::warn);
   EXPECT_EQ(single[0].variant, "single_node");
   f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"SLURM_JOB_NUM_NODES", "4"}}, "/proc/7/environ");
-  auto multi = run(f, "l3.comm.hostname_loopback");
+  auto multi = judge_sysconfig(f, "l3.comm.hostname_loopback");
   EXPECT_EQ(multi[0].status, Status::fail);
   EXPECT_TRUE(std::any_of(multi[0].evidence.begin(), multi[0].evidence.end(),
                           [](const Evidence& e) { return e.what == "multi-node" && e.value == "SLURM_JOB_NUM_NODES=4"; }));
   f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"WORLD_SIZE", "16"}, {"LOCAL_WORLD_SIZE", "8"}}, "/proc/7/environ");
-  EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].status, Status::fail);
+  EXPECT_EQ(judge_sysconfig(f, "l3.comm.hostname_loopback")[0].status, Status::fail);
   f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"WORLD_SIZE", "8"}, {"LOCAL_WORLD_SIZE", "8"}}, "/proc/7/environ");
-  EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].status, Status::warn);
+  EXPECT_EQ(judge_sysconfig(f, "l3.comm.hostname_loopback")[0].status, Status::warn);
   f.sysconfig.names.hostname = Fact<std::string>::of("localhost", "/etc/hostname");
-  EXPECT_EQ(run(f, "l3.comm.hostname_loopback")[0].status, Status::warn);
+  EXPECT_EQ(judge_sysconfig(f, "l3.comm.hostname_loopback")[0].status, Status::warn);
 }
 
 TEST(SysconfigRules, Tf32) {
@@ -245,21 +245,21 @@ TEST(SysconfigRules, Tf32) {
   t.devices = {{"NVIDIA A100-SXM4-80GB", "8.0", std::nullopt}};
   f.framework.torch = Fact<TorchFacts>::of(t, "python probe");
   f.host.process.environ = Fact<std::map<std::string, std::string>>::of({}, "/proc/self/environ");
-  auto info = run(f, "l3.framework.tf32");
+  auto info = judge_sysconfig(f, "l3.framework.tf32");
   EXPECT_EQ(info[0].status, Status::info);
   EXPECT_NE(msgs(info).find("TF32 for convolutions: on, for matmuls: off"), std::string::npos) << msgs(info);
   // Determinism asked for: TF32 convolutions are a warning.
   f.framework.torch.value->deterministic_algorithms = true;
-  EXPECT_EQ(run(f, "l3.framework.tf32")[0].status, Status::warn);
+  EXPECT_EQ(judge_sysconfig(f, "l3.framework.tf32")[0].status, Status::warn);
   // NVIDIA_TF32_OVERRIDE=0 wins over torch's switches.
   f.host.process.environ.value->emplace("NVIDIA_TF32_OVERRIDE", "0");
-  auto off = run(f, "l3.framework.tf32");
+  auto off = judge_sysconfig(f, "l3.framework.tf32");
   EXPECT_EQ(off[0].variant, "forced_off");
   EXPECT_EQ(off[0].status, Status::info);
   // A V100 has no TF32.
   f.host.process.environ.value->clear();
   f.framework.torch.value->devices = {{"Tesla V100-SXM2-32GB", "7.0", std::nullopt}};
-  EXPECT_EQ(run(f, "l3.framework.tf32")[0].variant, "no_tf32_gpu");
+  EXPECT_EQ(judge_sysconfig(f, "l3.framework.tf32")[0].variant, "no_tf32_gpu");
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ watch::GpuScript gpu(const std::string& bus, std::vector<double> busy, std::vect
 }
 
 // The watch recording's rules only (`l2.watch` still names them through the old ids), findings of `id`.
-std::vector<Finding> run(const Facts& f, const std::string& id) {
+std::vector<Finding> judge_watch(const Facts& f, const std::string& id) {
   Selection sel;
   sel.only = {"l2.watch"};
   std::vector<Finding> out;
@@ -49,8 +49,8 @@ std::vector<Finding> run(const Facts& f, const std::string& id) {
   return out;
 }
 
-Status status_of(const Facts& f, const std::string& id, const std::string& subject = "") {
-  for (const auto& x : run(f, id)) {
+Status watch_status_of(const Facts& f, const std::string& id, const std::string& subject = "") {
+  for (const auto& x : judge_watch(f, id)) {
     if (subject.empty() || x.subject == subject) return x.status;
   }
   ADD_FAILURE() << "no finding " << id << " " << subject;
@@ -78,13 +78,13 @@ TEST(WatchRules, EveryRuleHasACatalogueRowInBothLanguages) {
 }
 
 TEST(GpuBusy, FailWarnPassAndStalls) {
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {10, 20, 15})}, 20), "l2.compute.gpu_underutilized"), Status::fail);
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {60, 70})}, 20), "l2.compute.gpu_underutilized"), Status::warn);
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {95, 97})}, 20), "l2.compute.gpu_underutilized"), Status::pass);
+  EXPECT_EQ(watch_status_of(scripted({gpu("0000:01:00.0", {10, 20, 15})}, 20), "l2.compute.gpu_underutilized"), Status::fail);
+  EXPECT_EQ(watch_status_of(scripted({gpu("0000:01:00.0", {60, 70})}, 20), "l2.compute.gpu_underutilized"), Status::warn);
+  EXPECT_EQ(watch_status_of(scripted({gpu("0000:01:00.0", {95, 97})}, 20), "l2.compute.gpu_underutilized"), Status::pass);
   // Average at 85 % but more than one sample in ten at zero: periodic stalls.
   std::vector<double> busy(17, 100.0);
   busy.insert(busy.end(), {0, 0, 0});
-  auto out = run(scripted({gpu("0000:01:00.0", busy)}, 20), "l2.compute.gpu_underutilized");
+  auto out = judge_watch(scripted({gpu("0000:01:00.0", busy)}, 20), "l2.compute.gpu_underutilized");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].status, Status::warn);
   EXPECT_EQ(out[0].variant, "stalls");
@@ -92,13 +92,13 @@ TEST(GpuBusy, FailWarnPassAndStalls) {
 
 TEST(GpuBusy, IdleGpuAndDeadProcessAreNotJudged) {
   // Without --pid a GPU holding little VRAM runs no job.
-  auto idle = run(scripted({gpu("0000:01:00.0", {0}, {0.3})}, 20), "l2.compute.gpu_underutilized");
+  auto idle = judge_watch(scripted({gpu("0000:01:00.0", {0}, {0.3})}, 20), "l2.compute.gpu_underutilized");
   ASSERT_EQ(idle.size(), 1u);
   EXPECT_EQ(idle[0].status, Status::info);
   EXPECT_EQ(idle[0].variant, "idle");
   auto f = scripted({gpu("0000:01:00.0", {5})}, 20, 42);
   for (auto& s : f.watch.samples) s.proc_running = false;
-  EXPECT_EQ(run(f, "l2.compute.gpu_underutilized")[0].variant, "idle");
+  EXPECT_EQ(judge_watch(f, "l2.compute.gpu_underutilized")[0].variant, "idle");
 }
 
 TEST(GpuBusy, SkipsWithoutGpus) {
@@ -106,7 +106,7 @@ TEST(GpuBusy, SkipsWithoutGpus) {
   f.watch.collected = true;
   f.watch.gpu_unavailable = "libnvidia-ml.so.1 not found";
   f.watch.samples.resize(10);
-  auto out = run(f, "l2.compute.gpu_underutilized");
+  auto out = judge_watch(f, "l2.compute.gpu_underutilized");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].status, Status::skip);
   EXPECT_EQ(out[0].args.at("reason"), "libnvidia-ml.so.1 not found");
@@ -114,14 +114,14 @@ TEST(GpuBusy, SkipsWithoutGpus) {
 
 TEST(VramSawtooth, WarnsOnRepeatedDropsAndPassesOnAFlatLine) {
   auto saw = scripted({gpu("0000:01:00.0", {90}, {20, 30, 40, 50, 60})}, 30);
-  auto out = run(saw, "l2.watch.vram_sawtooth");
+  auto out = judge_watch(saw, "l2.watch.vram_sawtooth");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].status, Status::warn);
   EXPECT_EQ(out[0].args.at("amplitude"), "40 GiB");
   EXPECT_EQ(out[0].args.at("period"), "2.5");
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {90}, {60, 60.5, 59.8})}, 30), "l2.watch.vram_sawtooth"), Status::pass);
+  EXPECT_EQ(watch_status_of(scripted({gpu("0000:01:00.0", {90}, {60, 60.5, 59.8})}, 30), "l2.watch.vram_sawtooth"), Status::pass);
   // Two drops are not yet a sawtooth (threshold: 3).
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {90}, {20, 30, 40, 50, 60})}, 12), "l2.watch.vram_sawtooth"), Status::pass);
+  EXPECT_EQ(watch_status_of(scripted({gpu("0000:01:00.0", {90}, {20, 30, 40, 50, 60})}, 12), "l2.watch.vram_sawtooth"), Status::pass);
 }
 
 Facts host_cpu(std::vector<double> busy, std::vector<std::vector<double>> cores) {
@@ -139,14 +139,14 @@ Facts host_cpu(std::vector<double> busy, std::vector<std::vector<double>> cores)
 }
 
 TEST(CpuSaturated, HostSaturatedPeggedCoreAndHealthy) {
-  EXPECT_EQ(status_of(host_cpu({99, 98, 97, 99, 96, 50}, {{99, 99}}), "l2.compute.cpu_saturated"), Status::fail);
-  auto pegged = run(host_cpu({55, 52, 51, 53, 50, 54}, {{100, 5, 3, 2}}), "l2.compute.cpu_saturated");
+  EXPECT_EQ(watch_status_of(host_cpu({99, 98, 97, 99, 96, 50}, {{99, 99}}), "l2.compute.cpu_saturated"), Status::fail);
+  auto pegged = judge_watch(host_cpu({55, 52, 51, 53, 50, 54}, {{100, 5, 3, 2}}), "l2.compute.cpu_saturated");
   ASSERT_EQ(pegged.size(), 1u);
   EXPECT_EQ(pegged[0].status, Status::warn);
   EXPECT_EQ(pegged[0].variant, "pegged_core");
   EXPECT_EQ(pegged[0].args.at("core"), "0");
-  EXPECT_EQ(status_of(host_cpu({40, 42, 41, 39, 45, 40}, {{40, 42, 38, 41}}), "l2.compute.cpu_saturated"), Status::pass);
-  EXPECT_EQ(status_of(host_cpu({99, 99}, {{99}}), "l2.compute.cpu_saturated"), Status::skip);  // too few samples
+  EXPECT_EQ(watch_status_of(host_cpu({40, 42, 41, 39, 45, 40}, {{40, 42, 38, 41}}), "l2.compute.cpu_saturated"), Status::pass);
+  EXPECT_EQ(watch_status_of(host_cpu({99, 99}, {{99}}), "l2.compute.cpu_saturated"), Status::skip);  // too few samples
 }
 
 Facts io_run(double io_pct, double busy_pct, std::size_t n) {
@@ -156,10 +156,10 @@ Facts io_run(double io_pct, double busy_pct, std::size_t n) {
 }
 
 TEST(IoBound, HighIoPressureWhileGpuIdleFails) {
-  EXPECT_EQ(status_of(io_run(45, 20, 20), "l2.watch.io_bound"), Status::fail);
-  EXPECT_EQ(status_of(io_run(45, 95, 20), "l2.watch.io_bound"), Status::pass);  // busy GPU: IO keeps up
-  EXPECT_EQ(status_of(io_run(2, 20, 20), "l2.watch.io_bound"), Status::pass);   // idle GPU, quiet IO: not IO
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {20})}, 20), "l2.watch.io_bound"), Status::skip);  // no PSI
+  EXPECT_EQ(watch_status_of(io_run(45, 20, 20), "l2.watch.io_bound"), Status::fail);
+  EXPECT_EQ(watch_status_of(io_run(45, 95, 20), "l2.watch.io_bound"), Status::pass);  // busy GPU: IO keeps up
+  EXPECT_EQ(watch_status_of(io_run(2, 20, 20), "l2.watch.io_bound"), Status::pass);   // idle GPU, quiet IO: not IO
+  EXPECT_EQ(watch_status_of(scripted({gpu("0000:01:00.0", {20})}, 20), "l2.watch.io_bound"), Status::skip);  // no PSI
 }
 
 watch::GpuScript pcie(const std::string& bus, double bytes_per_s) {
@@ -170,14 +170,14 @@ watch::GpuScript pcie(const std::string& bus, double bytes_per_s) {
 }
 
 TEST(PcieImbalance, OneGpuCarriesTheTraffic) {
-  auto out = run(scripted({pcie("0000:01:00.0", 4e9), pcie("0000:02:00.0", 1e9), pcie("0000:03:00.0", 1.1e9)}, 10),
+  auto out = judge_watch(scripted({pcie("0000:01:00.0", 4e9), pcie("0000:02:00.0", 1e9), pcie("0000:03:00.0", 1.1e9)}, 10),
                  "l2.watch.pcie_imbalance");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].status, Status::warn);
   EXPECT_EQ(out[0].subject, "gpu 0000:01:00.0");
-  EXPECT_EQ(status_of(scripted({pcie("0000:01:00.0", 1e9), pcie("0000:02:00.0", 1.2e9)}, 10), "l2.watch.pcie_imbalance"),
+  EXPECT_EQ(watch_status_of(scripted({pcie("0000:01:00.0", 1e9), pcie("0000:02:00.0", 1.2e9)}, 10), "l2.watch.pcie_imbalance"),
             Status::pass);
-  EXPECT_EQ(status_of(scripted({pcie("0000:01:00.0", 1e9)}, 10), "l2.watch.pcie_imbalance"), Status::skip);
+  EXPECT_EQ(watch_status_of(scripted({pcie("0000:01:00.0", 1e9)}, 10), "l2.watch.pcie_imbalance"), Status::skip);
 }
 
 watch::GpuScript reasons(std::vector<std::uint64_t> bits) {
@@ -187,15 +187,15 @@ watch::GpuScript reasons(std::vector<std::uint64_t> bits) {
 }
 
 TEST(Throttling, HardwareFailsThermalWarnsPowerCapInforms) {
-  auto hw = run(scripted({reasons({0, 0x8, 0x8, 0, 0})}, 10), "l2.watch.throttling");
+  auto hw = judge_watch(scripted({reasons({0, 0x8, 0x8, 0, 0})}, 10), "l2.watch.throttling");
   ASSERT_EQ(hw.size(), 1u);
   EXPECT_EQ(hw[0].status, Status::fail);
   EXPECT_EQ(hw[0].args.at("episodes"), "2");
   EXPECT_EQ(hw[0].args.at("reasons"), "hw_slowdown");
-  EXPECT_EQ(status_of(scripted({reasons({0, 0x20})}, 10), "l2.watch.throttling"), Status::warn);
-  EXPECT_EQ(status_of(scripted({reasons({0x4})}, 10), "l2.watch.throttling"), Status::info);
-  EXPECT_EQ(status_of(scripted({reasons({0, 0x1})}, 10), "l2.watch.throttling"), Status::pass);  // idle is normal
-  EXPECT_EQ(status_of(scripted({gpu("0000:01:00.0", {90})}, 10), "l2.watch.throttling"), Status::skip);
+  EXPECT_EQ(watch_status_of(scripted({reasons({0, 0x20})}, 10), "l2.watch.throttling"), Status::warn);
+  EXPECT_EQ(watch_status_of(scripted({reasons({0x4})}, 10), "l2.watch.throttling"), Status::info);
+  EXPECT_EQ(watch_status_of(scripted({reasons({0, 0x1})}, 10), "l2.watch.throttling"), Status::pass);  // idle is normal
+  EXPECT_EQ(watch_status_of(scripted({gpu("0000:01:00.0", {90})}, 10), "l2.watch.throttling"), Status::skip);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@
 namespace plumb::trace {
 namespace {
 
-TraceRank must(Result<TraceRank> r) {
+TraceRank must_parallel(Result<TraceRank> r) {
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return r.ok() ? std::move(r.value()) : TraceRank{};
 }
@@ -126,12 +126,12 @@ void expect_same(const TraceRank& one, TraceRank many) {
 
 TEST(TraceParallel, PartsOfOneTraceGiveTheOneThreadResult) {
   const std::string text = make_trace(60, false, false);
-  auto one = must(analyze_trace_bytes(text, "t.json"));
+  auto one = must_parallel(analyze_trace_bytes(text, "t.json"));
   ASSERT_EQ(one.steps.size(), 60u);
   ASSERT_EQ(one.rank, 2);
   for (int threads : {2, 3, 4, 7, 16}) {
     std::size_t parts = 0;
-    auto many = must(analyze_trace_bytes(text, "t.json", parallel(threads, 4096, &parts)));
+    auto many = must_parallel(analyze_trace_bytes(text, "t.json", parallel(threads, 4096, &parts)));
     EXPECT_EQ(parts, static_cast<std::size_t>(threads)) << "the trace was not read in parts";
     expect_same(one, many);
   }
@@ -139,14 +139,14 @@ TEST(TraceParallel, PartsOfOneTraceGiveTheOneThreadResult) {
 
 TEST(TraceParallel, SmallReadChunksMakeEventsStraddleEveryBorder) {
   const std::string text = make_trace(25, false, false);
-  auto one = must(analyze_trace_bytes(text, "t.json"));
+  auto one = must_parallel(analyze_trace_bytes(text, "t.json"));
   for (std::size_t chunk : {97u, 1000u, 4096u}) {
     TraceOptions o = parallel(5, 2048);
     o.limits.chunk = chunk;
     o.limits.batch = chunk * 2;
     std::size_t parts = 0;
     o.parts_read = &parts;
-    auto many = must(analyze_trace_bytes(text, "t.json", o));
+    auto many = must_parallel(analyze_trace_bytes(text, "t.json", o));
     EXPECT_GT(parts, 1u);
     expect_same(one, many);
   }
@@ -156,11 +156,11 @@ TEST(TraceParallel, StringsThatLookLikeEventBordersFallBackOrAgree) {
   // Every cut the cutter guesses inside a string ("x}, {") is refused by the part before it; the
   // result is the one-thread one in all cases, and some cuts are real, so parts are used too.
   const std::string text = make_trace(60, true, false);
-  auto one = must(analyze_trace_bytes(text, "t.json"));
+  auto one = must_parallel(analyze_trace_bytes(text, "t.json"));
   std::size_t used_parts = 0;
   for (int threads = 2; threads <= 24; ++threads) {
     std::size_t parts = 0;
-    auto many = must(analyze_trace_bytes(text, "t.json", parallel(threads, 1024, &parts)));
+    auto many = must_parallel(analyze_trace_bytes(text, "t.json", parallel(threads, 1024, &parts)));
     used_parts = std::max(used_parts, parts);
     expect_same(one, many);
   }
@@ -169,10 +169,10 @@ TEST(TraceParallel, StringsThatLookLikeEventBordersFallBackOrAgree) {
 
 TEST(TraceParallel, LegacyArrayInParts) {
   const std::string text = make_trace(30, false, true);
-  auto one = must(analyze_trace_bytes(text, "legacy.json"));
+  auto one = must_parallel(analyze_trace_bytes(text, "legacy.json"));
   EXPECT_EQ(one.format, "legacy");
   std::size_t parts = 0;
-  auto many = must(analyze_trace_bytes(text, "legacy.json", parallel(4, 4096, &parts)));
+  auto many = must_parallel(analyze_trace_bytes(text, "legacy.json", parallel(4, 4096, &parts)));
   EXPECT_EQ(parts, 4u);
   expect_same(one, many);
 }
@@ -208,9 +208,9 @@ TEST(TraceParallel, RealTracesInParts) {
       if (*n == 0) break;
       plain.append(buf.data(), *n);
     }
-    auto one = must(analyze_trace_bytes(plain, f));
+    auto one = must_parallel(analyze_trace_bytes(plain, f));
     std::size_t parts = 0;
-    auto many = must(analyze_trace_bytes(plain, f, parallel(6, plain.size() / 6, &parts)));
+    auto many = must_parallel(analyze_trace_bytes(plain, f, parallel(6, plain.size() / 6, &parts)));
     EXPECT_GT(parts, 1u) << f;
     expect_same(one, many);
   }
@@ -221,9 +221,9 @@ TEST(TraceParallel, GzipInflatedOnASecondThreadReadsTheSame) {
   ASSERT_TRUE(gz.ok());
   TraceOptions small_chunks = parallel(2, 4096);
   small_chunks.limits.chunk = 4096;
-  auto one = must(analyze_trace_bytes(*gz, "v100.json.gz"));
-  expect_same(one, must(analyze_trace_bytes(*gz, "v100.json.gz", parallel(2, 4096))));
-  expect_same(one, must(analyze_trace_bytes(*gz, "v100.json.gz", small_chunks)));
+  auto one = must_parallel(analyze_trace_bytes(*gz, "v100.json.gz"));
+  expect_same(one, must_parallel(analyze_trace_bytes(*gz, "v100.json.gz", parallel(2, 4096))));
+  expect_same(one, must_parallel(analyze_trace_bytes(*gz, "v100.json.gz", small_chunks)));
   for (std::size_t cut : {gz->size() / 2, gz->size() - 9, std::size_t{100}}) {
     auto a = analyze_trace_bytes(gz->substr(0, cut), "cut.json.gz");
     auto b = analyze_trace_bytes(gz->substr(0, cut), "cut.json.gz", parallel(2, 4096));
@@ -299,14 +299,14 @@ TEST(TraceFastScan, SameResultsAsSimdjsonOnRealAndGeneratedTraces) {
                         "kineto-docs-8x-h100-cuda-sync-small.json"}) {
     auto data = read_user_file(test::fixture(std::string("traces/corpus/") + f));
     ASSERT_TRUE(data.ok()) << f;
-    auto slow = must(analyze_trace_bytes(*data, f, simdjson_only()));
-    auto fast = must(analyze_trace_bytes(*data, f));
+    auto slow = must_parallel(analyze_trace_bytes(*data, f, simdjson_only()));
+    auto fast = must_parallel(analyze_trace_bytes(*data, f));
     expect_same(slow, fast);
   }
   for (bool traps : {false, true}) {
     for (bool legacy : {false, true}) {
       const std::string text = make_trace(20, traps, legacy);
-      expect_same(must(analyze_trace_bytes(text, "t.json", simdjson_only())), must(analyze_trace_bytes(text, "t.json")));
+      expect_same(must_parallel(analyze_trace_bytes(text, "t.json", simdjson_only())), must_parallel(analyze_trace_bytes(text, "t.json")));
     }
   }
 }
@@ -325,8 +325,8 @@ TEST(TraceFastScan, OddButValidJsonReadsTheSame) {
     {"ph": "X", "ph": "X", "cat": "cpu_op", "name": "dup", "name": "dup2", "pid": 1, "tid": 2, "ts": 1600, "dur": 0.5, "\u0070h": "M"},
     {}
   ]})J";
-  auto slow = must(analyze_trace_bytes(text, "odd.json", simdjson_only()));
-  auto fast = must(analyze_trace_bytes(text, "odd.json"));
+  auto slow = must_parallel(analyze_trace_bytes(text, "odd.json", simdjson_only()));
+  auto fast = must_parallel(analyze_trace_bytes(text, "odd.json"));
   expect_same(slow, fast);
   EXPECT_EQ(slow.events, 10);
 }

@@ -12,7 +12,7 @@ namespace {
 
 std::string corpus(const std::string& name) { return test::fixture("traces/corpus/" + name); }
 
-TraceRank must(Result<TraceRank> r) {
+TraceRank must_read(Result<TraceRank> r) {
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return r.ok() ? std::move(r.value()) : TraceRank{};
 }
@@ -50,7 +50,7 @@ const char* kSmall = R"J({"schemaVersion": 1, "deviceProperties": [{"id": 0, "na
  "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8}})J";
 
 TEST(TraceReader, SmallKinetoTraceStepByStep) {
-  auto t = must(analyze_trace_bytes(kSmall, "small.json"));
+  auto t = must_read(analyze_trace_bytes(kSmall, "small.json"));
   EXPECT_EQ(t.format, "kineto");
   EXPECT_EQ(t.rank, 3);
   EXPECT_EQ(t.rank_source, "distributedInfo");
@@ -84,20 +84,20 @@ TEST(TraceReader, SmallKinetoTraceStepByStep) {
 }
 
 TEST(TraceReader, TinyChunksGiveTheSameAnswer) {
-  auto whole = must(analyze_trace_bytes(kSmall, "small.json"));
+  auto whole = must_read(analyze_trace_bytes(kSmall, "small.json"));
   for (std::size_t chunk : {1, 3, 7, 64, 65}) {
     TraceOptions o;
     o.limits.chunk = chunk;
     o.limits.batch = 1;
-    auto t = must(analyze_trace_bytes(kSmall, "small.json", o));
+    auto t = must_read(analyze_trace_bytes(kSmall, "small.json", o));
     t.parse_ms = whole.parse_ms;
     EXPECT_EQ(t, whole) << "chunk " << chunk;
   }
 }
 
 TEST(TraceReader, GzipAndPlainAreTheSame) {
-  auto plain = must(analyze_trace_bytes(kSmall, "small.json"));
-  auto gz = must(analyze_trace_bytes(gzip(kSmall), "small.json"));
+  auto plain = must_read(analyze_trace_bytes(kSmall, "small.json"));
+  auto gz = must_read(analyze_trace_bytes(gzip(kSmall), "small.json"));
   gz.parse_ms = plain.parse_ms;
   EXPECT_EQ(gz, plain);
 }
@@ -107,8 +107,8 @@ TEST(TraceReader, UnsortedEventsGiveTheSameAnswer) {
   // Swap the first two steps' blocks by reversing event order through a rebuilt array.
   auto j = nlohmann::json::parse(text);
   std::reverse(j["traceEvents"].begin(), j["traceEvents"].end());
-  auto a = must(analyze_trace_bytes(kSmall, "small.json"));
-  auto b = must(analyze_trace_bytes(j.dump(), "small.json"));
+  auto a = must_read(analyze_trace_bytes(kSmall, "small.json"));
+  auto b = must_read(analyze_trace_bytes(j.dump(), "small.json"));
   b.parse_ms = a.parse_ms;
   EXPECT_EQ(a.steps, b.steps);
   EXPECT_EQ(a.summary, b.summary);
@@ -119,13 +119,13 @@ TEST(TraceReader, NineteenDigitTimestampsKeepTheirValue) {
   const char* text = R"({"traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 1712195495502094.565, "dur": 1000.5},
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1712195495502100.000, "dur": 500.25, "args": {"stream": 7, "correlation": 1}}]})";
-  auto t = must(analyze_trace_bytes(text, "ns.json"));
+  auto t = must_read(analyze_trace_bytes(text, "ns.json"));
   ASSERT_EQ(t.steps.size(), 1u);
   EXPECT_NEAR(*t.steps[0].gpu_busy_us, 500.25, 0.01);
 }
 
 TEST(TraceReader, LegacyArrayFromCpuOnlyTorch) {
-  auto t = must(analyze_trace_file(test::fixture("traces/generated/cpu-mlp-num-workers-0.json")));
+  auto t = must_read(analyze_trace_file(test::fixture("traces/generated/cpu-mlp-num-workers-0.json")));
   EXPECT_EQ(t.format, "legacy");
   EXPECT_EQ(t.accelerator, "none");
   EXPECT_FALSE(t.summary.gpu_idle_share.has_value());
@@ -134,28 +134,28 @@ TEST(TraceReader, LegacyArrayFromCpuOnlyTorch) {
   EXPECT_EQ(t.summary.complete_steps, 6);
   // The slow dataset (16 ms per batch, loaded in the main process) dominates each step.
   EXPECT_GT(*t.summary.dataloader_share, 0.40);
-  auto fast = must(analyze_trace_file(test::fixture("traces/generated/cpu-mlp-num-workers-2.json")));
+  auto fast = must_read(analyze_trace_file(test::fixture("traces/generated/cpu-mlp-num-workers-2.json")));
   EXPECT_LT(*fast.summary.dataloader_share, 0.30);
 }
 
 TEST(TraceReader, ResNet50DataLoaderBoundVersusFourWorkers) {
   // pytorch/kineto tb_plugin samples: 6 steps, num_workers=0 vs 4 (checked with bench/trace_reference.py).
-  auto slow = must(analyze_trace_file(corpus("kineto-resnet50-num-workers-0-dataloader-bound.json.gz")));
+  auto slow = must_read(analyze_trace_file(corpus("kineto-resnet50-num-workers-0-dataloader-bound.json.gz")));
   EXPECT_EQ(slow.summary.complete_steps, 6);
   EXPECT_NEAR(*slow.summary.dataloader_share, 0.30129, 1e-4);
   EXPECT_EQ(slow.summary.pageable_h2d_count, 12);
-  auto fast = must(analyze_trace_file(corpus("kineto-resnet50-num-workers-4.json.gz")));
+  auto fast = must_read(analyze_trace_file(corpus("kineto-resnet50-num-workers-4.json.gz")));
   EXPECT_NEAR(*fast.summary.dataloader_share, 0.01328, 1e-4);
 }
 
 TEST(TraceReader, HtaTemporalBreakdownMatchesTheReference) {
   // Values from bench/trace_reference.py, an independent re-implementation of HTA's definitions.
-  auto t = must(analyze_trace_file(corpus("hta-v100-sxm2-16gb-train-6steps.json.gz")));
+  auto t = must_read(analyze_trace_file(corpus("hta-v100-sxm2-16gb-train-6steps.json.gz")));
   ASSERT_TRUE(t.summary.hta.has_value());
   EXPECT_DOUBLE_EQ(t.summary.hta->idle_pctg, 7.47);
   EXPECT_DOUBLE_EQ(t.summary.hta->compute_pctg, 68.31);
   EXPECT_EQ(t.rank, 1);
-  auto n = must(analyze_trace_file(corpus("hta-sampled-rank0-no-deviceprops.json.gz")));
+  auto n = must_read(analyze_trace_file(corpus("hta-sampled-rank0-no-deviceprops.json.gz")));
   ASSERT_TRUE(n.summary.hta && n.summary.hta->comm_comp_overlap_pctg);
   EXPECT_DOUBLE_EQ(n.summary.hta->idle_pctg, 53.56);
   EXPECT_GT(*n.summary.comm_us, 0);
@@ -163,17 +163,17 @@ TEST(TraceReader, HtaTemporalBreakdownMatchesTheReference) {
 }
 
 TEST(TraceReader, OddTracesSayWhatTheyLack) {
-  auto range = must(analyze_trace_file(corpus("hta-a100-cupti-profiler-counters.json.gz")));
+  auto range = must_read(analyze_trace_file(corpus("hta-a100-cupti-profiler-counters.json.gz")));
   EXPECT_EQ(range.accelerator, "cupti_range");
   EXPECT_FALSE(range.summary.gpu_idle_share);
   EXPECT_NE(std::find(range.notes.begin(), range.notes.end(), "no_profiler_steps"), range.notes.end());
   ASSERT_EQ(range.steps.size(), 1u);
   EXPECT_EQ(range.steps[0].name, "whole trace");
-  auto amd = must(analyze_trace_file(corpus("hta-amd-mi250-rocm62.json.gz")));
+  auto amd = must_read(analyze_trace_file(corpus("hta-amd-mi250-rocm62.json.gz")));
   EXPECT_EQ(amd.accelerator, "rocm");
   EXPECT_NE(std::find(amd.notes.begin(), amd.notes.end(), "last_step_partial"), amd.notes.end());
   EXPECT_EQ(amd.summary.complete_steps, 1);
-  auto cpu = must(analyze_trace_file(corpus("hta-cpu-only-rank34.json.gz")));
+  auto cpu = must_read(analyze_trace_file(corpus("hta-cpu-only-rank34.json.gz")));
   EXPECT_EQ(cpu.rank, 34);
   EXPECT_EQ(cpu.accelerator, "none");
 }
@@ -181,7 +181,7 @@ TEST(TraceReader, OddTracesSayWhatTheyLack) {
 TEST(TraceReader, StepFilterKeepsTheRange) {
   TraceOptions o;
   o.steps = {4, 6};
-  auto t = must(analyze_trace_file(test::fixture("traces/generated/cpu-mlp-num-workers-2.json"), o));
+  auto t = must_read(analyze_trace_file(test::fixture("traces/generated/cpu-mlp-num-workers-2.json"), o));
   ASSERT_EQ(t.steps.size(), 3u);
   EXPECT_EQ(t.steps.front().name, "ProfilerStep#4");
   EXPECT_NE(std::find(t.notes.begin(), t.notes.end(), "steps_filtered"), t.notes.end());
