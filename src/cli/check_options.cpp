@@ -14,14 +14,20 @@
 
 namespace plumb {
 
-void add_machine_options(CLI::App& app, MachineOptions& o) {
+void add_machine_options(CLI::App& app, MachineOptions& o, unsigned flags) {
   app.add_option("--root", o.root, "read /proc, /sys, /dev, /etc, /run under DIR (a fixture tree)")->capture_default_str();
-  app.add_option("--pid", o.pid, "inspect running process N (environ, cgroup, limits, libraries) instead of plumb");
-  app.add_option("--kmsg", o.kmsg, "read kernel log lines from FILE instead of /dev/kmsg");
-  app.add_option("--data", o.data, "dataset path to check (file system type, device); repeatable");
+  if ((flags & kPidFlag) != 0) {
+    app.add_option("--pid", o.pid, "inspect running process N (environ, cgroup, limits, libraries) instead of plumb");
+  }
+  if ((flags & kKmsgFlag) != 0) app.add_option("--kmsg", o.kmsg, "read kernel log lines from FILE instead of /dev/kmsg");
+  if ((flags & kDataFlag) != 0) app.add_option("--data", o.data, "dataset path to check (file system type, device); repeatable");
   app.add_option("--nvml-lib", o.nvml_lib, "NVML library to load (default: PLUMB_NVML_LIB or libnvidia-ml.so.1)");
-  app.add_option("--python", o.python, "Python interpreter for the framework probe (default: python3 on PATH)");
-  app.add_option("--model-repo", o.model_repo, "Triton model repository DIR to lint (config.pbtxt of each model)");
+  if ((flags & kPythonFlag) != 0) {
+    app.add_option("--python", o.python, "Python interpreter for the framework probe (default: python3 on PATH)");
+  }
+  if ((flags & kModelRepoFlag) != 0) {
+    app.add_option("--model-repo", o.model_repo, "Triton model repository DIR to lint (config.pbtxt of each model)");
+  }
   app.add_option("--config", o.config, "TOML file overriding thresholds (see --print-config)");
   // Durations take a unit like everywhere else (500ms, 2s, 1m); a bare number keeps its old unit,
   // milliseconds, so existing scripts and `plumb fleet`'s ranks read the same.

@@ -24,7 +24,17 @@ struct MachineOptions {
   std::string config;
   int timeout_ms = 5000;
 };
-void add_machine_options(CLI::App& app, MachineOptions& o);
+// The machine options a command reads. --root, --nvml-lib, --config and --timeout always; the
+// others only where a collector the command runs reads them (a flag a command ignores is not offered).
+enum MachineFlag : unsigned {
+  kPidFlag = 1U << 0,        // --pid: the job's environment, cgroup, limits
+  kKmsgFlag = 1U << 1,       // --kmsg: the kernel log
+  kDataFlag = 1U << 2,       // --data: dataset file systems
+  kPythonFlag = 1U << 3,     // --python: the framework probe
+  kModelRepoFlag = 1U << 4,  // --model-repo: Triton's model repository
+  kAllMachineFlags = 0x1FU,
+};
+void add_machine_options(CLI::App& app, MachineOptions& o, unsigned flags = kAllMachineFlags);
 // Validates the options (root exists, pid exists, config parses) and builds the Context.
 // Throws UsageError with a one-line reason.
 Context make_context(const MachineOptions& o);

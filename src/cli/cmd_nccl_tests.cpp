@@ -123,7 +123,7 @@ const bool kCmdNcclTestsSub = register_subcommand(
      [](CLI::App& app) {
        auto a = std::make_shared<NcclTestsArgs>();
        app.add_option("logs", a->logs, "nccl-tests output files (text or -J JSON)")->required();
-       add_machine_options(app, a->machine);
+       add_machine_options(app, a->machine, 0);  // the topology and the RDMA ports only
        add_output_options(app, a->output);
        app.add_option("--link", a->link, "bottleneck link: nvlink2..nvlink5[xLINKS], pcie3..pcie6[xWIDTH]");
        app.add_option("--topo-text", a->topo_text, "saved `nvidia-smi topo -m` of the machine the log ran on");

@@ -101,7 +101,8 @@ int run_topo(const TopoArgs& a) {
 const bool kCmdTopoSub = register_subcommand({"topo", "GPU/NIC/NUMA topology, close-GPU groups, NCCL topology file", 30,
                                        [](CLI::App& app) {
                                          auto a = std::make_shared<TopoArgs>();
-                                         add_machine_options(app, a->machine);
+                                         // The topology, the GPUs and the job's NCCL variables (--pid): no kernel log, data or probe.
+                                         add_machine_options(app, a->machine, kPidFlag);
                                          add_output_options(app, a->output);
                                          app.add_option("--from-topo-text", a->from_text,
                                                         "analyse a saved `nvidia-smi topo -m` output instead of this machine");

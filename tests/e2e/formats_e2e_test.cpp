@@ -183,3 +183,32 @@ TEST(TerminalReport, DefaultIsShortVerboseListsEverythingQuietIsTheVerdict) {
 
 }  // namespace
 }  // namespace plumb
+
+namespace plumb {
+namespace {
+
+// A flag a command ignores is not offered: topo reads the topology, the GPUs and the job's NCCL
+// variables (--pid), nccl-tests the topology and the RDMA ports; neither reads a kernel log, a
+// dataset, a Python interpreter or a model repository. check offers them all.
+TEST(CommandFlags, OnlyTheMachineOptionsACommandReads) {
+  auto topo = test::run_plumb({"topo", "--help"});
+  auto nccl = test::run_plumb({"nccl-tests", "--help"});
+  auto check = test::run_plumb({"check", "--help"});
+  for (const std::string flag : {"--kmsg", "--data", "--python", "--model-repo"}) {
+    EXPECT_EQ(topo.out.find(flag + " "), std::string::npos) << "topo offers " << flag;
+    EXPECT_EQ(nccl.out.find(flag + " "), std::string::npos) << "nccl-tests offers " << flag;
+    EXPECT_NE(check.out.find(flag + " "), std::string::npos) << "check lost " << flag;
+  }
+  EXPECT_NE(topo.out.find("--pid "), std::string::npos);
+  EXPECT_EQ(nccl.out.find("--pid "), std::string::npos);
+  for (const std::string flag : {"--root ", "--config ", "--timeout "}) {
+    EXPECT_NE(topo.out.find(flag), std::string::npos) << flag;
+    EXPECT_NE(nccl.out.find(flag), std::string::npos) << flag;
+  }
+  auto refused = test::run_plumb({"nccl-tests", "--kmsg", "x", "log.txt"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--kmsg"), std::string::npos) << refused.err;
+}
+
+}  // namespace
+}  // namespace plumb
