@@ -73,7 +73,7 @@ int run_trace(const TraceArgs& a) {
   {
     ProgressLine line("plumb trace", std::chrono::seconds(2), [&] {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      return progress_traces(lang, done.load(), files->size(), bytes_done.load(), total, files->front(), s);
+      return progress_traces(lang, done.load(), files->size(), bytes_done.load(), total, files->empty() ? std::string() : files->front(), s);
     });
     results = trace::analyze_trace_files(*files, opt);
   }
