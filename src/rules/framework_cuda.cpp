@@ -128,7 +128,8 @@ std::optional<Finding> judge_one_driver(const Facts& f, const std::string& subje
     return r;
   }
   // The driver family's minimum for minor-version compatibility (core/knowledge/cuda_compat.h).
-  auto family = split(family_min_driver(rt->major), '.');
+  const std::string floor = family_min_driver(rt->major);
+  auto family = split(floor, '.');
   int min = static_cast<int>(parse_int(family.empty() ? std::string_view() : family[0]).value_or(0));
   int drv = 0;
   if (f.gpu.driver_version.has()) {
