@@ -256,8 +256,9 @@ void read_metrics(Element facts, NodeSnapshot& n) {
 
 // The node's fastest active port: IB ports in state ACTIVE, Ethernet interfaces that are up.
 void read_line_rate(Element facts, NodeSnapshot& n) {
-  double best_gbit = 0;
-  std::string source;
+  double best_gbit = 0, ib_total = 0, eth_best = 0;
+  int ib_ports = 0;
+  std::string source, eth_source;
   auto comm = member(facts, "comm");
   auto ports = [&](const char* key) -> std::optional<Element> {
     auto f = comm ? member(*comm, key) : std::nullopt;
@@ -270,6 +271,8 @@ void read_line_rate(Element facts, NodeSnapshot& n) {
       auto rate = member(p, "rate_gbps");
       if (!rate || !is_number(*rate) || string_or(p, "state").find("ACTIVE") == std::string::npos) continue;
       double g = number_of(*rate);
+      ib_total += g;
+      ++ib_ports;
       if (g > best_gbit) {
         best_gbit = g;
         auto port = member(p, "port");
@@ -283,14 +286,28 @@ void read_line_rate(Element facts, NodeSnapshot& n) {
       auto v = sp ? unwrap(*sp) : std::nullopt;
       if (string_or(i, "operstate") != "up" || !v || !is_number(*v)) continue;
       double g = number_of(*v) / 1000.0;
+      if (g > eth_best) {
+        eth_best = g;
+        eth_source = "/sys/class/net/" + string_or(i, "name") + "/speed";
+      }
       if (g > best_gbit) {
         best_gbit = g;
-        source = "/sys/class/net/" + string_or(i, "name") + "/speed";
+        source = eth_source;
       }
     }
   }
   n.line_rate_gbytes_per_s = best_gbit / 8.0;
   n.line_rate_source = source;
+  // NCCL spreads its channels over every active IB port; without IB it uses the sockets of one interface.
+  if (ib_ports > 0) {
+    n.nic_gbit = ib_total;
+    n.nic_ports = ib_ports;
+    n.nic_source = "/sys/class/infiniband/*/ports/*/rate (" + std::to_string(ib_ports) + " active)";
+  } else if (eth_best > 0) {
+    n.nic_gbit = eth_best;
+    n.nic_ports = 1;
+    n.nic_source = eth_source;
+  }
 }
 
 void count(const Finding& f, NodeSnapshot& n) {

@@ -38,6 +38,9 @@ struct NodeSnapshot {
   std::vector<FleetMetric> metrics;           // one sample each (its median)
   double line_rate_gbytes_per_s = 0;          // its fastest active NIC/IB port; 0: unknown
   std::string line_rate_source;
+  double nic_gbit = 0;   // what NCCL can use across nodes: the active IB ports together, else the fastest Ethernet
+  int nic_ports = 0;
+  std::string nic_source;
 };
 
 // Judges facts when a snapshot carries no findings (a bare Facts document).

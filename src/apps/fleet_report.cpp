@@ -11,6 +11,7 @@
 #include "core/host_root.h"
 #include "core/hostlist.h"
 #include "core/iso_time.h"
+#include "core/knowledge/links.h"
 #include "core/registry.h"
 #include "core/text.h"
 #include "core/version.h"
@@ -132,6 +133,23 @@ void name_nodes_to_drain(Report& r, const std::vector<FindingGroup>& groups) {
   f.fleet_wide.assign(fleet_wide.begin(), fleet_wide.end());
 }
 
+Fact<BusbwCeiling> fleet_nccl_ceiling(const std::vector<NodeSnapshot>& nodes, bool one_host) {
+  if (one_host) {
+    return Fact<BusbwCeiling>::none("every rank ran on one machine: the all-reduce crossed no network link (plumb bench allreduce "
+                                    "judges one machine's GPUs)");
+  }
+  const NodeSnapshot* slowest = nullptr;
+  for (const auto& n : nodes) {
+    if (!n.node.no_result.empty()) continue;
+    if (n.nic_gbit <= 0) return Fact<BusbwCeiling>::none(n.node.host + ": no active IB port or Ethernet interface with a known rate");
+    if (slowest == nullptr || n.nic_gbit < slowest->nic_gbit) slowest = &n;
+  }
+  if (slowest == nullptr) return Fact<BusbwCeiling>::none("no node sent its network facts");
+  BusbwCeiling c = network_ceiling(slowest->nic_gbit, slowest->nic_ports, slowest->node.host + ": " + slowest->nic_source);
+  c.path = "network";
+  return Fact<BusbwCeiling>::of(c, c.source);
+}
+
 Report judge_fleet(std::vector<NodeSnapshot> nodes, const FleetRun& run, const Config& cfg) {
   unique_hosts(nodes);
   Report r;
@@ -156,14 +174,22 @@ Report judge_fleet(std::vector<NodeSnapshot> nodes, const FleetRun& run, const C
     f.network.line_rate_gbytes_per_s = rate;
     f.network.line_rate_source = rate_source;
   }
-  f.nccl = run.nccl;
+  f.nccl = run.nccl.why;
+  f.nccl_status = run.nccl.status;
+  Selection sel;
+  sel.only = {"l3.fleet", "l2.fleet"};
+  if (run.nccl.run) {
+    // The measured sweep is judged by the same rule as an nccl-tests log.
+    NcclTestsRun nr = *run.nccl.run;
+    nr.ceiling = fleet_nccl_ceiling(nodes, run.one_host);
+    r.facts.comm.nccl_tests.push_back(std::move(nr));
+    sel.only.emplace_back("l2.comm.allreduce_slow");
+  }
   const Thresholds& th = cfg.thresholds;
   for (const char* k : {"outlier_below_percent", "outlier_z", "outlier_mad_floor_percent", "outlier_min_nodes", "p2p_min_percent",
                         "p2p_median_min_percent"}) {
     f.rule[k] = fmt_num(th.get(std::string("fleet.") + k), 2);
   }
-  Selection sel;
-  sel.only = {"l3.fleet", "l2.fleet"};
   sel.skip = cfg.skip;
   r.findings = judge(r.facts, th, sel);
   std::vector<FindingGroup> groups = group_findings(nodes);

@@ -3,10 +3,12 @@
 // outliers, missing nodes and the network sweep; the nodes to drain are named.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analyze/fleet.h"
+#include "core/facts/comm.h"
 #include "core/facts/fleet.h"
 #include "core/result.h"
 #include "core/thresholds.h"
@@ -22,12 +24,26 @@ struct FleetInput {
   std::string no_result;  // non-empty: why no snapshot came
 };
 
+// The multi-node NCCL all-reduce of an MPI run.
+struct FleetNccl {
+  std::string status = "skipped";  // skipped | measured | failed
+  std::string why;                 // why it was skipped, which ranks failed and how, or what ran
+  int world = 0;                   // GPUs in the communicator
+  int nodes = 0;
+  std::optional<NcclTestsRun> run;  // rank 0's sweep, as an nccl-tests run
+};
+
 // How the fleet was measured beyond the snapshots.
 struct FleetRun {
   std::string mode = "files";  // "files" or "mpi"
   FleetNetwork network;
-  std::string nccl;            // why multi-node NCCL did not run
+  FleetNccl nccl;
+  bool one_host = false;       // every rank ran on one machine (no network between them)
 };
+
+// The ceiling a multi-node all-reduce is judged against: the slowest node's NICs (IB ports that
+// are active, else its fastest Ethernet interface), or why there is none.
+Fact<BusbwCeiling> fleet_nccl_ceiling(const std::vector<NodeSnapshot>& nodes, bool one_host);
 
 // Reads the snapshot files named (a directory stands for its *.json files, sorted). An unreadable
 // or foreign file among readable ones becomes a node without a result ("unreadable snapshot:

@@ -497,8 +497,10 @@ Result<BenchResult> run_ort(const Context& ctx, const BenchOptions& o) {
                       ".batch" + std::to_string(row.batch);
     res.metrics.push_back(make_metric(key + ".p99", "ms", false, r.window_p99));
     res.metrics.push_back(make_metric(key + ".throughput", "inferences/s", true, r.window_tput));
-    if (row.s.intra_op_threads == 0 && !row.s.parallel && row.batch == plan->batches.front() && r.threads_started > 0 && !res.derived.count("ort_default_intra_threads")) {
-      // ORT's intra-op pool uses the calling thread as one of its workers and starts the rest.
+    if (row.s.intra_op_threads == 0 && !row.s.parallel && row.batch == plan->batches.front() && r.threads_started >= 0 &&
+        task_count(ctx) > 0 && !res.derived.count("ort_default_intra_threads")) {
+      // ORT's intra-op pool uses the calling thread as one of its workers and starts the rest (none
+      // where ONNX Runtime counts one physical core).
       res.derived["ort_default_intra_threads"] = r.threads_started + 1;
     }
     double open = br.values["open_p99_ms"];

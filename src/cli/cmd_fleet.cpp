@@ -28,6 +28,8 @@ struct FleetArgs {
   long p2p_bytes = 4l << 20;
   int p2p_iters = 20;
   bool no_p2p = false;
+  long nccl_bytes = 1l << 30;
+  bool no_nccl = false;
   // fleet report
   std::vector<std::string> snapshots;
   OutputOptions report_output;
@@ -82,11 +84,13 @@ int run_fleet(const FleetArgs& a) {
                      "Open MPI's libopenmpi-dev and rebuild)");
   }
   std::vector<std::string> argv{companion, "--plumb", exe, "--deadline", std::to_string(a.deadline_s), "--format", a.output.format,
-                                "--p2p-bytes", std::to_string(a.p2p_bytes), "--p2p-iters", std::to_string(a.p2p_iters)};
+                                "--p2p-bytes", std::to_string(a.p2p_bytes), "--p2p-iters", std::to_string(a.p2p_iters),
+                                "--nccl-bytes", std::to_string(a.nccl_bytes)};
   if (!a.output.lang.empty()) argv.insert(argv.end(), {"--lang", a.output.lang});
   if (!a.output.out.empty()) argv.insert(argv.end(), {"--out", a.output.out});
   if (!a.machine.config.empty()) argv.insert(argv.end(), {"--config", a.machine.config});
   if (a.no_p2p) argv.emplace_back("--no-p2p");
+  if (a.no_nccl) argv.emplace_back("--no-nccl");
   argv.emplace_back("--");
   for (auto& s : check_args(a)) argv.push_back(std::move(s));
   std::vector<char*> cargv;
@@ -105,7 +109,7 @@ int run_fleet_report(const FleetArgs& a) {
   if (!nodes) throw UsageError(nodes.error().message);
   FleetRun run;
   run.network.why = "offline report of saved snapshots (the sweep runs under MPI: plumb fleet)";
-  run.nccl = "offline report of saved snapshots";
+  run.nccl.why = "offline report of saved snapshots";
   Report r = judge_fleet(std::move(nodes.value()), run, cfg);
   emit(r, a.report_output);
   return exit_code_for(r.findings);
@@ -131,6 +135,10 @@ const bool kFleet = register_subcommand(
            ->capture_default_str();
        app.add_option("--p2p-iters", a->p2p_iters, "messages per pair in the bandwidth sweep")->check(CLI::Range(1, 10000))->capture_default_str();
        app.add_flag("--no-p2p", a->no_p2p, "skip the node-to-node network sweep");
+       app.add_option("--nccl-bytes", a->nccl_bytes, "largest message of the multi-node NCCL all-reduce sweep (GPU nodes)")
+           ->check(CLI::Range(1l << 20, 16l << 30))
+           ->capture_default_str();
+       app.add_flag("--no-nccl", a->no_nccl, "skip the multi-node NCCL all-reduce");
        CLI::App* rep = app.add_subcommand("report", "judge saved snapshots (plumb check --save) as one fleet");
        rep->add_option("snapshots", a->snapshots, "snapshot files, or directories of *.json snapshots")->required();
        add_output_options(*rep, a->report_output);

@@ -112,6 +112,8 @@ const bool kHelpZhCheck = register_phrases({
     {"message size of the node-to-node bandwidth sweep", "节点间带宽扫描的消息大小"},
     {"messages per pair in the bandwidth sweep", "带宽扫描中每对节点的消息数"},
     {"skip the node-to-node network sweep", "跳过节点间网络扫描"},
+    {"largest message of the multi-node NCCL all-reduce sweep (GPU nodes)", "多节点 NCCL all-reduce 扫描的最大消息（GPU 节点）"},
+    {"skip the multi-node NCCL all-reduce", "跳过多节点 NCCL all-reduce"},
     {"snapshot files, or directories of *.json snapshots", "快照文件，或包含 *.json 快照的目录"},
     {"TOML file overriding thresholds (fleet.* outlier and network rules)", "覆盖阈值的 TOML 文件（fleet.* 离群与网络规则）"},
     {"job logs (plain or .gz, any size); - reads standard input", "作业日志（纯文本或 .gz，大小不限）；- 表示读取标准输入"},

@@ -28,8 +28,11 @@
 #include <thread>
 
 #include "bench/fleet_stats.h"
+#include "bench/nccl_world.h"
+#include "analyze/nccl_tests.h"
 #include "apps/fleet_report.h"
 #include "core/atomic_file.h"
+#include "core/deadline.h"
 #include "core/host_root.h"
 #include "core/i18n.h"
 #include "core/progress.h"
@@ -56,6 +59,8 @@ struct Options {
   long p2p_bytes = 4l << 20;
   int p2p_iters = 20;
   bool no_p2p = false;
+  long nccl_bytes = 1l << 30;
+  bool no_nccl = false;
   std::vector<std::string> check;
 };
 
@@ -76,6 +81,10 @@ std::optional<Options> parse_args(int argc, char** argv) {
       o.no_p2p = true;
       continue;
     }
+    if (a == "--no-nccl") {
+      o.no_nccl = true;
+      continue;
+    }
     auto v = next();
     if (!v) return std::nullopt;
     if (a == "--plumb") o.plumb = *v;
@@ -86,6 +95,7 @@ std::optional<Options> parse_args(int argc, char** argv) {
     else if (a == "--deadline") o.deadline_s = static_cast<int>(parse_int(*v).value_or(120));
     else if (a == "--p2p-bytes") o.p2p_bytes = static_cast<long>(parse_int(*v).value_or(4l << 20));
     else if (a == "--p2p-iters") o.p2p_iters = static_cast<int>(parse_int(*v).value_or(20));
+    else if (a == "--nccl-bytes") o.nccl_bytes = static_cast<long>(parse_int(*v).value_or(1l << 30));
     else return std::nullopt;
   }
   if (o.plumb.empty()) return std::nullopt;
@@ -322,6 +332,187 @@ std::vector<RankPair> share_plan(std::vector<RankPair> plan, int rank, int size,
   return out;
 }
 
+// ---- multi-node NCCL ------------------------------------------------------------------------
+
+constexpr std::chrono::seconds kProbeBudget{60};  // the child's CUDA and NCCL probe
+constexpr std::chrono::seconds kIdBudget{30};     // ncclGetUniqueId at rank 0
+constexpr std::size_t kIdHex = 256;
+
+std::string self_path() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+// This executable run again as a child (--nccl-probe, --nccl-join): "S" + its output, or "N" + why.
+// A child that hangs in CUDA or NCCL is killed at `budget`; the rank goes on.
+std::string run_child(std::vector<std::string> args, std::chrono::seconds budget, const std::string& what) {
+  std::string exe = self_path();
+  if (exe.empty()) return "Ncannot read /proc/self/exe";
+  args.insert(args.begin(), exe);
+  RunOptions ro;
+  ro.timeout = budget;
+  ro.max_output = 1u << 20;
+  auto r = run_program(args, ro);
+  std::string late = "N" + what + " timed out after " + std::to_string(budget.count()) + " s";
+  if (!r) return r.error().kind == ErrorKind::timed_out ? late : "N" + what + ": " + first_line(r.error().message);
+  if (r->timed_out) return late;
+  if (r->signal != 0) return "N" + what + " crashed (signal " + std::to_string(r->signal) + ")";
+  if (r->exit_code != 0) return "N" + what + ": " + first_line(r->out.empty() ? r->err : r->out);
+  return "S" + r->out;
+}
+
+std::string list_some(const std::vector<std::string>& items) {
+  constexpr std::size_t kShown = 3;
+  std::vector<std::string> shown(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), kShown)));
+  std::string s = join(shown, "; ");
+  if (items.size() > kShown) s += "; and " + std::to_string(items.size() - kShown) + " more";
+  return s;
+}
+
+// NCCL all-reduce over every GPU of every node: each rank's child probes its GPUs, rank 0 takes a
+// unique id and broadcasts it with every rank's first NCCL rank, each rank's child joins and runs
+// the sweep, rank 0 gathers the answers. The outcome is meaningful at rank 0.
+FleetNccl run_fleet_nccl(const Options& o, int rank, int size, const std::vector<std::string>& hosts) {
+  FleetNccl out;
+  if (o.no_nccl) {
+    out.why = "--no-nccl";
+    return out;
+  }
+  if (size < 2) {
+    out.why = "one node: plumb bench allreduce measures the GPUs of one machine";
+    return out;
+  }
+  auto started = Clock::now();
+  NcclWorldProbe mine;
+  std::string probe = run_child({"--nccl-probe"}, kProbeBudget, "the NCCL probe");
+  if (probe[0] == 'S') {
+    auto p = parse_probe(probe.substr(1));
+    if (p) mine = *p;
+    else mine.why = p.error().message;
+  } else {
+    mine.why = probe.substr(1);
+  }
+  auto probes = gather_texts(format_probe(mine), rank, size, started + kProbeBudget + kGrace);
+
+  const std::size_t ints = 2 + static_cast<std::size_t>(size);
+  auto& buf = parked().emplace_back(sizeof(int) * ints + kIdHex, 0);
+  std::vector<int> plan(ints, 0);  // go, world, first NCCL rank of each MPI rank
+  if (rank == 0) {
+    std::vector<std::string> cannot;
+    int world = 0;
+    for (int r = 0; r < size; ++r) {
+      const auto& t = probes[static_cast<std::size_t>(r)];
+      NcclWorldProbe p;
+      if (!t) {
+        p.why = "no answer from its NCCL probe";
+      } else if (auto q = parse_probe(*t)) {
+        p = *q;
+      } else {
+        p.why = q.error().message;
+      }
+      const std::string& host = r < static_cast<int>(hosts.size()) ? hosts[static_cast<std::size_t>(r)] : "rank " + std::to_string(r);
+      if (p.devices <= 0) cannot.push_back(host + ": " + p.why);
+      plan[2 + static_cast<std::size_t>(r)] = world;
+      world += std::max(0, p.devices);
+    }
+    if (static_cast<int>(cannot.size()) == size) {
+      out.why = "no GPUs on any node (" + cannot.front() + ")";
+    } else if (!cannot.empty()) {
+      out.why = std::to_string(cannot.size()) + " of " + std::to_string(size) + " nodes cannot join: " + list_some(cannot);
+    } else {
+      auto id = run_with_deadline<Result<std::string>>([] { return nccl_unique_id_hex(); }, kIdBudget);
+      if (!id) {
+        out.why = "ncclGetUniqueId did not return within " + std::to_string(kIdBudget.count()) + " s";
+      } else if (!*id) {
+        out.why = first_line(id->error().message);
+      } else if ((*id)->size() == kIdHex) {
+        plan[0] = 1;
+        plan[1] = world;
+        std::memcpy(buf.data() + sizeof(int) * ints, (*id)->data(), kIdHex);
+      }
+    }
+    std::memcpy(buf.data(), plan.data(), sizeof(int) * ints);
+  }
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Ibcast(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+  if (!wait_until(req, started + kProbeBudget + kIdBudget + 2 * kGrace, false)) {
+    if (out.why.empty()) out.why = "the NCCL plan did not reach every rank in time";
+    return out;
+  }
+  std::memcpy(plan.data(), buf.data(), sizeof(int) * ints);
+  if (plan[0] != 1) return out;
+  int world = plan[1];
+  std::string id(buf.data() + sizeof(int) * ints, kIdHex);
+  auto budget = std::chrono::seconds(o.deadline_s);
+  std::string result = run_child({"--nccl-join", id, std::to_string(plan[2 + static_cast<std::size_t>(rank)]), std::to_string(world),
+                                  std::to_string(mine.devices), std::to_string(o.nccl_bytes), std::to_string(o.p2p_iters)},
+                                 budget, "the NCCL all-reduce");
+  auto results = gather_texts(result, rank, size, Clock::now() + budget + kGrace);
+  if (rank != 0) return out;
+  std::vector<std::string> failed;
+  for (int r = 0; r < size; ++r) {
+    const auto& t = results[static_cast<std::size_t>(r)];
+    const std::string& host = r < static_cast<int>(hosts.size()) ? hosts[static_cast<std::size_t>(r)] : "rank " + std::to_string(r);
+    if (!t) failed.push_back(host + ": no answer");
+    else if (t->empty() || (*t)[0] != 'S') failed.push_back(host + ": " + (t->empty() ? std::string("empty answer") : t->substr(1)));
+  }
+  out.world = world;
+  out.nodes = size;
+  if (!failed.empty()) {
+    out.status = "failed";
+    out.why = list_some(failed);
+    return out;
+  }
+  auto parsed = parse_nccl_world(results[0]->substr(1));
+  if (!parsed) {
+    out.status = "failed";
+    out.why = (hosts.empty() ? std::string("rank 0") : hosts[0]) + ": " + parsed.error().message;
+    return out;
+  }
+  out.status = "measured";
+  out.run = nccl_world_run(*parsed, world, size, "NCCL all-reduce, " + std::to_string(world) + " GPUs on " + std::to_string(size) + " nodes");
+  out.why = std::to_string(world) + " GPUs on " + std::to_string(size) + " nodes, NCCL " + parsed->nccl;
+  BusbwSummary sum = summarize(*out.run);
+  if (sum.peak) out.why += ", peak busbw " + fmt_num(*sum.peak, 1) + " GB/s at " + human_bytes(sum.peak_size);
+  return out;
+}
+
+// The children: `--nccl-probe` prints what this node can bring; `--nccl-join ID FIRST WORLD
+// DEVICES MAX_BYTES ITERATIONS` joins the communicator and prints the sweep. Errors: one line on
+// stdout, exit 1.
+int nccl_child(int argc, char** argv) {
+  std::string mode = argv[1];
+  if (mode == "--nccl-probe" && argc == 2) {
+    std::cout << format_probe(probe_nccl_world()) << "\n";
+    return 0;
+  }
+  if (mode != "--nccl-join" || argc != 8) {
+    std::cout << "plumb-fleet: bad NCCL child arguments\n";
+    return 2;
+  }
+  NcclWorldSpec spec;
+  spec.id_hex = argv[2];
+  auto first = parse_int(argv[3]), world = parse_int(argv[4]), devices = parse_int(argv[5]), bytes = parse_int(argv[6]),
+       iters = parse_int(argv[7]);
+  if (!first || !world || !devices || !bytes || !iters || *bytes < 4 || *iters < 1 || *world > 1'000'000) {
+    std::cout << "plumb-fleet: bad NCCL child arguments\n";
+    return 2;
+  }
+  spec.first_rank = static_cast<int>(*first);
+  spec.world = static_cast<int>(*world);
+  spec.devices = static_cast<int>(*devices);
+  spec.max_bytes = static_cast<std::uint64_t>(*bytes);
+  spec.iterations = static_cast<int>(*iters);
+  auto r = run_nccl_world(spec);
+  if (!r) {
+    std::cout << first_line(r.error().message) << "\n";
+    return 1;
+  }
+  std::cout << *r << std::flush;
+  return 0;
+}
+
 int rank_main(const Options& o, int rank, int size) {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;
@@ -425,15 +616,11 @@ int rank_main(const Options& o, int rank, int size) {
     }
   }
 
+  run.nccl = run_fleet_nccl(o, rank, size, hosts);
+  run.one_host = one_host;
+
   int code = 0;
   if (rank == 0) {
-    bool gpus = false;
-    for (const auto& n : nodes) {
-      auto it = n.values.find("gpu.count");
-      gpus = gpus || (it != n.values.end() && parse_int(it->second).value_or(0) > 0);
-    }
-    run.nccl = gpus ? "not run by plumb fleet: run nccl-tests' all_reduce_perf under mpirun and judge it with plumb nccl-tests"
-                    : "no GPUs on any node";
     Report r = judge_fleet(std::move(nodes), run, cfg);
     RenderOptions ro;
     ro.lang = detect_lang(o.lang);
@@ -472,6 +659,7 @@ int rank_main(const Options& o, int rank, int size) {
 // NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strncmp(argv[1], "--nccl-", 7) == 0) return plumb::nccl_child(argc, argv);
   auto o = plumb::parse_args(argc, argv);
   if (!o) {
     std::fprintf(stderr, "plumb-fleet: started by `plumb fleet` under mpirun or srun; run that instead\n");

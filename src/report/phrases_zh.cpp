@@ -84,6 +84,20 @@ const bool kPhrasesZhReasons = register_phrases({
      "快照中没有基准测试结果（各节点的检查加 --bench quick 运行）"},
     {"a fleet of {=n} nodes: see the consistency table", "{=n} 个节点的集群：见一致性表"},
     {"fleet (evidence below from {=node})", "fleet（以下证据来自 {=node}）"},
+    {"{=n} GPUs on {=m} nodes, NCCL {=v}", "{=m} 个节点上的 {=n} 块 GPU，NCCL {=v}"},
+    {"{=n} GPUs on {=m} nodes, NCCL {=v}, peak busbw {=bw} GB/s at {=size}", "{=m} 个节点上的 {=n} 块 GPU，NCCL {=v}，峰值 busbw {=bw} GB/s（{=size}）"},
+    {"no GPUs on any node ({why})", "所有节点都没有 GPU（{why}）"},
+    {"{=n} of {=m} nodes cannot join: {=list}", "{=m} 个节点中有 {=n} 个无法加入：{=list}"},
+    {"one node: plumb bench allreduce measures the GPUs of one machine", "只有一个节点：单机的 GPU 由 plumb bench allreduce 测量"},
+    {"every rank ran on one machine: the all-reduce crossed no network link (plumb bench allreduce judges one machine's GPUs)",
+     "所有 rank 都在同一台机器上运行：all-reduce 没有经过网络链路（单机的 GPU 由 plumb bench allreduce 判定）"},
+    {"every rank joins the communicator and completes the sweep", "每个 rank 都加入通信器并完成扫描"},
+    {"multi-node NCCL all-reduce", "多节点 NCCL all-reduce"},
+    {"ranks that did not complete", "未完成的 rank"},
+    {"plumb fleet (ncclCommInitRank over an MPI-broadcast unique id)", "plumb fleet（以 MPI 广播的 unique id 调用 ncclCommInitRank）"},
+    {"plumb fleet (each node's NCCL child process)", "plumb fleet（各节点的 NCCL 子进程）"},
+    {"ncclGetUniqueId did not return within {=n} s", "ncclGetUniqueId 在 {=n} 秒内未返回"},
+    {"the NCCL plan did not reach every rank in time", "NCCL 计划未能及时送达每个 rank"},
 });
 
 // Evidence labels.

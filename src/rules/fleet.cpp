@@ -195,7 +195,21 @@ std::vector<Finding> p2p(const Facts& facts, const Thresholds& th) {
 std::vector<Finding> judge_nccl(const Facts& facts, const Thresholds&) {
   const FleetFacts& f = facts.fleet;
   if (!f.collected) return {};
-  return {skipped(kNccl, f.nccl.empty() ? std::string("not run") : f.nccl, "fleet")};
+  std::string why = f.nccl.empty() ? std::string("not run") : f.nccl;
+  if (f.nccl_status == "measured") {
+    Finding x = fleet_finding(kNccl, Status::pass);
+    x.arg("what", why);
+    x.add("multi-node NCCL all-reduce", why, "plumb fleet (ncclCommInitRank over an MPI-broadcast unique id)");
+    return {x};
+  }
+  if (f.nccl_status == "failed") {
+    Finding x = fleet_finding(kNccl, Status::fail, "every rank joins the communicator and completes the sweep");
+    x.variant = "fail";
+    x.arg("why", why);
+    x.add("ranks that did not complete", why, "plumb fleet (each node's NCCL child process)");
+    return {x};
+  }
+  return {skipped(kNccl, why, "fleet")};
 }
 
 const bool kFleetRules = register_rule({kInconsistent, {}, inconsistent, "fleet"}) && register_rule({kOutlier, {}, outliers, "fleet"}) &&
@@ -287,10 +301,17 @@ const bool kFleetRows = register_findings({
         "mpirun --map-by ppr:1:node plumb fleet",
         {"collectives run at the line rate instead of the slowest link's", "集合通信按线速运行，而不是最慢链路的速度"}),
     fleet_row(kNccl, Layer::L2, Pillar::comm, {"Multi-node NCCL all-reduce", "多节点 NCCL all-reduce"},
-        {{"pass", {"multi-node all-reduce reaches the link", "多节点 all-reduce 达到链路带宽"}}},
-        {"Run nccl-tests over every GPU of every node (all_reduce_perf under mpirun) and judge it with `plumb nccl-tests`.",
-         "在所有节点的所有 GPU 上运行 nccl-tests（mpirun 下的 all_reduce_perf），并用 `plumb nccl-tests` 判定。"},
-        "mpirun --map-by ppr:8:node all_reduce_perf -b 1G -e 8G -f 2 -g 1"),
+        {{"pass", {"one NCCL communicator over {what} completed the all-reduce sweep (its bus bandwidth is judged by l2.comm.allreduce_slow)",
+                   "{what} 组成一个 NCCL 通信器并完成了 all-reduce 扫描（总线带宽由 l2.comm.allreduce_slow 判定）"}},
+         {"fail", {"the multi-node all-reduce did not complete: {why}", "多节点 all-reduce 未能完成：{why}"}}},
+        {"Rerun on the nodes named with NCCL_DEBUG=INFO and read where it stops: the bootstrap interface (NCCL_SOCKET_IFNAME), "
+         "the IB devices (NCCL_IB_HCA, `ibstat`), a firewall between nodes, or a GPU or NIC that is down; drain the node until "
+         "the all-reduce completes.",
+         "在所列节点上设置 NCCL_DEBUG=INFO 重新运行并查看停在哪一步：引导网卡（NCCL_SOCKET_IFNAME）、IB 设备（NCCL_IB_HCA、`ibstat`）、"
+         "节点间防火墙，或掉线的 GPU、网卡；在 all-reduce 能完成之前将该节点下线。"},
+        "mpirun --map-by ppr:1:node plumb fleet",
+        {"collectives start and run on every node", "集合通信能在每个节点上启动并运行"},
+        {"l2.comm.allreduce_slow"}),
 });
 
 }  // namespace

@@ -81,6 +81,8 @@ void bind_table(const dynlib::Library& h, Nccl& n) {
   std::string& m = n.missing;
   bind_or_note(h, n.GetVersion, m, {"ncclGetVersion"});
   bind_or_note(h, n.CommInitAll, m, {"ncclCommInitAll"});
+  bind_or_note(h, n.GetUniqueId, m, {"ncclGetUniqueId"});
+  bind_or_note(h, n.CommInitRank, m, {"ncclCommInitRank"});
   bind_or_note(h, n.CommDestroy, m, {"ncclCommDestroy"});
   bind_or_note(h, n.AllReduce, m, {"ncclAllReduce"});
   bind_or_note(h, n.GroupStart, m, {"ncclGroupStart"});

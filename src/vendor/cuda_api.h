@@ -113,6 +113,10 @@ struct Cudnn {
 
 // NCCL (nccl.h).
 using Comm = void*;
+// ncclUniqueId: 128 opaque bytes, passed by value to ncclCommInitRank (NCCL_UNIQUE_ID_BYTES).
+struct UniqueId {
+  char internal[128];
+};
 constexpr int kNcclFloat32 = 7;  // ncclFloat32
 constexpr int kNcclSum = 0;      // ncclSum
 
@@ -121,6 +125,8 @@ struct Nccl {
   std::string missing;
   int (*GetVersion)(int*) = nullptr;
   int (*CommInitAll)(Comm*, int, const int*) = nullptr;
+  int (*GetUniqueId)(UniqueId*) = nullptr;                  // ncclGetUniqueId: the bootstrap root's address
+  int (*CommInitRank)(Comm*, int, UniqueId, int) = nullptr;  // ncclCommInitRank(comm, nranks, id, rank)
   int (*CommDestroy)(Comm) = nullptr;
   int (*AllReduce)(const void*, void*, std::size_t, int, int, Comm, Stream) = nullptr;
   int (*GroupStart)() = nullptr;

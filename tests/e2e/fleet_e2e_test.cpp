@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/json.h"
+#include "core/text.h"
 #include "../fleet_roots.h"
 #include "../test_util.h"
 
@@ -159,7 +160,7 @@ bool have_mpi() { return fs::exists("/usr/bin/mpirun") && fs::exists(companion()
 
 std::string helper_lib(const std::string& name) { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/lib" + name + ".so"; }
 
-// One app context per rank: {extra env ("" or "VAR=value"), plumb fleet arguments}.
+// One app context per rank: {extra env ("" or "VAR=value", several separated by spaces), plumb fleet arguments}.
 struct Rank {
   std::string env;
   std::vector<std::string> args;
@@ -172,7 +173,10 @@ RunOutput mpirun(const std::vector<Rank>& ranks) {
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     if (i > 0) argv.emplace_back(":");
     argv.insert(argv.end(), {"-np", "1"});
-    if (!ranks[i].env.empty()) argv.insert(argv.end(), {"/usr/bin/env", ranks[i].env});
+    if (!ranks[i].env.empty()) {
+      argv.emplace_back("/usr/bin/env");
+      for (auto v : split_ws(ranks[i].env)) argv.emplace_back(v);
+    }
     argv.insert(argv.end(), {PLUMB_BINARY, "fleet"});
     argv.insert(argv.end(), ranks[i].args.begin(), ranks[i].args.end());
   }
@@ -222,7 +226,8 @@ TEST(FleetMpi, MpmdLaunchNamesTheOddNode) {
   EXPECT_EQ(f["network"]["status"], "measured");
   EXPECT_TRUE(f["network"]["loopback"].get<bool>());
   EXPECT_GE(f["network"]["pairs"].size(), 4u);  // the ring (plus a second pass if loopback noise made a pair slow)
-  EXPECT_EQ(f["nccl"], "no GPUs on any node");
+  EXPECT_EQ(f["nccl_status"], "skipped");
+  EXPECT_EQ(f["nccl"].get<std::string>().rfind("no GPUs on any node (gpu-node-01: ", 0), 0u) << f["nccl"];
 }
 
 TEST(FleetMpi, ConsistentFleetPasses) {
@@ -289,6 +294,94 @@ TEST(FleetMpi, SlowedRankIsNamedAsTheBadEnd) {
   bool second_pass = false;
   for (const auto& p : j["facts"]["fleet"]["network"]["pairs"]) second_pass |= p["pass"] == 2;
   EXPECT_TRUE(second_pass);
+}
+
+// The multi-node all-reduce, on the fake GPU runtime and NCCL (tests/helpers/fake_cuda): the unique
+// id taken by rank 0 reaches every rank over MPI, every rank joins with its own NCCL rank, rank 0's
+// sweep becomes an nccl-tests run judged by the busbw rule (not judged here: one host, no network).
+namespace {
+
+std::string fake_gpu_env(const std::string& dir, const std::string& extra = "") {
+  std::string e = "PLUMB_CUDART_LIB=" + helper_lib("fake-cudart-gpu") + " PLUMB_NCCL_LIB=" + helper_lib("fake-nccl-world") +
+                  " FAKE_NCCL_DIR=" + dir + " FAKE_NCCL_BUSBW=4";
+  return extra.empty() ? e : e + " " + extra;
+}
+
+}  // namespace
+
+TEST(FleetMpi, AllReduceJoinsEveryGpuOfEveryNode) {
+  if (!have_mpi()) GTEST_SKIP() << "no mpirun or no plumb-fleet";
+  FleetDir d("mpi-nccl");
+  std::string world_dir = (d.dir / "nccl").string();
+  fs::create_directories(world_dir);
+  std::vector<Rank> ranks;
+  for (int i = 1; i <= 3; ++i) {
+    // Node 2 has two GPUs: its process joins with two NCCL ranks.
+    ranks.push_back({fake_gpu_env(world_dir, i == 2 ? "FAKE_CUDA_DEVICES=2" : ""),
+                     rank_args(d.root(node(i)), {"--no-p2p", "--nccl-bytes", "4194304"})});
+  }
+  RunOutput r = mpirun(ranks);
+  ASSERT_FALSE(r.timed_out) << r.err;
+  json j = parse_out(r);
+  const json& f = j["facts"]["fleet"];
+  EXPECT_EQ(f["nccl_status"], "measured") << f["nccl"] << r.err;
+  EXPECT_EQ(f["nccl"].get<std::string>().rfind("4 GPUs on 3 nodes, NCCL 2.21.5, peak busbw ", 0), 0u) << f["nccl"];
+  // One rendezvous, four distinct NCCL ranks of a world of four.
+  std::vector<fs::path> worlds;
+  for (const auto& e : fs::directory_iterator(world_dir)) worlds.push_back(e.path());
+  ASSERT_EQ(worlds.size(), 1u);
+  for (int k = 0; k < 4; ++k) {
+    auto got = read_user_file((worlds[0] / ("rank-" + std::to_string(k))).string());
+    std::string text = got ? *got : std::string("<missing>");
+    EXPECT_EQ(text.substr(0, 2), "4 ") << k;
+  }
+  EXPECT_FALSE(fs::exists(worlds[0] / "rank-4"));
+  // rank 0's sweep, as an nccl-tests run: 1, 4 MiB; busbw near the fake link's 4 GB/s.
+  ASSERT_EQ(j["facts"]["comm"]["nccl_tests"].size(), 1u);
+  const json& run = j["facts"]["comm"]["nccl_tests"][0];
+  EXPECT_EQ(run["ranks"], 4);
+  EXPECT_EQ(run["hosts"], 3);
+  ASSERT_EQ(run["rows"].size(), 2u);
+  EXPECT_EQ(run["rows"][1]["size"], 4194304);
+  double busbw = run["rows"][1]["oop_busbw"].get<double>();
+  EXPECT_GT(busbw, 0.5) << run.dump(1);
+  EXPECT_LT(busbw, 4.5) << run.dump(1);
+  bool pass = false, judged = false;
+  for (const auto& x : j["findings"]) {
+    if (x["id"] == "l2.fleet.nccl_allreduce") pass = x["status"] == "pass";
+    if (x["id"] == "l2.comm.allreduce_slow") {
+      judged = true;
+      EXPECT_EQ(x["status"], "skip");
+      EXPECT_NE(x["args"]["reason"].get<std::string>().find("crossed no network link"), std::string::npos) << x.dump(1);
+    }
+  }
+  EXPECT_TRUE(pass) << r.out.substr(0, 3000);
+  EXPECT_TRUE(judged);
+}
+
+TEST(FleetMpi, AllReduceWithARankThatNeverJoinsEndsAtTheDeadline) {
+  if (!have_mpi()) GTEST_SKIP() << "no mpirun or no plumb-fleet";
+  FleetDir d("mpi-nccl-hang");
+  std::string world_dir = (d.dir / "nccl").string();
+  fs::create_directories(world_dir);
+  std::vector<Rank> ranks;
+  for (int i = 1; i <= 2; ++i) {
+    ranks.push_back({fake_gpu_env(world_dir, i == 2 ? "FAKE_NCCL_HANG=1" : ""),
+                     rank_args(d.root(node(i)), {"--no-p2p", "--nccl-bytes", "1048576"}, "8")});
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  RunOutput r = mpirun(ranks);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(r.timed_out) << r.err;
+  EXPECT_LT(s, 90) << "a rank that never joins held the job";
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  json j = parse_out(r);
+  EXPECT_EQ(j["facts"]["fleet"]["nccl_status"], "failed");
+  std::string why = j["facts"]["fleet"]["nccl"];
+  EXPECT_NE(why.find("gpu-node-02: the NCCL all-reduce timed out after 8 s"), std::string::npos) << why;
+  bool failed = false;
+  for (const auto& x : j["findings"]) failed |= x["id"] == "l2.fleet.nccl_allreduce" && x["status"] == "fail";
+  EXPECT_TRUE(failed);
 }
 
 }  // namespace plumb::test

@@ -100,13 +100,14 @@ struct FleetFacts {
   std::vector<FleetMismatch> mismatches;
   std::vector<FleetMetric> metrics;
   FleetNetwork network;
-  std::string nccl;        // multi-node NCCL: why it did not run, or its outcome
+  std::string nccl;        // multi-node NCCL: why it did not run, what failed, or what ran
+  std::string nccl_status = "skipped";   // skipped | measured | failed
   std::vector<FleetDrain> drain;          // nodes named by failing findings, worst first
   std::vector<std::string> fleet_wide;    // failing node finding ids present on most nodes
   std::map<std::string, std::string> rule;  // the outlier and network rules as applied (for the report)
   bool operator==(const FleetFacts&) const = default;
 };
-PLUMB_JSON(FleetFacts, collected, mode, nodes, compared_keys, mismatches, metrics, network, nccl, drain, fleet_wide,
+PLUMB_JSON(FleetFacts, collected, mode, nodes, compared_keys, mismatches, metrics, network, nccl, nccl_status, drain, fleet_wide,
            rule)
 
 }  // namespace plumb

@@ -50,6 +50,28 @@ TEST(FleetSnapshot, KeepsWhatAFleetCompares) {
   ASSERT_EQ(n.metrics.size(), 1u);
   EXPECT_EQ(n.metrics[0].samples[0].host, "gpu01");
   EXPECT_DOUBLE_EQ(n.line_rate_gbytes_per_s, 50);
+  EXPECT_DOUBLE_EQ(n.nic_gbit, 400);
+  EXPECT_EQ(n.nic_ports, 1);
+}
+
+TEST(FleetSnapshot, NcclLinkIsEveryActiveIbPortTogether) {
+  std::string text = R"({"facts": {"meta": {"hostname": "g1"}, "comm": {"ib_ports": {"value": [
+      {"device": "mlx5_0", "port": 1, "rate_gbps": 400.0, "state": "4: ACTIVE"},
+      {"device": "mlx5_1", "port": 1, "rate_gbps": 400.0, "state": "4: ACTIVE"},
+      {"device": "mlx5_2", "port": 1, "rate_gbps": 400.0, "state": "1: DOWN"}]},
+    "interfaces": {"value": [{"name": "eth0", "operstate": "up", "speed_mbps": {"value": 100000}}]}}}})";
+  NodeSnapshot n = read(text);
+  EXPECT_DOUBLE_EQ(n.nic_gbit, 800);  // the DOWN port is not counted
+  EXPECT_EQ(n.nic_ports, 2);
+  EXPECT_DOUBLE_EQ(n.line_rate_gbytes_per_s, 50);  // the sweep's reference: one port
+  // Without IB, NCCL's sockets use one interface: the fastest Ethernet that is up.
+  NodeSnapshot e = read(R"({"facts": {"meta": {"hostname": "g2"}, "comm": {"interfaces": {"value": [
+      {"name": "eth0", "operstate": "up", "speed_mbps": {"value": 25000}},
+      {"name": "eth1", "operstate": "up", "speed_mbps": {"value": 100000}},
+      {"name": "eth2", "operstate": "down", "speed_mbps": {"value": 200000}}]}}}})");
+  EXPECT_DOUBLE_EQ(e.nic_gbit, 100);
+  EXPECT_EQ(e.nic_ports, 1);
+  EXPECT_EQ(e.nic_source, "/sys/class/net/eth1/speed");
 }
 
 TEST(FleetSnapshot, BadInputIsAnError) {
