@@ -1,6 +1,7 @@
 // The per-step breakdown of one rank: where each ProfilerStep's time went, and totals over the
 // complete steps (each share = total time / total step time, never a mean of per-step ratios).
 #include <algorithm>
+#include <future>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -253,13 +254,12 @@ void count_syncs(const TraceRecords& rec, const StepWindows& w, TraceRank& out) 
 
 // Kernel launches per step, and the kernels matched to their launch call with the short ones
 // among them (ran shorter than the call that launched them); returns the matched count per step
-// (sorts the correlation rows in place).
-std::vector<std::int64_t> count_launches(TraceRecords& rec, const StepWindows& w, TraceRank& out) {
+// (the correlation rows sorted by correlation first: analyze_records does that).
+std::vector<std::int64_t> count_launches(const TraceRecords& rec, const StepWindows& w, TraceRank& out) {
   for (const auto& l : rec.launches) {
     long i = w.step_of(l.ts);
     if (i >= 0) ++out.steps[static_cast<std::size_t>(i)].kernel_launches;
   }
-  sort_nearly_sorted(rec.corr.data(), rec.corr.size(), [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; });
   std::vector<std::int64_t> matched(out.steps.size(), 0);
   for (const auto& g : rec.gpu) {
     if (g.cat != Cat::kernel || g.correlation < 0) continue;
@@ -445,7 +445,7 @@ void rank_top_ops(TraceRecords& rec, const StepWindows& w, TraceSummary& sum) {
 
 }  // namespace
 
-Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out) {
+Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out, int threads) {
   const bool has_gpu = detect_accelerator(rec, out);
   if (!rec.any_x) return make_error(ErrorKind::invalid, out.file + ": no complete (ph \"X\") events: nothing to analyse");
   if (!has_gpu) out.notes.push_back(out.accelerator == "none" ? "no_gpu_events" : out.accelerator + "_not_analysed");
@@ -453,6 +453,18 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
   auto windows = select_steps(rec, filter, out);
   if (!windows) return windows.error();
   const StepWindows& w = *windows;
+  // From here on the GPU and correlation rows are only read. HTA's breakdown (GPU and correlation
+  // rows) and the top operators (the only user of the CPU and runtime rows, which it sorts) can
+  // then run on a second thread beside the rest, each into its own result.
+  sort_nearly_sorted(rec.corr.data(), rec.corr.size(), [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; });
+  auto side_work = [&rec, &w] {
+    TraceSummary side;
+    side.hta = hta_breakdown(rec);
+    rank_top_ops(rec, w, side);
+    return side;
+  };
+  std::future<TraceSummary> side;
+  if (threads > 1) side = std::async(std::launch::async, side_work);
   const ActivityUnions u = build_unions(rec);
   fill_step_times(rec, w, u, has_gpu, out);
   count_syncs(rec, w, out);
@@ -461,8 +473,9 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
   const GpuTotals g = sum_complete_steps(rec, w, u, has_gpu, out);
   summarize_gpu(rec, w, g, has_gpu, out);
   summarize_memory(rec, out.summary);
-  rank_top_ops(rec, w, out.summary);
-  out.summary.hta = hta_breakdown(rec);
+  TraceSummary done = side.valid() ? side.get() : side_work();
+  out.summary.hta = std::move(done.hta);
+  out.summary.top_ops = std::move(done.top_ops);
   return true;
 }
 

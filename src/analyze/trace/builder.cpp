@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
@@ -67,6 +68,25 @@ void RecordBuilder::append(RecordBuilder& later) {
   // builder would have given.
   std::vector<std::uint32_t> name_map(b.names.size());
   for (std::size_t i = 0; i < b.names.size(); ++i) name_map[i] = intern(b.names[i]);
+  // The flat arrays are copied on a second thread while this one copies the per-thread CPU rows:
+  // the two touch disjoint arrays (the merge is the serial step between the parts and the analysis).
+  auto move_pod = [](auto& to, auto& from) {
+    to.append(from.data(), from.size());
+    from = std::remove_reference_t<decltype(from)>();
+  };
+  auto flat = [&] {
+    for (auto& s : b.syncs) s.name = name_map[s.name];
+    move_pod(out_.dataloader, b.dataloader);
+    move_pod(out_.optimizer, b.optimizer);
+    move_pod(out_.cpu_copy, b.cpu_copy);
+    move_pod(out_.gpu, b.gpu);
+    move_pod(out_.corr, b.corr);
+    move_pod(out_.launches, b.launches);
+    move_pod(out_.syncs, b.syncs);
+  };
+  constexpr std::size_t kParallelMergeRows = 1u << 18;
+  std::future<void> flat_done;
+  if (b.gpu.size() + b.corr.size() >= kParallelMergeRows) flat_done = std::async(std::launch::async, flat);
   for (std::size_t t = 0; t < b.cpu.size(); ++t) {
     const auto& ids = later.thread_ids_[t];
     std::uint64_t key = thread_key(ids.first.view(), ids.second.view());
@@ -89,19 +109,12 @@ void RecordBuilder::append(RecordBuilder& later) {
     b.runtime[t] = PodVector<CpuRec>();
   }
   last_thread_ = -1;
-  for (auto& s : b.syncs) s.name = name_map[s.name];
   out_.steps.insert(out_.steps.end(), std::make_move_iterator(b.steps.begin()), std::make_move_iterator(b.steps.end()));
-  auto move_pod = [](auto& to, auto& from) {
-    to.append(from.data(), from.size());
-    from = std::remove_reference_t<decltype(from)>();
-  };
-  move_pod(out_.dataloader, b.dataloader);
-  move_pod(out_.optimizer, b.optimizer);
-  move_pod(out_.cpu_copy, b.cpu_copy);
-  move_pod(out_.gpu, b.gpu);
-  move_pod(out_.corr, b.corr);
-  move_pod(out_.launches, b.launches);
-  move_pod(out_.syncs, b.syncs);
+  if (flat_done.valid()) {
+    flat_done.get();
+  } else {
+    flat();
+  }
   for (const auto& [k, m] : b.memory) {
     auto it = out_.memory.find(k);
     if (it == out_.memory.end()) {

@@ -205,7 +205,7 @@ Result<TraceRank> analyze_collected(Collected& c, const std::string& name, const
     out.window_s = std::max(0.0, rec.last_end - rec.first_ts) / 1e6;
   }
   if (stats.legacy_array) out.notes.push_back("legacy_format");
-  auto a = analyze_records(rec, opt.steps, out);
+  auto a = analyze_records(rec, opt.steps, out, opt.threads);
   if (!a) return a.error();
   out.parse_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;

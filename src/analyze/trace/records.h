@@ -91,8 +91,9 @@ struct StepFilter {
   [[nodiscard]] bool active() const { return last >= first; }
 };
 
-// Steps, summary and notes of one rank from its records (records are sorted in place).
-Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out);
+// Steps, summary and notes of one rank from its records (records are sorted in place). With
+// threads > 1, HTA's breakdown runs on a second thread beside the rest.
+Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out, int threads = 1);
 
 // HTA's temporal breakdown and comm/comp overlap (HolisticTraceAnalysis @f4d0062c) from the GPU rows.
 std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec);
