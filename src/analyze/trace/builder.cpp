@@ -84,7 +84,7 @@ void RecordBuilder::append(RecordBuilder& later) {
     move_pod(out_.launches, b.launches);
     move_pod(out_.syncs, b.syncs);
   };
-  constexpr std::size_t kParallelMergeRows = 1u << 18;
+  constexpr std::size_t kParallelMergeRows = 1u << 14;
   std::future<void> flat_done;
   if (b.gpu.size() + b.corr.size() >= kParallelMergeRows) flat_done = std::async(std::launch::async, flat);
   for (std::size_t t = 0; t < b.cpu.size(); ++t) {

@@ -137,6 +137,18 @@ TEST(TraceParallel, PartsOfOneTraceGiveTheOneThreadResult) {
   }
 }
 
+TEST(TraceParallel, LargePartsMergeTheirArraysOnTwoThreads) {
+  // 1400 steps: about 18,000 GPU and correlation rows in the second part, past the 16,384 from which
+  // the merge copies the flat arrays on a second thread (src/analyze/trace/builder.cpp).
+  const std::string text = make_trace(1400, false, false);
+  auto one = must_parallel(analyze_trace_bytes(text, "t.json"));
+  ASSERT_EQ(one.steps.size(), 1400u);
+  std::size_t parts = 0;
+  auto many = must_parallel(analyze_trace_bytes(text, "t.json", parallel(2, 4096, &parts)));
+  EXPECT_EQ(parts, 2u);
+  expect_same(one, many);
+}
+
 TEST(TraceParallel, SmallReadChunksMakeEventsStraddleEveryBorder) {
   const std::string text = make_trace(25, false, false);
   auto one = must_parallel(analyze_trace_bytes(text, "t.json"));
