@@ -49,6 +49,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kTagLength = 11, kTagBytes = 12, kTagPing = 21, kTagData = 22, kTagAck = 23;
+// Each gather has tags of its own, so a late answer to one that was abandoned at its deadline can
+// never be taken for an answer to the next.
+enum class Gather { snapshots = 0, sweep = 1, second_sweep = 2, nccl_probe = 3, nccl_sweep = 4 };
+constexpr int gather_tag(int tag, Gather g) { return tag + 100 * static_cast<int>(g); }
 constexpr std::uint64_t kMaxPayload = 1ull << 30;
 constexpr std::chrono::seconds kGrace{15};       // gather: beyond the ranks' deadline
 constexpr std::chrono::seconds kPairBudget{30};  // one pair's exchange
@@ -132,7 +136,7 @@ bool wait_until(MPI_Request& req, Clock::time_point deadline, bool spin) {
 // Every rank's text at rank 0: the length, then the bytes; rank 0 polls all receives until the
 // deadline. Elsewhere the result is empty.
 // `answered`, when given, counts the ranks whose answer (or refusal) arrived, for a progress line.
-std::vector<std::optional<std::string>> gather_texts(const std::string& mine, int rank, int size, Clock::time_point deadline,
+std::vector<std::optional<std::string>> gather_texts(const std::string& mine, int rank, int size, Gather g, Clock::time_point deadline,
                                                      std::atomic<int>* answered = nullptr) {
   std::vector<std::optional<std::string>> out(static_cast<std::size_t>(size));
   if (rank != 0) {
@@ -141,8 +145,8 @@ std::vector<std::optional<std::string>> gather_texts(const std::string& mine, in
     std::memcpy(len_buf.data(), &len, sizeof len);
     auto& body = parked().emplace_back(mine.begin(), mine.end());
     MPI_Request r1 = MPI_REQUEST_NULL, r2 = MPI_REQUEST_NULL;
-    MPI_Isend(len_buf.data(), 1, MPI_UINT64_T, 0, kTagLength, MPI_COMM_WORLD, &r1);
-    MPI_Isend(body.data(), static_cast<int>(body.size()), MPI_CHAR, 0, kTagBytes, MPI_COMM_WORLD, &r2);
+    MPI_Isend(len_buf.data(), 1, MPI_UINT64_T, 0, gather_tag(kTagLength, g), MPI_COMM_WORLD, &r1);
+    MPI_Isend(body.data(), static_cast<int>(body.size()), MPI_CHAR, 0, gather_tag(kTagBytes, g), MPI_COMM_WORLD, &r2);
     bool sent = wait_until(r1, deadline, false);
     (void)wait_until(r2, sent ? deadline : Clock::now(), false);  // cancelled at once when the length was not taken
     return out;
@@ -158,7 +162,7 @@ std::vector<std::optional<std::string>> gather_texts(const std::string& mine, in
   for (int r = 1; r < size; ++r) {
     auto& pr = p[static_cast<std::size_t>(r)];
     pr.buf = &parked().emplace_back(sizeof(std::uint64_t));
-    MPI_Irecv(pr.buf->data(), 1, MPI_UINT64_T, r, kTagLength, MPI_COMM_WORLD, &pr.req);
+    MPI_Irecv(pr.buf->data(), 1, MPI_UINT64_T, r, gather_tag(kTagLength, g), MPI_COMM_WORLD, &pr.req);
   }
   int open = size - 1;
   while (open > 0 && Clock::now() < deadline) {
@@ -182,7 +186,7 @@ std::vector<std::optional<std::string>> gather_texts(const std::string& mine, in
         }
         pr.body = true;
         pr.buf = &parked().emplace_back(static_cast<std::size_t>(len));
-        MPI_Irecv(pr.buf->data(), static_cast<int>(len), MPI_CHAR, r, kTagBytes, MPI_COMM_WORLD, &pr.req);
+        MPI_Irecv(pr.buf->data(), static_cast<int>(len), MPI_CHAR, r, gather_tag(kTagBytes, g), MPI_COMM_WORLD, &pr.req);
       } else {
         out[static_cast<std::size_t>(r)] = std::string(pr.buf->begin(), pr.buf->end());
         std::vector<char>().swap(*pr.buf);
@@ -258,6 +262,9 @@ FleetPair exchange(int me, int first, int second, int pass, const Options& o, st
   p.pass = pass;
   bool sender = me == first;
   int peer = sender ? second : first;
+  // Each pass has its own tags: a late message of an exchange abandoned in the first pass is never
+  // taken for one of the second.
+  const int ping = kTagPing + 100 * pass, data = kTagData + 100 * pass, ack = kTagAck + 100 * pass;
   auto deadline = Clock::now() + kPairBudget;
   long slow = delay_ms();
   char small[8] = {};
@@ -266,8 +273,8 @@ FleetPair exchange(int me, int first, int second, int pass, const Options& o, st
   auto t0 = Clock::now();
   for (int i = 0; ok && i < kPings + kWarm; ++i) {
     if (i == kWarm) t0 = Clock::now();
-    ok = sender ? xfer(true, small, 8, peer, kTagPing, deadline) && xfer(false, small, 8, peer, kTagPing, deadline)
-                : xfer(false, small, 8, peer, kTagPing, deadline) && xfer(true, small, 8, peer, kTagPing, deadline);
+    ok = sender ? xfer(true, small, 8, peer, ping, deadline) && xfer(false, small, 8, peer, ping, deadline)
+                : xfer(false, small, 8, peer, ping, deadline) && xfer(true, small, 8, peer, ping, deadline);
   }
   double lat_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / kPings / 2;
   int n = static_cast<int>(o.p2p_bytes);
@@ -275,9 +282,9 @@ FleetPair exchange(int me, int first, int second, int pass, const Options& o, st
   for (int i = 0; ok && i <= o.p2p_iters; ++i) {  // message 0 warms up
     if (i == 1) t0 = Clock::now();
     if (slow > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow));
-    ok = xfer(sender, buf.data(), n, peer, kTagData, deadline);
+    ok = xfer(sender, buf.data(), n, peer, data, deadline);
   }
-  if (ok) ok = xfer(!sender, small, 1, peer, kTagAck, deadline);
+  if (ok) ok = xfer(!sender, small, 1, peer, ack, deadline);
   double s = std::chrono::duration<double>(Clock::now() - t0).count();
   if (ok && s > 0) gbps = static_cast<double>(n) * o.p2p_iters / s / 1e9;
   p.latency_us = lat_us;
@@ -393,7 +400,7 @@ FleetNccl run_fleet_nccl(const Options& o, int rank, int size, const std::vector
   } else {
     mine.why = probe.substr(1);
   }
-  auto probes = gather_texts(format_probe(mine), rank, size, started + kProbeBudget + kGrace);
+  auto probes = gather_texts(format_probe(mine), rank, size, Gather::nccl_probe, started + kProbeBudget + kGrace);
 
   const std::size_t ints = 2 + static_cast<std::size_t>(size);
   auto& buf = parked().emplace_back(sizeof(int) * ints + kIdHex, 0);
@@ -448,7 +455,7 @@ FleetNccl run_fleet_nccl(const Options& o, int rank, int size, const std::vector
   std::string result = run_child({"--nccl-join", id, std::to_string(plan[2 + static_cast<std::size_t>(rank)]), std::to_string(world),
                                   std::to_string(mine.devices), std::to_string(o.nccl_bytes), std::to_string(o.p2p_iters)},
                                  budget, "the NCCL all-reduce");
-  auto results = gather_texts(result, rank, size, Clock::now() + budget + kGrace);
+  auto results = gather_texts(result, rank, size, Gather::nccl_sweep, Clock::now() + budget + kGrace);
   if (rank != 0) return out;
   std::vector<std::string> failed;
   for (int r = 0; r < size; ++r) {
@@ -533,7 +540,7 @@ int rank_main(const Options& o, int rank, int size) {
         return progress_nodes(lang, answered.load(), size, std::chrono::duration<double>(Clock::now() - started).count());
       });
     }
-    texts = gather_texts(mine, rank, size, deadline, &answered);
+    texts = gather_texts(mine, rank, size, Gather::snapshots, deadline, &answered);
   }
   std::string().swap(mine);
 
@@ -586,7 +593,7 @@ int rank_main(const Options& o, int rank, int size) {
   } else {
     auto sweep_deadline = Clock::now() + kPairBudget * 4;
     std::string lines = run_pairs(rank, ring_pairs(size), 1, o);
-    auto got = gather_texts(lines, rank, size, sweep_deadline);
+    auto got = gather_texts(lines, rank, size, Gather::sweep, sweep_deadline);
     FleetNetwork& net = run.network;
     net.status = "measured";
     net.loopback = one_host;
@@ -607,7 +614,7 @@ int rank_main(const Options& o, int rank, int size) {
     plan = share_plan(plan, rank, size, Clock::now() + kPairBudget);
     if (!plan.empty()) {
       std::string second = run_pairs(rank, plan, 2, o);
-      auto got2 = gather_texts(second, rank, size, Clock::now() + kPairBudget * 4);
+      auto got2 = gather_texts(second, rank, size, Gather::second_sweep, Clock::now() + kPairBudget * 4);
       if (rank == 0) {
         for (const auto& g : got2) {
           if (g) parse_pairs(*g, hosts, net);
