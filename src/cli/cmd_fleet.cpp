@@ -13,6 +13,7 @@
 #include "apps/fleet_report.h"
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
+#include "core/subprocess.h"
 
 namespace plumb {
 
@@ -46,12 +47,6 @@ bool under_mpi_launcher() {
   return false;
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
-}
-
 // The rank's `plumb check` arguments, rebuilt from the parsed options (only what was given).
 std::vector<std::string> check_args(const FleetArgs& a) {
   const MachineOptions& m = a.machine;
@@ -76,7 +71,7 @@ int run_fleet(const FleetArgs& a) {
         "plumb fleet runs one rank per node under an MPI launcher: mpirun --map-by ppr:1:node plumb fleet [check options], "
         "or srun --ntasks-per-node=1 plumb fleet [...]; to judge saved snapshots: plumb fleet report SNAPSHOT...|DIR");
   }
-  std::string exe = self_exe();
+  std::string exe = self_executable();
   if (exe.empty()) throw UsageError("plumb fleet: cannot read /proc/self/exe to find plumb-fleet");
   std::string companion = (std::filesystem::path(exe).parent_path() / "plumb-fleet").string();
   if (::access(companion.c_str(), X_OK) != 0) {

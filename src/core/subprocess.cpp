@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
@@ -36,6 +37,12 @@ std::string first_line(const std::string& s) {
   if (b == std::string::npos) return {};
   auto e = s.find('\n', b);
   return s.substr(b, e == std::string::npos ? std::string::npos : e - b);
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
 }
 
 Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOptions& opts) {

@@ -35,4 +35,8 @@ Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOpt
 // First line of the program's stderr (or stdout), for one-line error messages.
 std::string first_line(const std::string& s);
 
+// The path of the running executable (/proc/self/exe, the process's own, not under --root); empty
+// when it cannot be read.
+std::string self_executable();
+
 }  // namespace plumb

@@ -206,7 +206,34 @@ std::vector<std::optional<std::string>> gather_texts(const std::string& mine, in
   return out;
 }
 
-// This node's check in a child process: "S" + snapshot, or "N" + why there is none.
+// `argv` as a child process under `budget` (at most 1 MiB of output kept): "S" + its output when it
+// exits with at most `max_ok_exit`, else "N" + why in the words the report prints. `what` names
+// the work in them ("the NCCL probe timed out after 60 s"); the node's check passes "", the report
+// already saying "no result from <node>: timed out after 120 s". A child that hangs in a driver or
+// in NCCL is killed at the budget; the rank goes on.
+std::string child_answer(const std::vector<std::string>& argv, std::chrono::seconds budget, const std::string& what, int max_ok_exit) {
+  RunOptions ro;
+  ro.timeout = budget;
+  ro.max_output = 1u << 20;
+  auto r = run_program(argv, ro);
+  const std::string lead = what.empty() ? std::string() : what + " ";
+  const std::string late = "N" + lead + "timed out after " + std::to_string(budget.count()) + " s";
+  if (!r) {
+    return r.error().kind == ErrorKind::timed_out ? late
+                                                  : "Ncould not run " + (what.empty() ? std::string("plumb check") : what) + ": " +
+                                                        first_line(r.error().message);
+  }
+  if (r->timed_out) return late;
+  if (r->signal != 0) return "N" + lead + "crashed (signal " + std::to_string(r->signal) + ")";
+  if (r->exit_code < 0 || r->exit_code > max_ok_exit) {
+    return "N" + (what.empty() ? std::string("check") : what) + " failed (exit " + std::to_string(r->exit_code) +
+           "): " + first_line(r->err.empty() ? r->out : r->err);
+  }
+  return "S" + r->out;
+}
+
+// This node's check in a child process: "S" + snapshot, or "N" + why there is none (exit 1, some
+// finding failed, is a result).
 std::string run_check(const Options& o) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "plumb-fleet-XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr) return "Ncannot create a temporary directory: " + std::generic_category().message(errno);
@@ -214,21 +241,8 @@ std::string run_check(const Options& o) {
   std::vector<std::string> argv{o.plumb, "check"};
   argv.insert(argv.end(), o.check.begin(), o.check.end());
   argv.insert(argv.end(), {"--no-history", "--format", "json", "--lang", "en", "--out", file});
-  RunOptions ro;
-  ro.timeout = std::chrono::seconds(o.deadline_s);
-  ro.max_output = 1u << 20;
-  auto r = run_program(argv, ro);
-  std::string msg;
-  if (!r) {
-    msg = r.error().kind == ErrorKind::timed_out ? "Ntimed out after " + std::to_string(o.deadline_s) + " s"
-                                                 : "Ncould not run plumb check: " + first_line(r.error().message);
-  } else if (r->timed_out) {
-    msg = "Ntimed out after " + std::to_string(o.deadline_s) + " s";
-  } else if (r->signal != 0) {
-    msg = "Ncrashed (signal " + std::to_string(r->signal) + ")";
-  } else if (r->exit_code != 0 && r->exit_code != 1) {
-    msg = "Ncheck failed (exit " + std::to_string(r->exit_code) + "): " + first_line(r->err.empty() ? r->out : r->err);
-  } else {
+  std::string msg = child_answer(argv, std::chrono::seconds(o.deadline_s), "", 1);
+  if (msg[0] == 'S') {
     auto text = read_user_file(file, kMaxPayload);
     msg = text ? "S" + *text : "Nno snapshot written: " + text.error().message;
   }
@@ -345,28 +359,12 @@ constexpr std::chrono::seconds kProbeBudget{60};  // the child's CUDA and NCCL p
 constexpr std::chrono::seconds kIdBudget{30};     // ncclGetUniqueId at rank 0
 constexpr std::size_t kIdHex = 256;
 
-std::string self_path() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
-}
-
-// This executable run again as a child (--nccl-probe, --nccl-join): "S" + its output, or "N" + why.
-// A child that hangs in CUDA or NCCL is killed at `budget`; the rank goes on.
-std::string run_child(std::vector<std::string> args, std::chrono::seconds budget, const std::string& what) {
-  std::string exe = self_path();
+// This executable again as a child (--nccl-probe, --nccl-join ...).
+std::string run_self(std::vector<std::string> args, std::chrono::seconds budget, const std::string& what) {
+  std::string exe = self_executable();
   if (exe.empty()) return "Ncannot read /proc/self/exe";
   args.insert(args.begin(), exe);
-  RunOptions ro;
-  ro.timeout = budget;
-  ro.max_output = 1u << 20;
-  auto r = run_program(args, ro);
-  std::string late = "N" + what + " timed out after " + std::to_string(budget.count()) + " s";
-  if (!r) return r.error().kind == ErrorKind::timed_out ? late : "N" + what + ": " + first_line(r.error().message);
-  if (r->timed_out) return late;
-  if (r->signal != 0) return "N" + what + " crashed (signal " + std::to_string(r->signal) + ")";
-  if (r->exit_code != 0) return "N" + what + ": " + first_line(r->out.empty() ? r->err : r->out);
-  return "S" + r->out;
+  return child_answer(args, budget, what, 0);
 }
 
 std::string list_some(const std::vector<std::string>& items) {
@@ -392,7 +390,7 @@ FleetNccl run_fleet_nccl(const Options& o, int rank, int size, const std::vector
   }
   auto started = Clock::now();
   NcclWorldProbe mine;
-  std::string probe = run_child({"--nccl-probe"}, kProbeBudget, "the NCCL probe");
+  std::string probe = run_self({"--nccl-probe"}, kProbeBudget, "the NCCL probe");
   if (probe[0] == 'S') {
     auto p = parse_probe(probe.substr(1));
     if (p) mine = *p;
@@ -452,7 +450,7 @@ FleetNccl run_fleet_nccl(const Options& o, int rank, int size, const std::vector
   int world = plan[1];
   std::string id(buf.data() + sizeof(int) * ints, kIdHex);
   auto budget = std::chrono::seconds(o.deadline_s);
-  std::string result = run_child({"--nccl-join", id, std::to_string(plan[2 + static_cast<std::size_t>(rank)]), std::to_string(world),
+  std::string result = run_self({"--nccl-join", id, std::to_string(plan[2 + static_cast<std::size_t>(rank)]), std::to_string(world),
                                   std::to_string(mine.devices), std::to_string(o.nccl_bytes), std::to_string(o.p2p_iters)},
                                  budget, "the NCCL all-reduce");
   auto results = gather_texts(result, rank, size, Gather::nccl_sweep, Clock::now() + budget + kGrace);

@@ -91,6 +91,12 @@ TEST(Subprocess, KillsAtTheDeadline) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+TEST(Subprocess, SelfExecutableIsThisTestBinary) {
+  std::string self = self_executable();
+  ASSERT_FALSE(self.empty());
+  EXPECT_EQ(std::filesystem::path(self).filename(), "plumb_unit_tests");
+}
+
 TEST(Subprocess, MissingProgramIsAbsent) {
   auto r = run_program({"/nonexistent/program"});
   ASSERT_FALSE(r.ok());
