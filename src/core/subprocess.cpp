@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <system_error>
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
@@ -48,7 +49,7 @@ std::string self_executable() {
 Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOptions& opts) {
   if (argv.empty()) return make_error(ErrorKind::invalid, "empty command");
   Pipe in, out, err;
-  if (!in.open() || !out.open() || !err.open()) return make_error(ErrorKind::io, std::string("pipe: ") + std::strerror(errno));
+  if (!in.open() || !out.open() || !err.open()) return make_error(ErrorKind::io, "pipe: " + std::generic_category().message(errno));
 
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -70,7 +71,7 @@ Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOpt
 
   std::vector<std::string> env_store;
   if (opts.env) {
-    for (const auto& [k, v] : *opts.env) env_store.push_back(k + "=" + v);
+    for (const auto& [k, v] : *opts.env) env_store.push_back(std::string(k).append("=").append(v));
   } else {
     for (char** e = environ; *e != nullptr; ++e) {
       std::string kv = *e;
@@ -78,8 +79,9 @@ Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOpt
       if (!opts.extra_env.count(key)) env_store.push_back(std::move(kv));
     }
   }
-  for (const auto& [k, v] : opts.extra_env) env_store.push_back(k + "=" + v);
+  for (const auto& [k, v] : opts.extra_env) env_store.push_back(std::string(k).append("=").append(v));
   std::vector<char*> envp;
+  envp.reserve(env_store.size() + 1);
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);
 
@@ -88,7 +90,7 @@ Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOpt
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    return make_error(rc == ENOENT ? ErrorKind::absent : ErrorKind::io, argv[0] + ": " + std::strerror(rc));
+    return make_error(rc == ENOENT ? ErrorKind::absent : ErrorKind::io, argv[0] + ": " + std::generic_category().message(rc));
   }
   in.close_r();
   out.close_w();

@@ -217,7 +217,7 @@ std::string child_answer(const std::vector<std::string>& argv, std::chrono::seco
   ro.max_output = 1u << 20;
   auto r = run_program(argv, ro);
   const std::string lead = what.empty() ? std::string() : what + " ";
-  const std::string late = "N" + lead + "timed out after " + std::to_string(budget.count()) + " s";
+  std::string late = "N" + lead + "timed out after " + std::to_string(budget.count()) + " s";
   if (!r) {
     return r.error().kind == ErrorKind::timed_out ? late
                                                   : "Ncould not run " + (what.empty() ? std::string("plumb check") : what) + ": " +
