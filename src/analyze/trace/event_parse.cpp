@@ -198,9 +198,18 @@ simdjson::error_code read_args(od::value& v, RawEvent& e) {
 // the wrong type. The batch is then parsed by simdjson, whose answers and errors stand.
 enum class Scan { ok, slow };
 
+// The ends of the events' container values in a batch (BatchIndex::value_ends), walked in file
+// order by one cursor; empty when the batch's strings were not all checked by the splitter.
+struct ValueEnds {
+  const char* base = nullptr;  // the batch
+  const std::uint32_t* next = nullptr;
+  const std::uint32_t* last = nullptr;
+};
+
 struct Scanner {
   const char* p;
   const char* end;
+  ValueEnds* ends = nullptr;
   int depth = 0;
 
   static bool ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -295,13 +304,26 @@ struct Scanner {
       }
     }
   }
+  // A container that is the value of one of the event's own fields, skipped to the end the splitter
+  // found for it: the first one after its opening bracket (those before belong to earlier values).
+  bool skip_field_container() {
+    const char* at = ends->base;
+    while (ends->next < ends->last && at + *ends->next < p) ++ends->next;
+    if (ends->next == ends->last) return false;
+    const char* close = at + *ends->next++;
+    if (close >= end) return false;  // not this event's: refuse the batch
+    p = close + 1;
+    return true;
+  }
   // Any value, skipped: scalars checked strictly, containers by their brackets.
   bool skip_value() {
     if (p >= end) return false;
     switch (*p) {
       case '"': return string();
       case '{':
-      case '[': return skip_container();
+      case '[':
+        if (depth == 1 && ends != nullptr) return skip_field_container();
+        return skip_container();
       case 't': return literal("true", 4);
       case 'f': return literal("false", 5);
       case 'n': return literal("null", 4);
@@ -428,8 +450,8 @@ Scan scan_args(Scanner& sc, RawEvent& e) {
 }
 
 // One event [p, end) (end just after its '}'): the fields read_event reads, with its semantics.
-Scan scan_event(const char* p, const char* end, RawEvent& e) {
-  Scanner sc{p, end};
+Scan scan_event(const char* p, const char* end, ValueEnds* ends, RawEvent& e) {
+  Scanner sc{p, end, ends};
   if (sc.p >= sc.end || *sc.p != '{') return Scan::slow;
   bool seen_ph = false, seen_cat = false, stop = false;
   bool ok = sc.object([&](std::string_view key) {
@@ -561,13 +583,17 @@ struct BatchParser::Impl {
   od::parser single;  // re-parses one event to locate an error
   std::vector<RawEvent> events;  // the fast path's events of one batch
   bool use_fast = true;
+  std::atomic<std::uint64_t>* refused = nullptr;
 
   // The whole batch by the fast scanner, events handed over only once all of them were read;
   // nullopt when any event needs simdjson (then nothing was handed over).
-  std::optional<Result<bool>> fast(const char* json, std::size_t len, std::uint64_t offset,
-                                   const std::vector<std::uint32_t>& starts, EventConsumer& out) {
+  std::optional<Result<bool>> fast(const char* json, std::size_t len, std::uint64_t offset, const BatchIndex& index,
+                                   EventConsumer& out) {
+    const auto& starts = index.starts;
     if (starts.empty() || len < 2 || json[0] != '[' || starts[0] != 1) return std::nullopt;
     if (!simdjson::validate_utf8(json, len)) return std::nullopt;
+    ValueEnds ends{json, index.value_ends.data(), index.value_ends.data() + index.value_ends.size()};
+    ValueEnds* use_ends = index.strings_clean ? &ends : nullptr;
     events.clear();
     const std::size_t n = starts.size();
     for (std::size_t i = 0; i < n; ++i) {
@@ -583,7 +609,7 @@ struct BatchParser::Impl {
       if (q <= b || *q != '}') return std::nullopt;
       RawEvent& e = events.emplace_back(kBlank);  // a copy: cheaper than value-initialising with rep stos
       e.offset = offset + starts[i] - 1;
-      if (scan_event(b, q + 1, e) != Scan::ok) return std::nullopt;
+      if (scan_event(b, q + 1, use_ends, e) != Scan::ok) return std::nullopt;
     }
     for (const auto& e : events) {
       auto r = out.on_event(e);
@@ -625,16 +651,20 @@ struct BatchParser::Impl {
   }
 };
 
-BatchParser::BatchParser(std::string name, bool fast) : impl_(std::make_unique<Impl>()) {
+BatchParser::BatchParser(std::string name, bool fast, std::atomic<std::uint64_t>* simdjson_batches)
+    : impl_(std::make_unique<Impl>()) {
   impl_->name = std::move(name);
   impl_->use_fast = fast;
+  impl_->refused = simdjson_batches;
 }
 BatchParser::~BatchParser() = default;
 
-Result<bool> BatchParser::parse(const char* json, std::size_t len, std::uint64_t offset,
-                                const std::vector<std::uint32_t>& starts, EventConsumer& out) {
+Result<bool> BatchParser::parse(const char* json, std::size_t len, std::uint64_t offset, const BatchIndex& index,
+                                EventConsumer& out) {
+  const auto& starts = index.starts;
   if (impl_->use_fast) {
-    if (auto r = impl_->fast(json, len, offset, starts, out)) return std::move(*r);
+    if (auto r = impl_->fast(json, len, offset, index, out)) return std::move(*r);
+    if (impl_->refused != nullptr) impl_->refused->fetch_add(1, std::memory_order_relaxed);
   }
   auto& p = impl_->parser;
   od::document doc;

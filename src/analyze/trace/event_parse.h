@@ -2,23 +2,28 @@
 // reading "args" only for the event kinds that need it.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "analyze/trace/event.h"
+#include "analyze/trace/stream.h"
 
 namespace plumb::trace {
 
 class BatchParser {
  public:
   // fast: events are read by plumb's own strict scanner first, simdjson only for batches it refuses.
-  explicit BatchParser(std::string name, bool fast = true);
+  // simdjson_batches (optional): counts the batches the scanner refused.
+  explicit BatchParser(std::string name, bool fast = true, std::atomic<std::uint64_t>* simdjson_batches = nullptr);
   ~BatchParser();
   BatchParser(const BatchParser&) = delete;
   BatchParser& operator=(const BatchParser&) = delete;
-  // json = "[ev,...]" followed by kBatchPadding readable bytes; offset = file offset of json[1].
-  Result<bool> parse(const char* json, std::size_t len, std::uint64_t offset, const std::vector<std::uint32_t>& starts,
+  // json = "[ev,...]" followed by kBatchPadding readable bytes; offset = file offset of json[1];
+  // index: what the splitter found (each event's start, the ends of the events' container values).
+  Result<bool> parse(const char* json, std::size_t len, std::uint64_t offset, const BatchIndex& index,
                      EventConsumer& out);
 
  private:

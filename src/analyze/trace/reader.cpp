@@ -26,8 +26,8 @@ class Pipeline : public TraceSink {
  public:
   // With `keep_headers` the top-level keys are kept (headers()) instead of applied, for a part of a
   // trace read on its own thread.
-  Pipeline(const std::string& name, TraceRecords& rec, bool fast_scan, bool keep_headers = false)
-      : parser_(name, fast_scan), builder_(name, rec), keep_headers_(keep_headers) {}
+  Pipeline(const std::string& name, TraceRecords& rec, const TraceOptions& opt, bool keep_headers = false)
+      : parser_(name, opt.fast_scan, opt.simdjson_batches), builder_(name, rec), keep_headers_(keep_headers) {}
   Result<bool> header(std::string_view key, std::string_view value) override {
     if (keep_headers_) {
       headers_.emplace_back(key, value);
@@ -36,9 +36,8 @@ class Pipeline : public TraceSink {
     }
     return true;
   }
-  Result<bool> events(const char* json, std::size_t len, std::uint64_t offset,
-                      const std::vector<std::uint32_t>& starts) override {
-    return parser_.parse(json, len, offset, starts, builder_);
+  Result<bool> events(const char* json, std::size_t len, std::uint64_t offset, const BatchIndex& index) override {
+    return parser_.parse(json, len, offset, index, builder_);
   }
   [[nodiscard]] std::int64_t events() const { return builder_.events(); }
   RecordBuilder& builder() { return builder_; }
@@ -61,7 +60,7 @@ struct Collected {
 
 Result<bool> collect_source(ByteSource& src, const std::string& name, const TraceOptions& opt, Collected& c) {
   if (opt.parts_read != nullptr) *opt.parts_read = 1;
-  Pipeline pipe(name, c.rec, opt.fast_scan);
+  Pipeline pipe(name, c.rec, opt);
   auto stats = stream_trace(src, name, pipe, opt.limits);
   if (!stats) return stats.error();
   c.stats = *stats;
@@ -123,7 +122,7 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
   std::vector<std::unique_ptr<Part>> parts;
   for (std::size_t k = 0; k < cuts.size(); ++k) {
     auto p = std::make_unique<Part>();
-    p->pipe = std::make_unique<Pipeline>(name, p->rec, opt.fast_scan, true);
+    p->pipe = std::make_unique<Pipeline>(name, p->rec, opt, true);
     parts.push_back(std::move(p));
   }
   auto run = [&](std::size_t k) {

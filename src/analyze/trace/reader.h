@@ -2,6 +2,8 @@
 // folders into trace files, and compare ranks.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,6 +29,8 @@ struct TraceOptions {
   bool fast_scan = true;
   // When set: receives the number of parts the trace was read in (1: on one thread).
   std::size_t* parts_read = nullptr;
+  // When set: counts the batches of events plumb's scanner handed to simdjson (from any thread).
+  std::atomic<std::uint64_t>* simdjson_batches = nullptr;
   // analyze_trace_files: called (from the reading thread) when the file at this index is done.
   std::function<void(std::size_t)> on_file_done;
 };

@@ -114,7 +114,8 @@ class Splitter {
     char saved_after = b[batch_end_];
     b[batch_begin_ - 1] = '[';
     b[batch_end_] = ']';
-    auto r = sink_.events(b + batch_begin_ - 1, batch_end_ - batch_begin_ + 2, offset_of(batch_begin_), starts_);
+    index_.strings_clean = !ctl_in_string_;
+    auto r = sink_.events(b + batch_begin_ - 1, batch_end_ - batch_begin_ + 2, offset_of(batch_begin_), index_);
     b[batch_begin_ - 1] = saved_before;
     b[batch_end_] = saved_after;
     batch_begin_ = batch_end_ = 0;
@@ -193,14 +194,16 @@ class Splitter {
     while (p < end) {
       const std::size_t n = std::min<std::size_t>(64, static_cast<std::size_t>(end - p));
       const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
-      std::uint64_t quote = 0, bslash = 0, open = 0, close = 0;
-      block_masks(p, quote, bslash, open, close);  // reads 64 bytes: the padding makes this safe
+      std::uint64_t quote = 0, bslash = 0, open = 0, close = 0, ctl = 0;
+      block_masks(p, quote, bslash, open, close, ctl);  // reads 64 bytes: the padding makes this safe
       quote &= valid;
       bslash &= valid;
       open &= valid;
       close &= valid;
       if (bslash != 0 || esc_) quote = scalar_quotes(p, n);
       std::uint64_t in_str = prefix_xor(quote) ^ (in_str_ ? ~std::uint64_t{0} : 0);
+      // Invalid JSON, and rare: from here on every batch says so (BatchIndex::strings_clean).
+      if ((ctl & in_str & valid) != 0) ctl_in_string_ = true;
       std::uint64_t opens = open & ~in_str;
       std::uint64_t closes = close & ~in_str;
       std::uint64_t bits = opens | closes;
@@ -216,6 +219,7 @@ class Splitter {
               return true;
             }
             ev_start_ = idx;
+            ev_value_ends_.clear();
           }
           ++depth_;
           continue;
@@ -230,12 +234,18 @@ class Splitter {
           in_str_ = false;
           return true;
         }
-        if (--depth_ == 0) {
+        if (--depth_ == 1) {
+          // The end of a field's value: kept relative to the event, which a refill may move.
+          ev_value_ends_.push_back(static_cast<std::uint32_t>(idx - ev_start_));
+        } else if (depth_ == 0) {
           if (batch_begin_ == 0) {
             batch_begin_ = ev_start_;
-            starts_.clear();
+            index_.starts.clear();
+            index_.value_ends.clear();
           }
-          starts_.push_back(static_cast<std::uint32_t>(ev_start_ - batch_begin_ + 1));
+          const auto ev = static_cast<std::uint32_t>(ev_start_ - batch_begin_ + 1);
+          index_.starts.push_back(ev);
+          for (std::uint32_t r : ev_value_ends_) index_.value_ends.push_back(ev + r);
           batch_end_ = idx + 1;
           ++events_;
           if (batch_end_ - batch_begin_ >= lim_.batch) pending_flush_ = true;
@@ -265,14 +275,16 @@ class Splitter {
     return x;
   }
 
+  // Per 64-byte block: quotes, backslashes, opening and closing brackets, control characters.
   static void block_masks(const char* p, std::uint64_t& quote, std::uint64_t& bslash, std::uint64_t& open,
-                          std::uint64_t& close) {
+                          std::uint64_t& close, std::uint64_t& ctl) {
 #if defined(__SSE2__)
     const __m128i q = _mm_set1_epi8('"');
     const __m128i bs = _mm_set1_epi8('\\');
     const __m128i lo = _mm_set1_epi8(0x20);
     const __m128i o = _mm_set1_epi8('{');  // '[' | 0x20 == '{'
     const __m128i c = _mm_set1_epi8('}');  // ']' | 0x20 == '}'
+    const __m128i lim = _mm_set1_epi8(0x1f);
     for (int k = 0; k < 4; ++k) {
       __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
       __m128i f = _mm_or_si128(v, lo);
@@ -281,6 +293,8 @@ class Splitter {
       bslash |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bs)))) << shift;
       open |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(f, o)))) << shift;
       close |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(f, c)))) << shift;
+      ctl |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, lim), v))))
+             << shift;  // v <= 0x1f
     }
 #else
     for (int i = 0; i < 64; ++i) {
@@ -290,6 +304,7 @@ class Splitter {
       if (ch == '\\') bslash |= bit;
       if (ch == '{' || ch == '[') open |= bit;
       if (ch == '}' || ch == ']') close |= bit;
+      if (static_cast<unsigned char>(ch) < 0x20) ctl |= bit;
     }
 #endif
   }
@@ -500,7 +515,9 @@ class Splitter {
   bool in_str_ = false, esc_ = false, scalar_ = false, missing_ = false;
   std::size_t ev_start_ = 0;
   std::size_t batch_begin_ = 0, batch_end_ = 0;
-  std::vector<std::uint32_t> starts_;
+  BatchIndex index_;
+  std::vector<std::uint32_t> ev_value_ends_;  // of the open event, relative to ev_start_
+  bool ctl_in_string_ = false;
   bool pending_flush_ = false;
   std::size_t error_at_ = 0;
   std::optional<Error> flush_error_;

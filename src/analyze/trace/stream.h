@@ -16,16 +16,28 @@ namespace plumb::trace {
 // Bytes after every batch the sink may read (simdjson's SIMDJSON_PADDING).
 inline constexpr std::size_t kBatchPadding = 64;
 
+// What the splitter learnt about a batch while cutting it out of the file.
+struct BatchIndex {
+  // Each event's position in the batch (for error messages that name the failing event).
+  std::vector<std::uint32_t> starts;
+  // In file order, the position in the batch of the closing bracket of every object or array that
+  // is the value of an event's own field ("args": {...}), so a scanner can skip such a value in one
+  // step: its brackets were already matched outside strings here.
+  std::vector<std::uint32_t> value_ends;
+  // No control character (below 0x20) was seen inside a string of this batch, nor of any batch
+  // before it. JSON wants them escaped (RFC 8259, section 7) and simdjson's first stage rejects them,
+  // so a value skipped by value_ends needs no other check.
+  bool strings_clean = true;
+};
+
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
   // A top-level key the analysis wants (distributedInfo, deviceProperties, ...) with its raw JSON value.
   virtual Result<bool> header(std::string_view key, std::string_view value) = 0;
   // A batch "[ev,ev,...]" of complete events; at least kBatchPadding readable bytes follow json+len.
-  // `offset` is the file byte offset of json[1] (the first event); `starts` holds each event's
-  // position in json (for error messages that name the failing event).
-  virtual Result<bool> events(const char* json, std::size_t len, std::uint64_t offset,
-                              const std::vector<std::uint32_t>& starts) = 0;
+  // `offset` is the file byte offset of json[1] (the first event).
+  virtual Result<bool> events(const char* json, std::size_t len, std::uint64_t offset, const BatchIndex& index) = 0;
 };
 
 struct StreamStats {

@@ -355,6 +355,9 @@ TEST(TraceFastScan, BadInputGivesTheSimdjsonError) {
       R"({"traceEvents": [{"ph": 5, "name": "a", "ts": 1, "dur": 5}]})",
       R"({"traceEvents": [{"ph": "X", "name": "a", "ts": "1", "dur": 5}]})",
       "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"\xff\xfe\", \"ts\": 1, \"dur\": 5}]}",
+      // A control character in a string of a value the scanner skips by the splitter's index.
+      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"ts\": 1, \"dur\": 5, \"args\": {\"x\": \"a\tb\"}}]}",
+      "{\"traceEvents\": [{\"ph\": \"M\", \"name\": \"a\", \"args\": [\"\x01\"]}]}",
   };
   for (const char* c : cases) {
     auto slow = analyze_trace_bytes(c, "bad.json", simdjson_only());
@@ -363,6 +366,60 @@ TEST(TraceFastScan, BadInputGivesTheSimdjsonError) {
     if (!slow.ok()) {
       EXPECT_EQ(slow.error().message, fast.error().message) << c;
     }
+  }
+}
+
+// The scanner takes every batch of these traces itself (a refused batch would still give the right
+// answer, through simdjson, only slower): the values it skips by the splitter's index included.
+TEST(TraceFastScan, RealAndGeneratedTracesNeedNoSimdjsonBatch) {
+  for (const char* f : {"hta-a100-sxm4-80gb-train-rank0-nccl.json.gz", "hta-mtia-inference-rank0.json.gz",
+                        "kineto-resnet50-num-workers-4.json.gz", "hta-v100-sxm2-32gb-ns-resolution-rank0.json.gz"}) {
+    auto data = read_user_file(test::fixture(std::string("traces/corpus/") + f));
+    ASSERT_TRUE(data.ok()) << f;
+    std::atomic<std::uint64_t> refused{0};
+    TraceOptions o;
+    o.simdjson_batches = &refused;
+    must_parallel(analyze_trace_bytes(*data, f, o));
+    EXPECT_EQ(refused.load(), 0u) << f;
+  }
+  std::atomic<std::uint64_t> refused{0};
+  TraceOptions o = parallel(3, 4096);
+  o.simdjson_batches = &refused;
+  o.limits.chunk = 512;  // events straddle refills: the index of a moved event stays right
+  o.limits.batch = 2048;
+  // Names without escapes (an escaped name is simdjson's to read); skipped values full of traps.
+  std::string text = R"({"traceEvents": [)";
+  for (int k = 0; k < 400; ++k) {
+    if (k > 0) text += ",\n";
+    const std::string t = std::to_string(1000 + k * 100);
+    text += k % 40 == 0 ? R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" + std::to_string(k / 40) +
+                              R"(", "pid": 1, "tid": 1, "ts": )" + t + R"(, "dur": 4000})"
+                        : R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )" + t +
+                              R"(, "dur": 50, "args": {"Input Dims": [[32, 512], [512, [1, {}]]], "s": "]}\" [{", "e": "\u005d\\"}, "x": [{"}": ["{"]}]})";
+  }
+  text += "]}";
+  must_parallel(analyze_trace_bytes(text, "t.json", o));
+  EXPECT_EQ(refused.load(), 0u);
+}
+
+// Values of the event's own fields are skipped in one step to the end the splitter found: brackets
+// and quotes inside strings, containers after "args", fields after them.
+TEST(TraceFastScan, ValuesSkippedByTheSplittersIndexReadTheSame) {
+  const char* text = R"J({"traceEvents": [
+    {"name": "ProfilerStep#1", "ph": "X", "cat": "user_annotation", "pid": 1, "tid": 1, "ts": 1000, "dur": 1000},
+    {"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 1100, "dur": 30, "args": {"Input Dims": [[1, 2], []], "s": "]}\" [{", "u": "\u005d"}, "more": [{"x": "}"}, []], "dur": 40},
+    {"ph": "f", "id": 3, "pid": 0, "tid": 7, "ts": 1200, "cat": "ac2g", "name": "ac2g", "bp": "e", "args": {}, "x": [], "y": {"a": [{}]}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1150, "dur": 100, "extra": [{"]": "["}], "args": {"stream": 7, "correlation": 3, "n": [1, {"b": []}]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1120, "dur": 10, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": 1300, "dur": 5, "args": {"x": tru, "y": [1 2]}}
+  ]})J";
+  auto slow = analyze_trace_bytes(text, "skip.json", simdjson_only());
+  auto fast = analyze_trace_bytes(text, "skip.json");
+  ASSERT_EQ(slow.ok(), fast.ok());
+  if (slow.ok()) {
+    expect_same(must_parallel(std::move(slow)), must_parallel(std::move(fast)));
+  } else {
+    EXPECT_EQ(slow.error().message, fast.error().message);
   }
 }
 

@@ -41,6 +41,26 @@ TEST(PodVector, GrowsFromTheHeapIntoItsOwnMappingAndKeepsEveryElement) {
   EXPECT_EQ(copy[0].key, 7);
 }
 
+// A mapping's pages are made present a step at a time (capacity() is where they are): reserve,
+// append and push_back across the steps, the move from the heap and the mremap keep every element.
+TEST(PodVector, ReserveAndAppendAcrossPopulatedSteps) {
+  PodVector<Rec> v;
+  for (int i = 0; i < 1000; ++i) v.push_back({i, 1});
+  v.reserve(200'000);  // 1.6 MB: from the heap into a mapping with elements in it
+  EXPECT_GE(v.capacity(), 200'000u);
+  std::vector<Rec> block(70'001);
+  int next = 1000;
+  for (int round = 0; round < 40; ++round) {
+    for (auto& r : block) r = {next++, 2};
+    v.append(block.data(), block.size() - static_cast<std::size_t>(round * 997));
+    next -= round * 997;
+    v.push_back({next++, 3});
+  }
+  ASSERT_EQ(v.size(), static_cast<std::size_t>(next));
+  EXPECT_GE(v.capacity(), v.size());
+  for (int i = 0; i < next; ++i) ASSERT_EQ(v[static_cast<std::size_t>(i)].key, i) << i;
+}
+
 // Against std::stable_sort on inputs shaped like traces (in order with neighbours swapped, a few
 // records far behind or far ahead, far from sorted) and on random ones with many ties: covers the
 // local insertion, the lift-and-merge path and the natural merge sort fallback.
