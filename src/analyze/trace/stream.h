@@ -59,7 +59,7 @@ struct StreamRange {
 };
 
 struct StreamLimits {
-  std::size_t chunk = std::size_t{1} << 20;      // bytes read per refill
+  std::size_t chunk = std::size_t{256} << 10;      // bytes read per refill
   std::size_t batch = std::size_t{256} << 10;    // events handed over once a batch is this large
   std::size_t max_event = std::size_t{256} << 20; // one event larger than this is an error
   std::size_t max_header_value = std::size_t{16} << 20;
