@@ -48,8 +48,9 @@ trace::StepFilter parse_steps(const std::string& s) {
 // third fewer page faults (docs/performance-trace.md).
 void keep_freed_blocks() {
 #if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest on 64-bit systems (mallopt(3))
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  // Called before the reader starts any thread (glibc's mallopt takes the arena lock anyway).
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // NOLINT(concurrency-mt-unsafe): glibc's largest on 64-bit (mallopt(3))
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);  // NOLINT(concurrency-mt-unsafe)
 #endif
 }
 

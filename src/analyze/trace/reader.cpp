@@ -389,6 +389,7 @@ std::optional<TraceCrossRank> compare_ranks(const std::vector<TraceRank>& traces
     return std::nullopt;
   }
   std::vector<double> v;
+  v.reserve(meds.size());
   for (const auto& m : meds) v.push_back(m.first);
   std::sort(v.begin(), v.end());
   std::size_t n = v.size();

@@ -285,7 +285,7 @@ class Splitter {
     const __m128i o = _mm_set1_epi8('{');  // '[' | 0x20 == '{'
     const __m128i c = _mm_set1_epi8('}');  // ']' | 0x20 == '}'
     const __m128i lim = _mm_set1_epi8(0x1f);
-    for (int k = 0; k < 4; ++k) {
+    for (std::ptrdiff_t k = 0; k < 4; ++k) {
       __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
       __m128i f = _mm_or_si128(v, lo);
       auto shift = static_cast<unsigned>(16 * k);
