@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <future>
 #include <type_traits>
 
@@ -68,53 +69,81 @@ void RecordBuilder::append(RecordBuilder& later) {
   // builder would have given.
   std::vector<std::uint32_t> name_map(b.names.size());
   for (std::size_t i = 0; i < b.names.size(); ++i) name_map[i] = intern(b.names[i]);
-  // The flat arrays are copied on a second thread while this one copies the per-thread CPU rows:
-  // the two touch disjoint arrays (the merge is the serial step between the parts and the analysis).
-  auto move_pod = [](auto& to, auto& from) {
-    to.append(from.data(), from.size());
-    from = std::remove_reference_t<decltype(from)>();
-  };
-  auto flat = [&] {
-    for (auto& s : b.syncs) s.name = name_map[s.name];
-    move_pod(out_.dataloader, b.dataloader);
-    move_pod(out_.optimizer, b.optimizer);
-    move_pod(out_.cpu_copy, b.cpu_copy);
-    move_pod(out_.gpu, b.gpu);
-    move_pod(out_.corr, b.corr);
-    move_pod(out_.launches, b.launches);
-    move_pod(out_.syncs, b.syncs);
-  };
-  constexpr std::size_t kParallelMergeRows = 1u << 14;
-  std::future<void> flat_done;
-  if (b.gpu.size() + b.corr.size() >= kParallelMergeRows) flat_done = std::async(std::launch::async, flat);
+  // Every thread of the later builder gets its row here first (new ones appended now), so that no
+  // array of arrays moves while the copies run.
+  std::vector<std::size_t> dest(b.cpu.size());
   for (std::size_t t = 0; t < b.cpu.size(); ++t) {
     const auto& ids = later.thread_ids_[t];
     std::uint64_t key = thread_key(ids.first.view(), ids.second.view());
-    std::size_t g = 0;
     if (auto it = threads_.find(key); it != threads_.end()) {
-      g = it->second;
-    } else {
-      g = out_.cpu.size();
-      threads_.emplace(key, static_cast<std::uint32_t>(g));
-      out_.cpu.emplace_back();
-      out_.runtime.emplace_back();
-      thread_ids_.push_back(ids);
+      dest[t] = it->second;
+      continue;
     }
-    for (auto* part : {&b.cpu[t], &b.runtime[t]}) {
-      for (auto& r : *part) r.name = name_map[r.name];
-    }
-    out_.cpu[g].append(b.cpu[t].data(), b.cpu[t].size());
-    out_.runtime[g].append(b.runtime[t].data(), b.runtime[t].size());
-    b.cpu[t] = PodVector<CpuRec>();
-    b.runtime[t] = PodVector<CpuRec>();
+    dest[t] = out_.cpu.size();
+    threads_.emplace(key, static_cast<std::uint32_t>(dest[t]));
+    out_.cpu.emplace_back();
+    out_.runtime.emplace_back();
+    thread_ids_.push_back(ids);
   }
   last_thread_ = -1;
-  out_.steps.insert(out_.steps.end(), std::make_move_iterator(b.steps.begin()), std::make_move_iterator(b.steps.end()));
-  if (flat_done.valid()) {
-    flat_done.get();
-  } else {
-    flat();
+  // Then the copies, each into its own destination array: on two threads, the largest first, each
+  // to the thread with fewer bytes so far (the merge is the serial step between the parts and the
+  // analysis; a trace's rows may sit mostly in its GPU arrays or spread over many CPU threads).
+  struct Job {
+    std::size_t bytes;
+    std::function<void()> run;
+  };
+  std::vector<Job> jobs;
+  auto move_pod = [&jobs](auto& to, auto& from) {
+    if (from.empty()) return;
+    jobs.push_back({from.size() * sizeof(from[0]), [&to, &from] {
+                      to.append(from.data(), from.size());
+                      from = std::remove_reference_t<decltype(from)>();
+                    }});
+  };
+  for (auto& s : b.syncs) s.name = name_map[s.name];
+  move_pod(out_.dataloader, b.dataloader);
+  move_pod(out_.optimizer, b.optimizer);
+  move_pod(out_.cpu_copy, b.cpu_copy);
+  move_pod(out_.gpu, b.gpu);
+  move_pod(out_.corr, b.corr);
+  move_pod(out_.launches, b.launches);
+  move_pod(out_.syncs, b.syncs);
+  std::size_t rows = b.gpu.size() + b.corr.size();
+  for (std::size_t t = 0; t < b.cpu.size(); ++t) {
+    rows += b.cpu[t].size() + b.runtime[t].size();
+    jobs.push_back({(b.cpu[t].size() + b.runtime[t].size()) * sizeof(CpuRec), [this, &b, &name_map, &dest, t] {
+                      for (auto* part : {&b.cpu[t], &b.runtime[t]}) {
+                        for (auto& r : *part) r.name = name_map[r.name];
+                      }
+                      out_.cpu[dest[t]].append(b.cpu[t].data(), b.cpu[t].size());
+                      out_.runtime[dest[t]].append(b.runtime[t].data(), b.runtime[t].size());
+                      b.cpu[t] = PodVector<CpuRec>();
+                      b.runtime[t] = PodVector<CpuRec>();
+                    }});
   }
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& x, const Job& y) { return x.bytes > y.bytes; });
+  std::vector<const Job*> here, there;
+  std::size_t here_bytes = 0, there_bytes = 0;
+  constexpr std::size_t kParallelMergeRows = 1u << 14;
+  for (const auto& j : jobs) {
+    if (rows >= kParallelMergeRows && there_bytes < here_bytes) {
+      there.push_back(&j);
+      there_bytes += j.bytes;
+    } else {
+      here.push_back(&j);
+      here_bytes += j.bytes;
+    }
+  }
+  std::future<void> there_done;
+  if (!there.empty()) {
+    there_done = std::async(std::launch::async, [&there] {
+      for (const Job* j : there) j->run();
+    });
+  }
+  for (const Job* j : here) j->run();
+  out_.steps.insert(out_.steps.end(), std::make_move_iterator(b.steps.begin()), std::make_move_iterator(b.steps.end()));
+  if (there_done.valid()) there_done.get();
   for (const auto& [k, m] : b.memory) {
     auto it = out_.memory.find(k);
     if (it == out_.memory.end()) {
