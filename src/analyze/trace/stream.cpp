@@ -468,7 +468,14 @@ class Splitter {
             state_ = St::done;
             return true;
           }
-          if (error_at_ != 0) return err("unbalanced '}' between events", error_at_);
+          if (error_at_ != 0) {
+            // The complete events before the stray brace are read first, so the error reported is
+            // the first one in the file whatever the sizes of the reads (a refill flushes the batch
+            // too, and the brace may sit in the same 64-byte block as the end of the batch).
+            auto f = flush();
+            if (!f) return f.error();
+            return err("unbalanced '}' between events", error_at_);
+          }
           // p is at the ']' that closes the events array.
           pos_ = at(p);
           auto f = flush();

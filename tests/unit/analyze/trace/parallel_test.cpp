@@ -423,6 +423,28 @@ TEST(TraceFastScan, ValuesSkippedByTheSplittersIndexReadTheSame) {
   }
 }
 
+// Two errors: an event whose "ts" is a string, then a stray '}' right after it. The first in the file
+// is reported, however the bytes arrive: the memory source hands the splitter the two bytes it
+// sniffed first, a part's source the whole range, so their 64-byte blocks start at bytes 2 and 1. The
+// event ends at byte 64 and the brace is byte 65: in one block for one source, not for the other.
+TEST(TraceParallel, TheFirstErrorInTheFileWhateverTheReads) {
+  std::string ev = R"({"ph": "X", "name": "a", "ts": "1", "dur": 5, "pad": ")";
+  ev += std::string(static_cast<std::size_t>(64 - 1 - static_cast<int>(ev.size()) - 1), 'x') + "\"}";
+  const std::string text = "[" + ev + "}, " + R"({"ph": "X", "name": "b", "ts": 2, "dur": 5}])";
+  ASSERT_EQ(text.find("\"}}"), 63u);  // the event's '}' at byte 64 (from 0), the stray one at 65
+  TraceOptions one;
+  one.limits.batch = 1;
+  auto r1 = analyze_trace_bytes(text, "t.json", one);
+  ASSERT_FALSE(r1.ok());
+  EXPECT_NE(r1.error().message.find("\"ts\" is not a number"), std::string::npos) << r1.error().message;
+  TraceOptions parts = one;
+  parts.threads = 2;
+  parts.min_part = 16;
+  auto r2 = analyze_trace_bytes(text, "t.json", parts);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.error().message, r1.error().message);
+}
+
 TEST(TraceParallel, AvailableCpusIsAtLeastOne) { EXPECT_GE(available_cpus(), 1); }
 
 }  // namespace
