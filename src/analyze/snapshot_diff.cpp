@@ -298,7 +298,8 @@ SnapshotDiff diff_facts(const Facts& a, const Facts& b) {
 }
 
 namespace {
-const bool kSnapshotDiffUi = register_ui({
+const bool kSnapshotDiffUi = register_ui([] {
+  return std::vector<UiString>{
     {"diff.group.os", {"OS and kernel", "操作系统与内核"}},
     {"diff.why.os",
      {"kernel and C library change drivers, getrandom(), scheduling and I/O: same code, different results (the "
@@ -357,6 +358,7 @@ const bool kSnapshotDiffUi = register_ui({
     {"diff.none", {"No difference in the compared facts.", "所比较的事实没有差异。"}},
     {"diff.identical", {"Identical", "相同"}},
     {"diff.why", {"why it matters", "影响"}},
+};
 });
 }  // namespace
 

@@ -14,13 +14,15 @@ namespace plumb {
 
 namespace {
 
-const bool kNpdPluginStrings = register_ui({
+const bool kNpdPluginStrings = register_ui([] {
+  return std::vector<UiString>{
     {"npd.problem", {"plumb {layer}: {count} failed: {first}", "plumb {layer}：{count} 项失败：{first}"}},
     {"npd.ok", {"plumb {layer}: ok, {pass} passed, {warn} warnings, {skip} not checked",
                 "plumb {layer}：正常，{pass} 项通过，{warn} 项警告，{skip} 项未检查"}},
     {"npd.unknown", {"plumb {layer}: not checked: {reason}", "plumb {layer}：未检查：{reason}"}},
     {"npd.no_checks", {"no check of this layer ran", "本层没有检查运行"}},
     {"npd.all_layers", {"all layers", "全部层"}},
+};
 });
 
 const std::array<std::pair<const char*, Section>, 5> kLayers{{

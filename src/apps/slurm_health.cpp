@@ -16,7 +16,8 @@ namespace plumb {
 
 namespace {
 
-const bool kSlurmHealthStrings = register_ui({
+const bool kSlurmHealthStrings = register_ui([] {
+  return std::vector<UiString>{
     {"slurm.drain", {"drained {node}: {reason}", "已将 {node} 置为 DRAIN：{reason}"}},
     {"slurm.reason", {"{node} stays drained by plumb, for a new reason: {reason}", "{node} 仍由 plumb 置为 DRAIN，原因更新为：{reason}"}},
     {"slurm.resume", {"resumed {node} (drained by plumb before: {old})", "已恢复 {node}（此前由 plumb 置为 DRAIN：{old}）"}},
@@ -30,6 +31,7 @@ const bool kSlurmHealthStrings = register_ui({
     {"slurm.failed", {"could not {step} node {node}: {error}", "无法{step}节点 {node}：{error}"}},
     {"slurm.step.show", {"read the state of", "读取状态："}},
     {"slurm.step.update", {"update", "更新"}},
+};
 });
 
 bool executable(const std::string& path) { return path.size() > 1 && path.front() == '/' && ::access(path.c_str(), X_OK) == 0; }

@@ -15,13 +15,15 @@ namespace plumb {
 
 namespace {
 
-const bool kUi = register_ui({
+const bool kUi = register_ui([] {
+  return std::vector<UiString>{
     {"baseline.now", {"baseline is now run {id} ({when}, {host}, {benches})", "基线已设为运行 {id}（{when}，{host}，{benches}）"}},
     {"baseline.none", {"no baseline set in {db}: plumb baseline set [RUN]", "{db} 中尚未设置基线：plumb baseline set [RUN]"}},
     {"baseline.show", {"baseline: run {id} ({when}, {host}, {command})", "基线：运行 {id}（{when}，{host}，{command}）"}},
     {"baseline.exported", {"exported run {id} ({n} metrics) to {file}", "已将运行 {id}（{n} 项指标）导出到 {file}"}},
     {"baseline.imported", {"imported {n} metrics from {file} as run {id}", "已从 {file} 导入 {n} 项指标，记为运行 {id}"}},
     {"baseline.imported_set", {"; it is now the baseline", "；已设为基线"}},
+};
 });
 
 std::int64_t run_id(const std::string& s) {

@@ -76,7 +76,8 @@ struct HistoryArgs {
   OutputOptions output;
 };
 
-const bool kCmdCompareUi = register_ui({
+const bool kCmdCompareUi = register_ui([] {
+  return std::vector<UiString>{
     {"history.empty", {"no runs recorded in {db}", "{db} 中没有记录"}},
     {"history.id", {"run", "运行"}},
     {"history.when", {"started", "开始时间"}},
@@ -85,6 +86,7 @@ const bool kCmdCompareUi = register_ui({
     {"history.metrics", {"metrics", "指标数"}},
     {"history.baseline", {"baseline", "基线"}},
     {"history.title", {"recorded runs", "已记录的运行"}},
+};
 });
 
 // The runs (or one metric across runs) as a table in the shared table model.

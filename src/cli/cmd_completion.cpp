@@ -324,7 +324,8 @@ const bool kMan = register_subcommand({"man", "write the manual page (roff) of e
                                            std::cout << man_page(root_of(app));
                                            return 0;
                                          };
-                                       }});
+                                       },
+                                       true});
 
 const bool kCompletion = register_subcommand(
     {"completion", "write the shell completion script to stdout: source <(plumb completion bash)", 901, [](CLI::App& app) {
@@ -335,7 +336,8 @@ const bool kCompletion = register_subcommand(
          std::cout << (*shell == "zsh" ? zsh_script(root) : bash_script(root));
          return 0;
        };
-     }});
+     },
+     true});
 
 }  // namespace
 }  // namespace plumb

@@ -21,12 +21,14 @@ namespace plumb {
 
 namespace {
 
-const bool kCmdExporterUi = register_ui({
+const bool kCmdExporterUi = register_ui([] {
+  return std::vector<UiString>{
     {"exporter.listening", {"plumb exporter listening on http://{address}/metrics", "plumb exporter 正在监听 http://{address}/metrics"}},
     {"exporter.not_loopback", {"warning: {address} is reachable from other machines and /metrics has no authentication",
                                "警告：{address} 可被其他机器访问，而 /metrics 没有认证"}},
     {"exporter.index", {"plumb exporter: /metrics (Prometheus), /healthz (liveness)", "plumb exporter：/metrics（Prometheus）、/healthz（存活检查）"}},
     {"exporter.stopped", {"plumb exporter stopped", "plumb exporter 已停止"}},
+};
 });
 
 struct ExporterArgs {

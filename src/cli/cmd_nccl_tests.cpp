@@ -131,7 +131,8 @@ const bool kCmdNcclTestsSub = register_subcommand(
        return [a] { return run_nccl_tests(*a); };
      }});
 
-const bool kCmdNcclTestsUi = register_ui({
+const bool kCmdNcclTestsUi = register_ui([] {
+  return std::vector<UiString>{
     {"nccltests.summary",
      {"{file}: {coll}, {ranks} ranks on {hosts} hosts, {gpu}, NCCL {nccl}\n"
       "  {rows} sizes up to {max}; peak busbw {peak} GB/s at {peak_size}; mean busbw of sizes >= 1 GiB {large} GB/s; "
@@ -139,6 +140,7 @@ const bool kCmdNcclTestsUi = register_ui({
       "{file}：{coll}，{ranks} 个 rank，{hosts} 台主机，{gpu}，NCCL {nccl}\n"
       "  {rows} 个消息大小，最大 {max}；busbw 峰值 {peak} GB/s（{peak_size}）；>= 1 GiB 消息的平均 busbw {large} GB/s；"
       "nccl-tests 的 'Avg bus bandwidth' {avg} GB/s（所有大小的平均，并非峰值）\n  预期上限：{ceiling}"}},
+};
 });
 
 }  // namespace

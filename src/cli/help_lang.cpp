@@ -7,7 +7,8 @@ namespace plumb {
 
 namespace {
 
-const bool kHelpLangUi = register_ui({
+const bool kHelpLangUi = register_ui([] {
+  return std::vector<UiString>{
     {"help.usage", {"Usage", "用法"}},
     {"help.options", {"OPTIONS", "选项"}},
     {"help.subcommand", {"SUBCOMMAND", "子命令"}},
@@ -21,6 +22,7 @@ const bool kHelpLangUi = register_ui({
     {"help.usage_line", {"Usage: plumb COMMAND [OPTIONS]", "用法：plumb COMMAND [OPTIONS]"}},
     {"help.start", {"Start with `plumb check`; `plumb COMMAND --help` lists a command's options.",
                     "从 `plumb check` 开始；`plumb COMMAND --help` 列出某个命令的选项。"}},
+};
 });
 
 void localize_app(CLI::App& app, Lang lang) {

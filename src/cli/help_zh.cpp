@@ -6,7 +6,8 @@
 namespace plumb {
 namespace {
 
-const bool kCommon = register_phrases({
+const bool kCommon = register_phrases([] {
+  return std::vector<Phrase>{
     {"plumb: is it the model, or is the infrastructure under it loose?", "plumb：是模型的问题，还是底层基础设施松动了？"},
     {"is it the model, or is the infrastructure under it loose?", "是模型的问题，还是底层基础设施松动了？"},
     {"Print this help message and exit", "显示本帮助并退出"},
@@ -30,10 +31,12 @@ const bool kCommon = register_phrases({
      "历史数据库（默认：$PLUMB_DB、$XDG_STATE_HOME/plumb/plumb.db 或 ~/.local/state/plumb/plumb.db）"},
     {"do not record this run in the history database", "不把本次运行记入历史数据库"},
     {"Python interpreter for the framework probe", "框架探测所用的 Python 解释器"},
+};
 });
 
 // Subcommand descriptions.
-const bool kCommands = register_phrases({
+const bool kCommands = register_phrases([] {
+  return std::vector<Phrase>{
     {"health check of this machine (or a --root fixture tree)", "本机（或 --root 夹具目录树）的健康体检"},
     {"health check across a cluster: one rank per node under mpirun/srun; `fleet report` judges saved snapshots",
      "集群健康体检：在 mpirun/srun 下每个节点一个 rank；`fleet report` 判定已保存的快照"},
@@ -67,10 +70,12 @@ const bool kCommands = register_phrases({
      "将所有命令的手册页（roff）写到标准输出：`plumb man | man -l -`"},
     {"shell: bash|zsh", "shell：bash|zsh"},
     {"judge saved snapshots (plumb check --save) as one fleet", "将已保存的快照（plumb check --save）作为一个集群判定"},
+};
 });
 
 // check, fleet, diagnose, trace.
-const bool kHelpZhCheck = register_phrases({
+const bool kHelpZhCheck = register_phrases([] {
+  return std::vector<Phrase>{
     {"read /proc, /sys, /dev, /etc, /run under DIR (a fixture tree)", "从 DIR 下读取 /proc、/sys、/dev、/etc、/run（夹具目录树）"},
     {"inspect running process N (environ, cgroup, limits, libraries) instead of plumb", "检查运行中的进程 N（environ、cgroup、limits、库），而不是 plumb 自身"},
     {"read kernel log lines from FILE instead of /dev/kmsg", "从 FILE 而不是 /dev/kmsg 读取内核日志"},
@@ -123,10 +128,12 @@ const bool kHelpZhCheck = register_phrases({
     {"trace files (.json, .json.gz; one per rank) or folders of them", "trace 文件（.json、.json.gz；每个 rank 一个）或其所在目录"},
     {"analyse only the trace of rank R", "只分析 rank R 的 trace"},
     {"only ProfilerStep#N with N in A-B (or one step N)", "只分析 N 在 A-B 之间的 ProfilerStep#N（或单个 step N）"},
+};
 });
 
 // bench, topo, baseline, compare, history.
-const bool kHelpZhBench = register_phrases({
+const bool kHelpZhBench = register_phrases([] {
+  return std::vector<Phrase>{
     {"benchmark: {=list}", "基准测试：{=list}"},
     {"storage: PATH (directory or new file); dataload: dataset DIR; serve: http://HOST:PORT/PATH; ort: MODEL.onnx",
      "storage：PATH（目录或新文件）；dataload：数据集 DIR；serve：http://HOST:PORT/PATH；ort：MODEL.onnx"},
@@ -199,10 +206,12 @@ const bool kHelpZhBench = register_phrases({
     {"worse by more than this % fails (default 25, or the config)", "变差超过此百分比即失败（默认 25，或取配置）"},
     {"a metric name such as membw.copy.all", "指标名，如 membw.copy.all"},
     {"most recent runs to show", "显示最近的运行数"},
+};
 });
 
 // watch, exporter, memory, nccl-tests, report, diff, h5, outdiff.
-const bool kOthers = register_phrases({
+const bool kOthers = register_phrases([] {
+  return std::vector<Phrase>{
     {"time between samples: 100ms, 1s, 2m", "采样间隔：100ms、1s、2m"},
     {"stop after this long (default: until Ctrl-C or the --pid process ends)", "运行这么久后停止（默认：直到 Ctrl-C 或 --pid 进程结束）"},
     {"the training/serving process to follow (CPU, RSS, threads; the run ends with it)", "要跟踪的训练/服务进程（CPU、RSS、线程；进程结束时运行结束）"},
@@ -236,6 +245,7 @@ const bool kOthers = register_phrases({
     {"absolute tolerance (default 1e-8 numpy, 1e-5 polygraphy)", "绝对容差（numpy 默认 1e-8，polygraphy 默认 1e-5）"},
     {"relative tolerance (default 1e-5)", "相对容差（默认 1e-5）"},
     {"count NaN in both outputs at the same place as equal", "两个输出同一位置的 NaN 视为相等"},
+};
 });
 
 }  // namespace

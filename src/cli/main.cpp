@@ -19,10 +19,18 @@ int main(int argc, char** argv) {
   auto subs = subcommands();
   std::stable_sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   std::vector<std::string> names;
+  names.reserve(subs.size());
+  for (const auto& s : subs) names.push_back(s.name);
+  // Only the command named first gets its options built (CLI11 builds hundreds of option objects
+  // for all of them otherwise, a third of a short command's start). Every command is built when
+  // the line starts with an option (`plumb --help`), names no known command, or names one that
+  // reads every command's options (the manual page, the shell completion).
+  const std::string first = argc > 1 ? argv[1] : "";
+  auto named = std::find_if(subs.begin(), subs.end(), [&](const SubcommandInfo& s) { return s.name == first; });
+  const bool one = named != subs.end() && !named->reads_every_command;
   for (const auto& s : subs) {
     CLI::App* sub = app.add_subcommand(s.name, s.help);
-    runners.emplace_back(sub, s.setup(*sub));
-    names.push_back(s.name);
+    if (!one || s.name == first) runners.emplace_back(sub, s.setup(*sub));
   }
   const Lang lang = help_lang(std::vector<std::string>(argv + 1, argv + argc));
   localize_help(app, lang);
@@ -41,7 +49,6 @@ int main(int argc, char** argv) {
   }
   // A mistyped subcommand gets a hint instead of CLI11's generic message.
   if (argc > 1 && argv[1][0] != '-') {
-    std::string first = argv[1];
     if (std::find(names.begin(), names.end(), first) == names.end()) {
       std::string hint = closest(first, names);
       std::cerr << "plumb: unknown command '" << first << "'" << (hint.empty() ? "" : " (did you mean '" + hint + "'?)")

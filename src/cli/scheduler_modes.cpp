@@ -14,10 +14,12 @@ namespace plumb {
 
 namespace {
 
-const bool kSchedulerModesStrings = register_ui({
+const bool kSchedulerModesStrings = register_ui([] {
+  return std::vector<UiString>{
     {"sched.budget_spent", {"plumb: the time budget of {seconds} s is spent; node state left unchanged",
                             "plumb：{seconds} 秒的时间预算已用完；节点状态未改动"}},
     {"sched.budget_reason", {"time budget of {seconds} s spent", "{seconds} 秒的时间预算已用完"}},
+};
 });
 
 // Time kept for scontrol after the checks: the state query and the update.

@@ -18,6 +18,7 @@ struct SubcommandInfo {
   std::string help;
   int order = 100;  // position in `plumb --help`
   std::function<std::function<int()>(CLI::App&)> setup;
+  bool reads_every_command = false;  // its runner walks every command's options (man, completion)
 };
 bool register_subcommand(SubcommandInfo s);
 const std::vector<SubcommandInfo>& subcommands();

@@ -10,7 +10,8 @@ namespace plumb {
 
 namespace {
 
-const bool kTimingsUi = register_ui({
+const bool kTimingsUi = register_ui([] {
+  return std::vector<UiString>{
     {"timings.heading", {"Collector timings (wall clock, longest first)", "采集器耗时（墙钟时间，按耗时降序）"}},
     {"timings.collector", {"collector", "采集器"}},
     {"timings.status", {"status", "状态"}},
@@ -24,6 +25,7 @@ const bool kTimingsUi = register_ui({
                        "并行运行的采集器：{n} 个；采集墙钟时间：{ms} ms"}},
     {"timings.command", {"from the first collector to here (collection, rules, report, history): {ms} ms",
                          "从第一个采集器启动至此（采集、规则、报告、历史记录）：{ms} ms"}},
+};
 });
 
 std::string status_word(const std::string& status, Lang lang) {

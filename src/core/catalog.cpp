@@ -4,15 +4,27 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/lazy_table.h"
 #include "core/phrases.h"
 
 namespace plumb {
 
 namespace {
-std::map<std::string, CatalogEntry>& catalog_table() {
-  static std::map<std::string, CatalogEntry> t;
+using CatalogMap = std::map<std::string, CatalogEntry>;
+
+void insert_findings(CatalogMap& t, std::vector<CatalogEntry>&& rows) {
+  for (auto& r : rows) {
+    std::string id = r.id;
+    if (!t.emplace(id, std::move(r)).second) throw std::logic_error("duplicate finding id " + id);
+  }
+}
+
+LazyTable<CatalogMap, CatalogEntry>& lazy_catalog() {
+  static LazyTable<CatalogMap, CatalogEntry> t(insert_findings);
   return t;
 }
+
+CatalogMap& catalog_table() { return lazy_catalog().get(); }
 
 // The values of a finding's placeholders in the report's language: an English reason or phrase
 // among them ("no nccl-tests log given") is translated, values and identifiers stay as they are.
@@ -38,14 +50,8 @@ const Text* message_for(const CatalogEntry& e, const Finding& f) {
 }
 }  // namespace
 
-bool register_findings(std::vector<CatalogEntry> rows) {
-  auto& t = catalog_table();
-  for (auto& r : rows) {
-    std::string id = r.id;
-    if (!t.emplace(id, std::move(r)).second) throw std::logic_error("duplicate finding id " + id);
-  }
-  return true;
-}
+bool register_findings(std::vector<CatalogEntry> rows) { return lazy_catalog().add(std::move(rows)); }
+bool register_findings(std::vector<CatalogEntry> (*rows)()) { return lazy_catalog().defer(rows); }
 
 namespace {
 std::vector<IdAlias>& alias_table() {

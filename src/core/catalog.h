@@ -25,8 +25,10 @@ struct CatalogEntry {
   std::vector<std::string> explains;    // L3 rows: the L2 finding ids this defect can cause
 };
 
-// Registers rows at static-initialisation time; duplicate ids are a programming error.
+// Registers rows at static-initialisation time; duplicate ids are a programming error. The
+// function form is called when the catalogue is first read (core/lazy_table.h).
 bool register_findings(std::vector<CatalogEntry> rows);
+bool register_findings(std::vector<CatalogEntry> (*rows)());
 // The row of an id, or of the id an alias names; nullptr when neither is known.
 const CatalogEntry* find_entry(const std::string& id);
 const std::map<std::string, CatalogEntry>& catalog();

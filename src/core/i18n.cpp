@@ -4,13 +4,25 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "core/lazy_table.h"
+
 namespace plumb {
 
 namespace {
-std::map<std::string, Text>& ui_table() {
-  static std::map<std::string, Text> t;
+using UiMap = std::map<std::string, Text>;
+
+void insert_ui(UiMap& t, std::vector<UiString>&& rows) {
+  for (auto& r : rows) {
+    if (!t.emplace(r.key, std::move(r.text)).second) throw std::logic_error("duplicate UI string " + r.key);
+  }
+}
+
+LazyTable<UiMap, UiString>& lazy_ui() {
+  static LazyTable<UiMap, UiString> t(insert_ui);
   return t;
 }
+
+UiMap& ui_table() { return lazy_ui().get(); }
 }  // namespace
 
 bool parse_lang(std::string_view s, Lang& out) {
@@ -63,13 +75,8 @@ std::string fill(std::string_view tmpl, const std::map<std::string, std::string>
   return out;
 }
 
-bool register_ui(std::vector<UiString> rows) {
-  auto& t = ui_table();
-  for (auto& r : rows) {
-    if (!t.emplace(r.key, r.text).second) throw std::logic_error("duplicate UI string " + r.key);
-  }
-  return true;
-}
+bool register_ui(std::vector<UiString> rows) { return lazy_ui().add(std::move(rows)); }
+bool register_ui(std::vector<UiString> (*rows)()) { return lazy_ui().defer(rows); }
 
 const std::string& tr(Lang lang, const std::string& key) {
   const auto& t = ui_table();

@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "core/lazy_table.h"
+
 namespace plumb {
 
 namespace {
@@ -23,11 +25,6 @@ struct Table {
   std::map<std::string, std::string, std::less<>> exact;
   std::vector<Pattern> patterns;  // most literal text first: the most specific pattern wins
 };
-
-Table& phrase_table() {
-  static Table t;
-  return t;
-}
 
 Pattern parse_pattern(const Phrase& p) {
   Pattern out;
@@ -106,6 +103,8 @@ bool match_from(const Pattern& p, std::size_t part, std::string_view text, std::
   return false;
 }
 
+Table& phrase_table();
+
 std::string localize_depth(std::string_view text, int depth) {
   const Table& t = phrase_table();
   auto it = t.exact.find(text);
@@ -134,10 +133,7 @@ std::string localize_depth(std::string_view text, int depth) {
   return std::string(text);
 }
 
-}  // namespace
-
-bool register_phrases(std::vector<Phrase> rows) {
-  Table& t = phrase_table();
+void insert_phrases(Table& t, std::vector<Phrase>&& rows) {
   for (auto& r : rows) {
     if (has_slot(r.en)) {
       auto same = [&](const Phrase& q) { return q.en == r.en; };
@@ -150,8 +146,19 @@ bool register_phrases(std::vector<Phrase> rows) {
   }
   std::stable_sort(t.patterns.begin(), t.patterns.end(),
                    [](const Pattern& a, const Pattern& b) { return a.literal_chars > b.literal_chars; });
-  return true;
 }
+
+LazyTable<Table, Phrase>& lazy_phrases() {
+  static LazyTable<Table, Phrase> t(insert_phrases);
+  return t;
+}
+
+Table& phrase_table() { return lazy_phrases().get(); }
+
+}  // namespace
+
+bool register_phrases(std::vector<Phrase> rows) { return lazy_phrases().add(std::move(rows)); }
+bool register_phrases(std::vector<Phrase> (*rows)()) { return lazy_phrases().defer(rows); }
 
 const std::vector<Phrase>& phrases() { return phrase_table().rows; }
 

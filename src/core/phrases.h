@@ -26,6 +26,7 @@ struct Phrase {
 
 // Registers rows at static-initialisation time; a duplicate English text is a programming error.
 bool register_phrases(std::vector<Phrase> rows);
+bool register_phrases(std::vector<Phrase> (*rows)());  // built at the first zh-CN look-up (core/lazy_table.h)
 const std::vector<Phrase>& phrases();
 
 // The text in `lang`: itself in English, or when no row matches.

@@ -11,6 +11,8 @@
 
 #include <toml++/toml.h>
 
+#include "core/lazy_table.h"
+
 #include "core/host_root.h"
 #include "core/suggest.h"
 #include "core/text.h"
@@ -18,10 +20,21 @@
 namespace plumb {
 
 namespace {
-std::map<std::string, ThresholdDef>& defs_table() {
-  static std::map<std::string, ThresholdDef> t;
+using DefsMap = std::map<std::string, ThresholdDef>;
+
+void insert_defs(DefsMap& t, std::vector<ThresholdDef>&& defs) {
+  for (auto& d : defs) {
+    std::string k = d.key;
+    if (!t.emplace(k, std::move(d)).second) throw std::logic_error("duplicate threshold " + k);
+  }
+}
+
+LazyTable<DefsMap, ThresholdDef>& lazy_defs() {
+  static LazyTable<DefsMap, ThresholdDef> t(insert_defs);
   return t;
 }
+
+DefsMap& defs_table() { return lazy_defs().get(); }
 
 std::vector<std::string> known_keys() {
   std::vector<std::string> keys;
@@ -123,14 +136,8 @@ Result<bool> read_thresholds(const toml::table& t, const std::string& prefix, Th
 }
 }  // namespace
 
-bool register_thresholds(std::vector<ThresholdDef> defs) {
-  auto& t = defs_table();
-  for (auto& d : defs) {
-    std::string k = d.key;
-    if (!t.emplace(k, std::move(d)).second) throw std::logic_error("duplicate threshold " + k);
-  }
-  return true;
-}
+bool register_thresholds(std::vector<ThresholdDef> defs) { return lazy_defs().add(std::move(defs)); }
+bool register_thresholds(std::vector<ThresholdDef> (*defs)()) { return lazy_defs().defer(defs); }
 
 const std::map<std::string, ThresholdDef>& threshold_defs() { return defs_table(); }
 

@@ -19,6 +19,7 @@ struct ThresholdDef {
 };
 
 bool register_thresholds(std::vector<ThresholdDef> defs);
+bool register_thresholds(std::vector<ThresholdDef> (*defs)());  // built at the first read (core/lazy_table.h)
 const std::map<std::string, ThresholdDef>& threshold_defs();
 
 class Thresholds {

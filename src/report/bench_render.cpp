@@ -14,7 +14,8 @@ namespace plumb {
 
 namespace {
 
-const bool kBenchRenderUi = register_ui({
+const bool kBenchRenderUi = register_ui([] {
+  return std::vector<UiString>{
     {"bench.title", {"benchmark", "基准测试"}},
     {"bench.context", {"Context", "测试环境"}},
     {"bench.params", {"Settings", "参数"}},
@@ -44,6 +45,7 @@ const bool kBenchRenderUi = register_ui({
     {"compare.change", {"change", "变化"}},
     {"compare.env", {"Environment differences", "环境差异"}},
     {"compare.no_env", {"no environment difference recorded", "未记录到环境差异"}},
+};
 });
 
 std::string n(double v) {

@@ -26,7 +26,8 @@ std::string tally_text(const Tally& t, Lang lang, bool nonzero_only) {
 }
 
 namespace {
-const bool kCountsUi = register_ui({
+const bool kCountsUi = register_ui([] {
+  return std::vector<UiString>{
     {"count.fail", {"{n} failed", "{n} 项失败"}},
     {"count.fail_one", {"{n} failed", "{n} 项失败"}},
     {"count.warn", {"{n} warnings", "{n} 项警告"}},
@@ -38,6 +39,7 @@ const bool kCountsUi = register_ui({
     {"count.info", {"{n} notes", "{n} 项提示"}},
     {"count.info_one", {"{n} note", "{n} 项提示"}},
     {"count.sep", {", ", "，"}},
+};
 });
 }  // namespace
 

@@ -96,13 +96,15 @@ std::string diagnose_block(const Report& r, const RenderOptions& o, const std::s
 
 const bool kDiagnoseBlock = register_report_block(5, {Section::environment, diagnose_block});
 
-const bool kDiagnoseBlockUi = register_ui({
+const bool kDiagnoseBlockUi = register_ui([] {
+  return std::vector<UiString>{
     {"diagnose.heading", {"Diagnosis: symptom (L1) -> causes (L3), checked on this machine", "诊断：症状（L1）-> 原因（L3），已在本机检查"}},
     {"diagnose.line", {"log", "日志"}},
     {"diagnose.values", {"values:", "提取值："}},
     {"diagnose.confirmed", {"confirmed", "已确认"}},
     {"diagnose.refuted", {"refuted", "已排除"}},
     {"diagnose.not_checkable", {"not checkable here", "此处无法检查"}},
+};
 });
 
 }  // namespace

@@ -52,7 +52,9 @@ const bool kEnvOs = register_env_lines(10, [](const Facts& f) {
   l.push_back({"env.kernel", os.kernel.has() ? *os.kernel : "n/a (" + os.kernel.why() + ")"});
   return l;
 });
-const bool kUiOs = register_ui({{"env.os", {"OS", "操作系统"}}, {"env.kernel", {"Kernel", "内核"}}});
+const bool kUiOs = register_ui([] {
+  return std::vector<UiString>{{"env.os", {"OS", "操作系统"}}, {"env.kernel", {"Kernel", "内核"}}};
+});
 
 // cpu
 const bool kEnvCpu = register_env_lines(20, [](const Facts& f) {
@@ -76,11 +78,13 @@ const bool kEnvCpu = register_env_lines(20, [](const Facts& f) {
   l.push_back({"env.cpu_governor", c.governors.has() ? governor_summary(*c.governors) : na_because(c.governors.why())});
   return l;
 });
-const bool kUiCpu = register_ui({
+const bool kUiCpu = register_ui([] {
+  return std::vector<UiString>{
     {"env.cpu_model", {"CPU", "CPU 型号"}},
     {"env.cpu_topology", {"CPU sockets / cores / logical CPUs", "CPU 路数 / 物理核 / 逻辑核"}},
     {"env.numa_nodes", {"NUMA nodes", "NUMA 节点"}},
     {"env.cpu_governor", {"CPU frequency governor", "CPU 调频策略"}},
+};
 });
 
 // memory
@@ -107,11 +111,13 @@ const bool kEnvMemory = register_env_lines(30, [](const Facts& f) {
   }
   return l;
 });
-const bool kUiMemory = register_ui({
+const bool kUiMemory = register_ui([] {
+  return std::vector<UiString>{
     {"env.memory", {"Memory (total / available)", "内存（总量 / 可用）"}},
     {"env.swap", {"Swap (total / used)", "交换分区（总量 / 已用）"}},
     {"env.thp", {"Transparent hugepages (enabled / defrag)", "透明大页（enabled / defrag）"}},
     {"env.hugepages", {"Huge pages (static)", "静态大页"}},
+};
 });
 
 // cgroup
@@ -129,9 +135,11 @@ const bool kEnvCgroup = register_env_lines(40, [](const Facts& f) {
   l.push_back({"env.cgroup_cpus", cg.effective_cpus.has() ? fmt_num(*cg.effective_cpus, 2) : "n/a (" + cg.effective_cpus.why() + ")"});
   return l;
 });
-const bool kUiCgroup = register_ui({{"env.cgroup", {"cgroup", "cgroup"}},
+const bool kUiCgroup = register_ui([] {
+  return std::vector<UiString>{{"env.cgroup", {"cgroup", "cgroup"}},
                               {"env.cgroup_memory", {"cgroup memory limit", "cgroup 内存上限"}},
-                              {"env.cgroup_cpus", {"CPUs granted by the cgroup", "cgroup 实际可用 CPU 数"}}});
+                              {"env.cgroup_cpus", {"CPUs granted by the cgroup", "cgroup 实际可用 CPU 数"}}};
+});
 
 // python_probe
 const bool kEnvPythonProbe = register_env_lines(40, [](const Facts& f) {
@@ -153,13 +161,15 @@ const bool kEnvPythonProbe = register_env_lines(40, [](const Facts& f) {
   if (fw.h5py.has()) l.push_back({"env.h5py", fw.h5py->version + " (HDF5 " + fw.h5py->hdf5_version + ")"});
   return l;
 });
-const bool kUiPythonProbe = register_ui({{"env.python", {"Python", "Python"}},
+const bool kUiPythonProbe = register_ui([] {
+  return std::vector<UiString>{{"env.python", {"Python", "Python"}},
                               {"env.pytorch", {"PyTorch", "PyTorch"}},
                               {"env.tensorflow", {"TensorFlow", "TensorFlow"}},
                               {"env.jax", {"JAX", "JAX"}},
                               {"env.onnxruntime", {"ONNX Runtime", "ONNX Runtime"}},
                               {"env.numpy", {"numpy", "numpy"}},
-                              {"env.h5py", {"h5py", "h5py"}}});
+                              {"env.h5py", {"h5py", "h5py"}}};
+});
 
 // host_env
 const bool kEnvHostEnv = register_env_lines(40, [](const Facts& f) {
@@ -180,7 +190,9 @@ const bool kEnvHostEnv = register_env_lines(40, [](const Facts& f) {
   l.push_back({"env.process_env", s});
   return l;
 });
-const bool kUiHostEnv = register_ui({{"env.process_env", {"CUDA/NCCL/PyTorch/thread variables", "CUDA/NCCL/PyTorch/线程相关环境变量"}}});
+const bool kUiHostEnv = register_ui([] {
+  return std::vector<UiString>{{"env.process_env", {"CUDA/NCCL/PyTorch/thread variables", "CUDA/NCCL/PyTorch/线程相关环境变量"}}};
+});
 
 // storage
 const bool kEnvStorage = register_env_lines(50, [](const Facts& f) {
@@ -223,9 +235,11 @@ const bool kEnvStorage = register_env_lines(50, [](const Facts& f) {
   }
   return l;
 });
-const bool kUiStorage = register_ui({{"env.block_devices", {"Block devices", "块设备"}},
+const bool kUiStorage = register_ui([] {
+  return std::vector<UiString>{{"env.block_devices", {"Block devices", "块设备"}},
                               {"env.shm", {"/dev/shm", "/dev/shm"}},
-                              {"env.data_path", {"Data path", "数据路径"}}});
+                              {"env.data_path", {"Data path", "数据路径"}}};
+});
 
 // kmsg
 const bool kEnvKmsg = register_env_lines(60, [](const Facts& f) {
@@ -244,7 +258,9 @@ const bool kEnvKmsg = register_env_lines(60, [](const Facts& f) {
                                (k.truncated ? " (truncated)" : "")});
   return l;
 });
-const bool kUiKmsg = register_ui({{"env.kmsg", {"Kernel log", "内核日志"}}});
+const bool kUiKmsg = register_ui([] {
+  return std::vector<UiString>{{"env.kmsg", {"Kernel log", "内核日志"}}};
+});
 
 }  // namespace
 

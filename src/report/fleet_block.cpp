@@ -202,7 +202,8 @@ std::string fleet_block(const Report& r, const RenderOptions& o, const std::stri
 
 const bool kFleetBlock = register_report_block(1, {Section::environment, fleet_block});
 
-const bool kFleetBlockUi = register_ui({
+const bool kFleetBlockUi = register_ui([] {
+  return std::vector<UiString>{
     {"fleet.title", {"Fleet", "集群"}},
     {"fleet.verdict_none", {"Verdict: no node to drain.", "结论：没有需要下线的节点。"}},
     {"fleet.verdict_drain", {"Verdict: drain {n} of {nodes} nodes: {hosts}", "结论：{nodes} 个节点中有 {n} 个需要下线（drain）：{hosts}"}},
@@ -246,6 +247,7 @@ const bool kFleetBlockUi = register_ui({
     {"fleet.col.pass", {"pass", "轮次"}},
     {"fleet.matrix", {"Bandwidth matrix (GB/s, row sends to column)", "带宽矩阵（GB/s，行发送到列）"}},
     {"fleet.nccl", {"Multi-node NCCL all-reduce: {why}", "多节点 NCCL all-reduce：{why}"}},
+};
 });
 
 }  // namespace

@@ -147,7 +147,8 @@ const bool kEnv = register_env_lines(30, [](const Facts& f) {
   return l;
 });
 
-const bool kGpuTableUi = register_ui({
+const bool kGpuTableUi = register_ui([] {
+  return std::vector<UiString>{
     {"env.nvidia_driver", {"NVIDIA driver", "NVIDIA 驱动"}},
     {"env.cuda_driver", {"CUDA (driver)", "CUDA（驱动支持）"}},
     {"env.gpus", {"GPUs", "GPU"}},
@@ -164,6 +165,7 @@ const bool kGpuTableUi = register_ui({
     {"gpu.col.ecc", {"ECC", "ECC"}},
     {"gpu.col.throttle", {"Clock events", "降频原因"}},
     {"gpu.col.verdict", {"Verdict", "结论"}},
+};
 });
 
 }  // namespace

@@ -33,7 +33,8 @@ std::string h5_block(const Report& r, const RenderOptions& o, const std::string&
 
 const bool kH5Block = register_report_block(50, {Section::data, h5_block});
 
-const bool kH5BlockUi = register_ui({
+const bool kH5BlockUi = register_ui([] {
+  return std::vector<UiString>{
     {"h5.col.dataset", {"dataset", "数据集"}},
     {"h5.col.dtype", {"dtype", "类型"}},
     {"h5.col.shape", {"shape", "形状"}},
@@ -41,6 +42,7 @@ const bool kH5BlockUi = register_ui({
     {"h5.col.filters", {"filters", "过滤器"}},
     {"h5.compare", {"Layout and filter differences (A -> B)", "布局与过滤器差异（A -> B）"}},
     {"h5.same", {"Same datasets, dtypes, shapes, layouts and filters.", "数据集、类型、形状、布局与过滤器均相同。"}},
+};
 });
 
 }  // namespace

@@ -11,7 +11,8 @@ namespace plumb::watch {
 
 namespace {
 
-const bool kLiveViewUi = register_ui({
+const bool kLiveViewUi = register_ui([] {
+  return std::vector<UiString>{
     {"watch.live.title", {"plumb watch", "plumb watch 运行时观测"}},
     {"watch.live.hint", {"Ctrl-C: stop and summarise", "Ctrl-C：停止并输出总结"}},
     {"watch.live.cpu", {"CPU", "CPU"}},
@@ -36,6 +37,7 @@ const bool kLiveViewUi = register_ui({
     {"watch.live.no_gpu", {"no GPU sampled: {reason}", "未采样 GPU：{reason}"}},
     {"watch.live.warming", {"first sample: rates appear from the next one", "首个样本：速率从下一个样本开始显示"}},
     {"watch.live.stopping", {"stopping: computing the summary", "正在停止：计算总结"}},
+};
 });
 
 std::string dash() { return "-"; }

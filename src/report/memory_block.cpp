@@ -42,7 +42,8 @@ std::string memory_block(const Report& r, const RenderOptions& o, const std::str
 
 const bool kMemoryBlock = register_report_block(50, {Section::gpu, memory_block});
 
-const bool kMemoryBlockUi = register_ui({
+const bool kMemoryBlockUi = register_ui([] {
+  return std::vector<UiString>{
     {"memory.file", {"{file} ({format}, {devices} device(s), {ooms} OOM message(s))",
                      "{file}（{format}，{devices} 个设备，{ooms} 条 OOM 报错）"}},
     {"memory.col.device", {"device", "设备"}},
@@ -53,6 +54,7 @@ const bool kMemoryBlockUi = register_ui({
     {"memory.col.segments", {"segments", "段数"}},
     {"memory.col.ooms", {"OOMs", "OOM 次数"}},
     {"memory.col.retries", {"cudaMalloc retries", "cudaMalloc 重试"}},
+};
 });
 
 }  // namespace

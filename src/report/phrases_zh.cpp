@@ -8,7 +8,8 @@ namespace plumb {
 namespace {
 
 // Reasons: why a value is missing or a check could not run.
-const bool kPhrasesZhReasons = register_phrases({
+const bool kPhrasesZhReasons = register_phrases([] {
+  return std::vector<Phrase>{
     {"n/a ({why})", "n/a（{why}）"},
     {"{a} / {b}", "{a} / {b}"},
     {"{a}: {b}", "{a}：{b}"},
@@ -98,10 +99,12 @@ const bool kPhrasesZhReasons = register_phrases({
     {"plumb fleet (each node's NCCL child process)", "plumb fleet（各节点的 NCCL 子进程）"},
     {"ncclGetUniqueId did not return within {=n} s", "ncclGetUniqueId 在 {=n} 秒内未返回"},
     {"the NCCL plan did not reach every rank in time", "NCCL 计划未能及时送达每个 rank"},
+};
 });
 
 // Evidence labels.
-const bool kLabels = register_phrases({
+const bool kLabels = register_phrases([] {
+  return std::vector<Phrase>{
     {"#wrong (sum)", "#wrong（合计）"},
     {"ACS capability", "ACS 能力"},
     {"ACS control", "ACS 控制"},
@@ -270,10 +273,12 @@ const bool kLabels = register_phrases({
     {"window {=n}", "窗口 {=n}"},
     {"samples at or above {=x}", "达到或超过 {=x} 的采样"},
     {"clocks event reasons after {=x}", "{=x} 之后的时钟事件原因"},
+};
 });
 
 // Thresholds.
-const bool kPhrasesZhThresholds = register_phrases({
+const bool kPhrasesZhThresholds = register_phrases([] {
+  return std::vector<Phrase>{
     {"{a} (info)", "{a}（提示）"},
     {"{a} (warn)", "{a}（警告）"},
     {"{a} (fail)", "{a}（失败）"},
@@ -362,6 +367,7 @@ const bool kPhrasesZhThresholds = register_phrases({
     {"current_link_width == max_link_width", "current_link_width == max_link_width"},
     {"== max generation while >= {x}", "在 >= {x} 时 == 最高代数"},
     {"== max width", "== 最大宽度"},
+};
 });
 
 }  // namespace

@@ -8,11 +8,13 @@ namespace plumb {
 
 namespace {
 
-const bool kUiProgress = register_ui({
+const bool kUiProgress = register_ui([] {
+  return std::vector<UiString>{
     {"progress.log_read", {"{file}: {bytes} read", "{file}：已读取 {bytes}"}},
     {"progress.traces", {"{done} of {total} traces read ({bytes} of {all})", "已读取 {done}/{total} 个 trace（{bytes}/{all}）"}},
     {"progress.trace_one", {"reading {file} ({all}), {s} s", "正在读取 {file}（{all}），{s} 秒"}},
     {"progress.nodes", {"results from {done} of {total} nodes, {s} s", "已收到 {done}/{total} 个节点的结果，{s} 秒"}},
+};
 });
 
 std::string whole_seconds(double s) { return std::to_string(static_cast<long long>(std::floor(std::max(0.0, s)))); }

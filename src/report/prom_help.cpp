@@ -3,7 +3,8 @@
 
 namespace plumb {
 namespace {
-const bool kPromHelpRegistered = register_ui({
+const bool kPromHelpRegistered = register_ui([] {
+  return std::vector<UiString>{
     {"prom.help.plumb_gpu_busy_ratio", {"Share of the last sample period a kernel ran on the GPU (NVML utilization.gpu).", "GPU利用率：上个采样周期内有内核运行的时间占比（NVML utilization.gpu）。"}},
     {"prom.help.plumb_gpu_memory_busy_ratio", {"Share of the sample period device memory was read or written.", "采样周期内显存被读写的时间占比。"}},
     {"prom.help.plumb_gpu_memory_used_bytes", {"Device memory in use, in bytes.", "已用显存（字节）。"}},
@@ -44,6 +45,7 @@ const bool kPromHelpRegistered = register_ui({
     {"prom.help.plumb_exporter_sample_duration_seconds", {"Time the last telemetry sample took, in seconds.", "最近一次遥测采样耗时（秒）。"}},
     {"prom.help.plumb_exporter_sample_timestamp_seconds", {"When the last telemetry sample was taken (Unix seconds).", "最近一次遥测采样时间（Unix 秒）。"}},
     {"prom.help.plumb_exporter_gpu_available", {"1 when GPUs are sampled through NVML, 0 when unavailable.", "通过 NVML 采样到 GPU 时为 1，不可用时为 0。"}},
+};
 });
 }  // namespace
 }  // namespace plumb

@@ -158,10 +158,12 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   return os.str();
 }
 
-const bool kRenderTermUi = register_ui({
+const bool kRenderTermUi = register_ui([] {
+  return std::vector<UiString>{
     {"layer.skip_reason", {"not checked: {reason}", "未检查：{reason}"}},
     {"layer.skip_reason_many", {"{n} not checked: {reason}", "{n} 项未检查：{reason}"}},
     {"layer.more", {"-v lists every check that passed or could not run", "加 -v 列出所有通过或未检查的项"}},
+};
 });
 
 const bool kRenderTermRegistered = register_renderer({"term", render_term});

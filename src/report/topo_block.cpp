@@ -106,7 +106,8 @@ std::string topo_block(const Report& r, const RenderOptions& o, const std::strin
 
 const bool kTopoBlock = register_report_block(50, {Section::distributed, topo_block});
 
-const bool kTopoBlockUi = register_ui({
+const bool kTopoBlockUi = register_ui([] {
+  return std::vector<UiString>{
     {"topo.matrix", {"Topology matrix", "拓扑矩阵"}},
     {"topo.cpu_affinity", {"CPU Affinity", "CPU 亲和性"}},
     {"topo.numa_affinity", {"NUMA Affinity", "NUMA 亲和性"}},
@@ -134,6 +135,7 @@ const bool kTopoBlockUi = register_ui({
     {"topo.group_hint", {"Use --group K to get the closest sets of K GPUs and their CUDA_VISIBLE_DEVICES value.",
                          "使用 --group K 获取 K 张 GPU 的最近组合及对应的 CUDA_VISIBLE_DEVICES 值。"}},
     {"topo.nccl_xml", {"NCCL topology file written to {file} (NCCL_TOPO_FILE={file})", "NCCL 拓扑文件已写入 {file}（NCCL_TOPO_FILE={file}）"}},
+};
 });
 
 }  // namespace

@@ -11,7 +11,8 @@ namespace plumb::trace {
 
 namespace {
 
-const bool kTableUi = register_ui({
+const bool kTableUi = register_ui([] {
+  return std::vector<UiString>{
     {"trace.col.operator", {"operator", "算子"}},
     {"trace.col.self", {"self", "自身耗时"}},
     {"trace.col.total", {"total", "总耗时"}},
@@ -22,6 +23,7 @@ const bool kTableUi = register_ui({
     {"trace.col.gap", {"gap", "差额"}},
     {"trace.col.median_step", {"median step", "step 中位数"}},
     {"trace.col.vs_median", {"vs median", "与中位数相比"}},
+};
 });
 
 using Table = TextTable;

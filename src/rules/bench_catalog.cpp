@@ -7,7 +7,8 @@ namespace plumb {
 
 namespace {
 
-const bool kBenchCatalogThresholds = register_thresholds({
+const bool kBenchCatalogThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"baseline.warn_pct", 10, "%", {"a metric worse than the baseline by more than this warns", "指标比基线差超过该值时告警"}},
     {"baseline.fail_pct", 25, "%", {"a metric worse than the baseline by more than this fails", "指标比基线差超过该值时判为失败"}},
     {"bench.cv_warn_pct", 5, "%", {"coefficient of variation above which a benchmark's samples are too scattered to trust",
@@ -20,13 +21,15 @@ const bool kBenchCatalogThresholds = register_thresholds({
                                                   "PyTorch 默认 DataLoader（num_workers=0）比最佳设置慢超过该值时告警"}},
     {"bench.h2d_pinned_min_gbps", 10, "GB/s", {"pinned host-to-device copies below this point at a degraded PCIe link or a cross-NUMA path",
                                                "锁页内存主机到设备拷贝低于该值说明 PCIe 链路降级或跨 NUMA"}},
+};
 });
 
 CatalogEntry bench_catalog_row(std::string id, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
   return bench_row(std::move(id), p, std::move(title), std::move(msgs), std::move(fix), std::move(verify), std::move(gain));
 }
 
-const bool kBenchCatalogRows = register_findings({
+const bool kBenchCatalogRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     bench_catalog_row("l2.bench.membw", Pillar::memory, {"Host memory bandwidth", "主机内存带宽"},
         {{"info", {"copy {copy_1t} GB/s with 1 thread, {copy_all} GB/s with {threads} CPUs; triad {triad_1t} / {triad_all} GB/s",
                    "copy 单线程 {copy_1t} GB/s，{threads} 个 CPU {copy_all} GB/s；triad {triad_1t} / {triad_all} GB/s"}},
@@ -110,6 +113,7 @@ const bool kBenchCatalogRows = register_findings({
         {"align driver, CUDA, kernel and settings with the baseline machine, or record a new baseline after an intended change",
          "将驱动、CUDA、内核与设置与基线机器对齐，或在有意变更后重新记录基线"},
         "plumb compare"),
+};
 });
 
 }  // namespace

@@ -93,7 +93,8 @@ std::vector<Finding> judge_acs(const Facts& f, const Thresholds& /*th*/) {
   return {ok};
 }
 
-const bool kCommAcsCatalog = register_findings({{
+const bool kCommAcsCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{{
     kCommAcsId, Layer::L3, Pillar::comm, Section::distributed,
     {"PCIe ACS redirection between GPUs and NICs", "GPU 与网卡之间的 PCIe ACS 重定向"},
     {
@@ -124,7 +125,8 @@ const bool kCommAcsCatalog = register_findings({{
     {"GPU peer-to-peer and GPUDirect RDMA turn inside the PCIe switch again: full P2P bandwidth, no redirect hangs",
      "GPU 点对点与 GPUDirect RDMA 重新在 PCIe 交换芯片内转发：恢复满 P2P 带宽，不再因重定向挂起"},
     {"l2.comm.allreduce_slow", "l2.bench.allreduce", "l2.bench.d2d"},
-}});
+}};
+});
 
 const bool kCommAcsRule = register_rule({kCommAcsId, {"collect.pci_acs"}, judge_acs});
 

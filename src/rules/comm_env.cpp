@@ -201,7 +201,8 @@ std::vector<Finding> judge_timeouts(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kCommEnvRows = register_findings({
+const bool kCommEnvRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.comm.nccl_env_unknown", Layer::L3, Pillar::comm, Section::distributed,
      {"NCCL / torch.distributed variable names", "NCCL / torch.distributed 环境变量名"},
      {{"pass", {"all {count} NCCL/torch.distributed variables of the job are known names",
@@ -287,6 +288,7 @@ const bool kCommEnvRows = register_findings({
      "dmesg | grep -i 'killed process'; {env_cmd}",
      {},
      {}},
+};
 });
 
 const bool kCommEnvRules = [] {

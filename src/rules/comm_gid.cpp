@@ -98,7 +98,8 @@ std::vector<Finding> judge_gid(const Facts& f, const Thresholds& /*th*/) {
   return out;
 }
 
-const bool kCommGidCatalog = register_findings({{
+const bool kCommGidCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{{
     kCommGidId, Layer::L3, Pillar::comm, Section::distributed,
     {"NCCL_IB_GID_INDEX against the port's GID table", "NCCL_IB_GID_INDEX 与端口 GID 表"},
     {
@@ -131,7 +132,8 @@ const bool kCommGidCatalog = register_findings({{
     {"NCCL connects over RDMA at the first collective instead of failing or hanging",
      "NCCL 在首个集合通信时即可通过 RDMA 建立连接，不再报错或挂起"},
     {"l2.comm.allreduce_slow", "l2.comm.nccl_tests_errors"},
-}});
+}};
+});
 
 const bool kCommGidRule = register_rule({kCommGidId, {"collect.ib_gids", "collect.nccl_env"}, judge_gid});
 

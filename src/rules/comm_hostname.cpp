@@ -96,7 +96,8 @@ std::vector<Finding> judge_hostname(const Facts& f, const Thresholds& /*th*/) {
   return {out};
 }
 
-const bool kCommHostnameCatalog = register_findings({{
+const bool kCommHostnameCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{{
     kCommHostnameId, Layer::L3, Pillar::comm, Section::distributed,
     {"Host name resolves to a routable address", "主机名解析到可路由地址"},
     {
@@ -129,7 +130,8 @@ const bool kCommHostnameCatalog = register_findings({{
     "getent ahosts \"$(hostname)\"",
     {"multi-node jobs get past rendezvous instead of hanging until the timeout", "多节点作业能通过 rendezvous，不再挂起到超时"},
     {},
-}});
+}};
+});
 
 const bool kCommHostnameRule = register_rule({kCommHostnameId, {"collect.names", "collect.process", "collect.network"}, judge_hostname});
 

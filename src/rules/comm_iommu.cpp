@@ -85,7 +85,8 @@ std::vector<Finding> judge_iommu(const Facts& f, const Thresholds& /*th*/) {
   return {out};
 }
 
-const bool kCommIommuCatalog = register_findings({{
+const bool kCommIommuCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{{
     kCommIommuId, Layer::L3, Pillar::comm, Section::distributed,
     {"IOMMU mode for GPU and NIC DMA", "GPU 与网卡 DMA 的 IOMMU 模式"},
     {
@@ -116,7 +117,8 @@ const bool kCommIommuCatalog = register_findings({{
     {"GPU peer-to-peer and GPUDirect RDMA at full PCIe bandwidth, no translation faults",
      "GPU 点对点与 GPUDirect RDMA 恢复满 PCIe 带宽，不再出现地址转换错误"},
     {"l2.comm.allreduce_slow", "l2.bench.allreduce", "l2.bench.d2d"},
-}});
+}};
+});
 
 const bool kCommIommuRule = register_rule({kCommIommuId, {"collect.iommu"}, judge_iommu});
 

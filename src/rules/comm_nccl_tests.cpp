@@ -100,13 +100,16 @@ std::vector<Finding> judge_errors(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kCommNcclTestsThresholds = register_thresholds({
+const bool kCommNcclTestsThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"comm.busbw_min_percent", 80, "%",
      {"nccl-tests busbw (sizes >= 1 GiB) must reach this share of what NCCL achieves on the bottleneck link",
       "nccl-tests 的 busbw（消息 >= 1 GiB）须达到 NCCL 在瓶颈链路上可达带宽的该比例"}},
+};
 });
 
-const bool kCommNcclTestsRows = register_findings({
+const bool kCommNcclTestsRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l2.comm.allreduce_slow", Layer::L2, Pillar::comm, Section::distributed,
      {"Collective bus bandwidth against the link", "集合通信总线带宽与链路上限"},
      {{"pass", {"{coll}: busbw {busbw} GB/s is {pct} % of the {link} ceiling {ceiling} GB/s ({formula}; path: {path}); NCCL reaches about {expected} GB/s on it",
@@ -136,6 +139,7 @@ const bool kCommNcclTestsRows = register_findings({
      "all_reduce_perf -b 8 -e 8G -f 2 -c 1 -g <gpus>",
      {},
      {}},
+};
 });
 
 const bool kCommNcclTestsRules = [] {

@@ -254,7 +254,8 @@ std::vector<Finding> judge_firewall(const Facts& f, const Thresholds&) {
   return {x};
 }
 
-const bool kCommNetworkRows = register_findings({
+const bool kCommNetworkRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.comm.ib_disable", Layer::L3, Pillar::comm, Section::distributed,
      {"NCCL_IB_DISABLE against the RDMA ports", "NCCL_IB_DISABLE 与 RDMA 端口"},
      {{"pass", {"NCCL_IB_DISABLE={value} and active RDMA ports ({active}): NCCL uses InfiniBand/RoCE", "NCCL_IB_DISABLE={value}，且有活动的 RDMA 端口（{active}）：NCCL 使用 InfiniBand/RoCE"}},
@@ -321,6 +322,7 @@ const bool kCommNetworkRows = register_findings({
      "sudo nft list ruleset; sudo iptables -S",
      {},
      {}},
+};
 });
 
 const bool kCommNetworkRules = [] {

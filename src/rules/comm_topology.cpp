@@ -192,7 +192,8 @@ std::vector<Finding> judge_link_width(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kCommTopologyRows = register_findings({
+const bool kCommTopologyRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.comm.visible_devices_span", Layer::L3, Pillar::comm, Section::distributed,
      {"CUDA_VISIBLE_DEVICES against the GPU topology", "CUDA_VISIBLE_DEVICES 与 GPU 拓扑"},
      {{"pass", {"the job's GPUs {gpus} are as close as any {k} GPUs of this machine (worst link {worst})", "作业的 GPU {gpus} 已是本机任意 {k} 张卡中最近的组合（最差链路 {worst}）"}},
@@ -236,6 +237,7 @@ const bool kCommTopologyRows = register_findings({
      "lspci -vv -s {bus} | grep -E 'LnkCap|LnkSta'",
      {},
      {"l2.comm.allreduce_slow", "l2.bench.h2d"}},
+};
 });
 
 const bool kCommTopologyRules = [] {

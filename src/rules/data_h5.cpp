@@ -56,7 +56,8 @@ std::vector<Finding> h5_filters(const Facts& facts, const Thresholds&) {
 
 const bool kDataH5Rule = register_rule({kFilters, {}, h5_filters});
 
-const bool kDataH5Rows = register_findings({
+const bool kDataH5Rows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kFilters, Layer::L3, Pillar::data, Section::data,
      {"HDF5 filter pipeline", "HDF5 压缩过滤器"},
      {{"pass", {"{dataset}: explicit filters {filters}, available here.", "{dataset}：显式指定的过滤器 {filters}，本机可用。"}},
@@ -81,6 +82,7 @@ const bool kDataH5Rows = register_findings({
      "h5dump -H -p {file}",
      {"identical bytes read on every platform", "各平台读出的字节一致"},
      {}},
+};
 });
 
 }  // namespace

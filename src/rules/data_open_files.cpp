@@ -51,7 +51,8 @@ std::vector<Finding> judge_open_files(const Facts& f, const Thresholds& th) {
   return {out};
 }
 
-const bool kDataOpenFilesThresholds = register_thresholds({
+const bool kDataOpenFilesThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"data.open_files_fail_below", 4096, "files",
      {"fail when the target's open-files soft limit is below this: 8 DataLoader workers x prefetch_factor 2 x "
       "256 tensors per batch, each one a descriptor under the file_descriptor sharing strategy",
@@ -61,9 +62,11 @@ const bool kDataOpenFilesThresholds = register_thresholds({
      {"warn when the open-files soft limit is below this (datasets with many shard files, more workers, "
       "per-sample tensors in a collated list)",
       "打开文件数软限制低于该值时警告（数据集分片文件多、worker 更多、collate 后为逐样本张量列表）"}},
+};
 });
 
-const bool kDataOpenFilesCatalog = register_findings({{
+const bool kDataOpenFilesCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{{
     kDataOpenFilesId, Layer::L3, Pillar::data, Section::data,
     {"Open-files limit for DataLoader workers", "DataLoader worker 所需的打开文件数上限"},
     {
@@ -96,7 +99,8 @@ const bool kDataOpenFilesCatalog = register_findings({{
     {"DataLoader workers stop crashing, so num_workers need not be cut to 0 as a workaround",
      "DataLoader worker 不再崩溃，无需把 num_workers 降为 0 来规避"},
     {"l2.trace.dataloader_share"},
-}});
+}};
+});
 
 const bool kDataOpenFilesRule = register_rule({kDataOpenFilesId, {"collect.process"}, judge_open_files});
 

@@ -310,12 +310,15 @@ std::vector<CatalogEntry> rows() {
   return r;
 }
 
-const bool kDiagnoseRows = register_findings(rows());
+const bool kDiagnoseRows = register_findings(rows);
 
 bool register_rules() {
   // The diagnosis produces these findings itself (apps/diagnose.cpp); registered so that they are
   // listed and selectable like every other id, never run by judge().
-  for (const auto& e : rows()) register_rule({e.id, {}, {}, "log"});
+  // The ids of rows(), without building its words: the catalogue is built when first read.
+  for (const auto& s : log_signatures()) register_rule({log_finding_id(s.id), {}, {}, "log"});
+  for (const auto& s : symptom_funnels()) register_rule({symptom_finding_id(s.name), {}, {}, "log"});
+  for (const auto& id : {kCauseId, kNoMatchId, kCaptureId}) register_rule({id, {}, {}, "log"});
   return true;
 }
 const bool kDiagnoseRules = register_rules();

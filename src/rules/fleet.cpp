@@ -216,7 +216,8 @@ const bool kFleetRules = register_rule({kInconsistent, {}, inconsistent, "fleet"
                     register_rule({kNoResult, {}, no_result, "fleet"}) && register_rule({kP2p, {}, p2p, "fleet"}) &&
                     register_rule({kNccl, {}, judge_nccl, "fleet"});
 
-const bool kFleetThresholds = register_thresholds({
+const bool kFleetThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"fleet.outlier_below_percent", 10, "%",
      {"a node's bench result this far on the bad side of the fleet median (and a robust outlier) fails",
       "节点基准结果比集群中位数差超过该比例（且为稳健离群点）时判为失败"}},
@@ -234,6 +235,7 @@ const bool kFleetThresholds = register_thresholds({
     {"fleet.p2p_median_min_percent", 50, "%",
      {"without a known line rate (or on loopback): a pair below this share of the median pair is slow",
       "线速未知（或在回环上）时：低于所有节点对带宽中位数该比例的节点对即为慢"}},
+};
 });
 
 CatalogEntry fleet_row(std::string id, Layer l, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify,
@@ -252,7 +254,8 @@ CatalogEntry fleet_row(std::string id, Layer l, Pillar p, Text title, std::map<s
   return e;
 }
 
-const bool kFleetRows = register_findings({
+const bool kFleetRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     fleet_row(kInconsistent, Layer::L3, Pillar::platform, {"Facts that must agree across the fleet", "集群内必须一致的事实"},
         {{"pass", {"all {nodes} nodes agree on the {keys} compared facts", "全部 {nodes} 个节点在所比较的 {keys} 项事实上一致"}},
          {"fail", {"{key}: {n} of {nodes} nodes differ from the majority value {majority} ({majority_nodes} nodes): {hosts} (e.g. {value})",
@@ -312,6 +315,7 @@ const bool kFleetRows = register_findings({
         "mpirun --map-by ppr:1:node plumb fleet",
         {"collectives start and run on every node", "集合通信能在每个节点上启动并运行"},
         {"l2.comm.allreduce_slow"}),
+};
 });
 
 }  // namespace

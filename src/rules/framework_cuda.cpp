@@ -266,7 +266,8 @@ std::vector<Finding> judge_libraries(const Facts& f, const Thresholds& /*th*/) {
   return out;
 }
 
-const bool kFrameworkCudaRows = register_findings({
+const bool kFrameworkCudaRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kUnavailable, Layer::L3, Pillar::compute, Section::framework,
      {"CUDA available to the framework", "框架可用 CUDA"},
      {{"pass", {"CUDA is available to PyTorch {version}: {count} GPU(s).", "PyTorch {version} 可以使用 CUDA：{count} 块 GPU。"}},
@@ -349,6 +350,7 @@ const bool kFrameworkCudaRows = register_findings({
      "torch.cuda.nccl.version())\"; grep -E 'libcudnn|libnccl' /proc/{pid}/maps",  // shown command, not a read under root
      {},
      {}},
+};
 });
 
 const bool kFrameworkCudaRules = register_rule({kUnavailable, {"collect.python"}, judge_unavailable}) &&

@@ -182,7 +182,8 @@ std::vector<Finding> judge_release_age(const Facts& f, const Thresholds& th) {
   return out;
 }
 
-const bool kFrameworkReproThresholds = register_thresholds({
+const bool kFrameworkReproThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"framework.require_determinism", 0, "0|1",
      {"1: the job needs bit-reproducible results, so check the determinism settings",
       "1：任务需要逐位可复现的结果，检查确定性相关设置"}},
@@ -192,9 +193,11 @@ const bool kFrameworkReproThresholds = register_thresholds({
     {"framework.min_release_age_months", 6, "months",
      {"stability policy: releases younger than this are reported (when the check is on)",
       "稳定性策略：发布时间短于该值的版本会被报告（检查开启时）"}},
+};
 });
 
-const bool kFrameworkReproRows = register_findings({
+const bool kFrameworkReproRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kBenchmark, Layer::L3, Pillar::compute, Section::framework,
      {"cudnn.benchmark for convolutional workloads", "卷积负载的 cudnn.benchmark"},
      {{"pass", {"torch.backends.cudnn.benchmark is True: cuDNN picks the fastest convolution algorithm per shape.",
@@ -283,6 +286,7 @@ const bool kFrameworkReproRows = register_findings({
      "plumb check --only l3.framework.release_age --config policy.toml",
      {},
      {}},
+};
 });
 
 const bool kFrameworkReproRules = register_rule({kBenchmark, {"collect.python"}, judge_benchmark}) &&

@@ -78,7 +78,8 @@ std::vector<Finding> judge_tf32(const Facts& f, const Thresholds& th) {
   return {r};
 }
 
-const bool kFrameworkTf32Catalog = register_findings({{
+const bool kFrameworkTf32Catalog = register_findings([] {
+  return std::vector<CatalogEntry>{{
     kFrameworkTf32Id, Layer::L3, Pillar::compute, Section::framework,
     {"TF32 for FP32 matmuls and convolutions", "FP32 矩阵乘与卷积的 TF32 设置"},
     {
@@ -114,7 +115,8 @@ const bool kFrameworkTf32Catalog = register_findings({{
      "on Ampere+)",
      "不同机器与后端之间输出可比（或有意开启时，Ampere 及以上 FP32 矩阵乘吞吐最高提升约 8 倍）"},
     {},
-}});
+}};
+});
 
 const bool kFrameworkTf32Rule = register_rule({kFrameworkTf32Id, {"collect.python", "collect.process"}, judge_tf32});
 

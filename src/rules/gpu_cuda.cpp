@@ -12,7 +12,8 @@ namespace plumb {
 
 namespace {
 
-const bool kGpuCudaCatalog = register_findings({
+const bool kGpuCudaCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.gpu.cuda_driver_compat", Layer::L3, Pillar::platform, Section::gpu,
      {"Driver supports the CUDA runtime", "驱动支持 CUDA 运行时版本"},
      {{"pass", {"driver supports CUDA {driver_cuda}, runtime {runtime} fits", "驱动支持 CUDA {driver_cuda}，运行时 {runtime} 可用"}},
@@ -66,6 +67,7 @@ const bool kGpuCudaCatalog = register_findings({
      "ldconfig -p | grep libcuda.so.1; /usr/local/cuda/extras/demo_suite/deviceQuery | tail -1",
      {},
      {}},
+};
 });
 
 // The runtimes judged: every distinct libcudart version found (frameworks bring their own).

@@ -16,7 +16,8 @@ namespace {
 using gpu_rules::Judged;
 using gpu_rules::per_gpu;
 
-const bool kGpuHealthThresholds = register_thresholds({
+const bool kGpuHealthThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"gpu.temperature_warn_c", 75, "°C",
      {"GPU temperature warning line (a safe margin below the rated maximum, e.g. 85 °C on A100)",
       "GPU 温度告警线（低于标称上限的安全线，如 A100 标称 85°C）"}},
@@ -28,9 +29,11 @@ const bool kGpuHealthThresholds = register_thresholds({
     {"gpu.retired_pages_fail", 63, "count", {"retired pages at which a GPU fails (DCGM's limit)", "退役页数达到该值判定失败（DCGM 限值）"}},
     {"gpu.remapped_uncorrectable_fail", 512, "count",
      {"uncorrectable remapped rows at which a GPU fails (DCGM's limit)", "不可纠正错误重映射行数达到该值判定失败（DCGM 限值）"}},
+};
 });
 
-const bool kGpuHealthCatalog = register_findings({
+const bool kGpuHealthCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.gpu.nvml_responsive", Layer::L3, Pillar::platform, Section::gpu,
      {"NVML answers within the deadline", "NVML 在时限内响应"},
      {{"pass", {"every NVML call returned in time", "所有 NVML 调用均按时返回"}},
@@ -130,6 +133,7 @@ const bool kGpuHealthCatalog = register_findings({
      "nvidia-smi -q -d ROW_REMAPPER",
      {},
      {}},
+};
 });
 
 std::vector<Finding> judge_responsive(const Facts& f, const Thresholds&) {

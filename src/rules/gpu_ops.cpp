@@ -17,16 +17,19 @@ constexpr const char* kUnderutilized = "l2.compute.gpu_underutilized";
 using gpu_rules::Judged;
 using gpu_rules::per_gpu;
 
-const bool kGpuOpsThresholds = register_thresholds({
+const bool kGpuOpsThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"gpu.expected_count", -1, "count",
      {"GPUs this node must have (plumb check --expect-gpus N); -1: not checked", "本节点应有的 GPU 数（--expect-gpus N）；-1 表示不检查"}},
     {"gpu.memory_used_warn_pct", 95, "%", {"GPU memory use warning line", "显存占用告警线"}},
     {"gpu.busy_min_pct", 85, "%",
      {"GPU busy share expected while a process runs (a healthy GPU is busy above 85 %)",
       "有进程运行时 GPU 利用率应达到的比例（85% 以上为健康）"}},
+};
 });
 
-const bool kGpuOpsCatalog = register_findings({
+const bool kGpuOpsCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.gpu.count", Layer::L3, Pillar::platform, Section::gpu,
      {"GPU count", "GPU 数量"},
      {{"pass", {"{count} GPUs usable, as expected", "{count} 块 GPU 可用，符合预期"}},
@@ -100,6 +103,7 @@ const bool kGpuOpsCatalog = register_findings({
      "nvidia-smi --query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending --format=csv",
      {},
      {"l2.watch.vram_sawtooth"}},
+};
 });
 
 std::vector<Finding> judge_count(const Facts& f, const Thresholds& th) {

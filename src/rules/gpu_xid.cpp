@@ -8,7 +8,8 @@ namespace plumb {
 
 namespace {
 
-const bool kGpuXidCatalog = register_findings({
+const bool kGpuXidCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.gpu.xid", Layer::L3, Pillar::platform, Section::gpu,
      {"NVIDIA Xid errors in the kernel log", "内核日志中的 NVIDIA Xid 错误"},
      {{"pass", {"no NVIDIA Xid error in the kernel log ({records} lines read).", "内核日志中没有 NVIDIA Xid 错误（读取 {records} 行）。"}},
@@ -30,11 +31,14 @@ const bool kGpuXidCatalog = register_findings({
      "dmesg -T | grep 'NVRM: Xid (PCI:{pci}'",
      {},
      {}},
+};
 });
 
-const bool kGpuXidUi = register_ui({{"xid.unknown_action",
+const bool kGpuXidUi = register_ui([] {
+  return std::vector<UiString>{{"xid.unknown_action",
                                {"look the code up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors) and follow its action",
-                                "在 NVIDIA Xid 目录（docs.nvidia.com/deploy/xid-errors）中查找该代码并按其建议处理"}}});
+                                "在 NVIDIA Xid 目录（docs.nvidia.com/deploy/xid-errors）中查找该代码并按其建议处理"}}};
+});
 
 std::vector<Finding> judge_xid(const Facts& f, const Thresholds&) {
   const std::string id = "l3.gpu.xid";

@@ -71,15 +71,18 @@ std::vector<Finding> judge_cgroup_oom(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-const bool kHostCgroupThresholds = register_thresholds({
+const bool kHostCgroupThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"memory.cgroup_limit_min_pct", 25, "%",
      {"smallest cgroup memory limit, as a share of the host's MemTotal, that is not a warning",
       "cgroup 内存上限占宿主机 MemTotal 的最小比例，低于此值告警"}},
     {"memory.cgroup_oom_kills_max", 0, "count",
      {"OOM kills the cgroup may have recorded (memory.events oom_kill)", "cgroup 允许记录的 OOM kill 次数（memory.events oom_kill）"}},
+};
 });
 
-const bool kHostCgroupRows = register_findings({
+const bool kHostCgroupRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.memory.cgroup_limit", Layer::L3, Pillar::memory, Section::environment,
      {"cgroup memory limit against host memory", "cgroup 内存上限与宿主机内存对比"},
      {{"pass", {"the {cgroup} memory limit {limit} is {pct} % of host memory {total}.",
@@ -112,6 +115,7 @@ const bool kHostCgroupRows = register_findings({
      "grep oom_kill {events_file}",
      {"no more killed workers and restarts", "不再出现 worker 被杀与重启"},
      {"l2.memory.pressure"}},
+};
 });
 
 const bool kHostCgroupRules = register_rule({"l3.memory.cgroup_limit", {"collect.cgroup", "collect.memory"}, judge_cgroup_limit}) &&

@@ -62,7 +62,8 @@ std::vector<Finding> judge_numa_balancing(const Facts& f, const Thresholds&) {
   return {out};
 }
 
-const bool kHostCpuCatalog = register_findings({
+const bool kHostCpuCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kGovernor, Layer::L3, Pillar::compute, Section::environment,
      {"CPU frequency governor", "CPU 调频策略"},
      {
@@ -99,6 +100,7 @@ const bool kHostCpuCatalog = register_findings({
      "sysctl kernel.numa_balancing",
      {"fewer page-migration stalls on the host side of the pipeline", "减少流水线主机侧的页面迁移停顿"},
      {"l2.trace.dataloader_share", "l2.compute.gpu_underutilized", "l2.bench.membw"}},
+};
 });
 
 const bool kGovRule = register_rule({kGovernor, {"collect.cpu"}, judge_governor});

@@ -86,16 +86,19 @@ std::vector<Finding> judge_threads(const Facts& f, const Thresholds& th) {
   return {out};
 }
 
-const bool kHostEnvThresholds = register_thresholds({
+const bool kHostEnvThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"cpu.thread_oversubscription_warn_ratio", 1.0, "ratio",
      {"warn when a thread-count variable exceeds this multiple of the CPUs the process may use",
       "线程数变量超过进程可用 CPU 的该倍数时警告"}},
     {"cpu.thread_oversubscription_fail_ratio", 2.0, "ratio",
      {"fail when a thread-count variable reaches this multiple of the CPUs the process may use",
       "线程数变量达到进程可用 CPU 的该倍数时判定失败"}},
+};
 });
 
-const bool kHostEnvCatalog = register_findings({{
+const bool kHostEnvCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{{
     kHostEnvId, Layer::L3, Pillar::compute, Section::framework,
     {"Thread-count variables vs CPUs granted", "线程数环境变量与实际可用 CPU"},
     {
@@ -120,7 +123,8 @@ const bool kHostEnvCatalog = register_findings({{
      "CPU 侧算子与数据加载不再相互抢占，step 时间更稳定，GPU 利用率更高"},
     {"l2.compute.cpu_saturated", "l2.trace.dataloader_share", "l2.compute.gpu_underutilized", "l2.serving.tail_latency",
      "l2.serving.unstable"},
-}});
+}};
+});
 
 const bool kHostEnvRule = register_rule({kHostEnvId, {"collect.process", "collect.cpu", "collect.cgroup"}, judge_threads});
 

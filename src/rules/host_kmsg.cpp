@@ -46,12 +46,15 @@ std::vector<Finding> judge_oom_kills(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-const bool kHostKmsgThresholds = register_thresholds({
+const bool kHostKmsgThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"kernel.oom_kills_max", 0, "count",
      {"OOM-killer events the kernel log may show", "内核日志中允许出现的 OOM Killer 事件数"}},
+};
 });
 
-const bool kHostKmsgRows = register_findings({
+const bool kHostKmsgRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.kernel.oom_kills", Layer::L3, Pillar::memory, Section::environment,
      {"OOM-killer events in the kernel log", "内核日志中的 OOM Killer 事件"},
      {{"pass", {"no OOM kill in the kernel log ({records} lines read).", "内核日志中没有 OOM kill（读取 {records} 行）。"}},
@@ -75,6 +78,7 @@ const bool kHostKmsgRows = register_findings({
      "dmesg -T | grep -iE 'killed process|oom-kill:'",
      {"no more killed workers and restarts", "不再出现 worker 被杀与重启"},
      {"l2.memory.pressure"}},
+};
 });
 
 const bool kHostKmsgRules = register_rule({"l3.kernel.oom_kills", {"collect.kmsg"}, judge_oom_kills});

@@ -66,15 +66,18 @@ std::vector<Finding> judge_swap(const Facts& f, const Thresholds& th) {
   return {out};
 }
 
-const bool kHostMemoryThresholds = register_thresholds({
+const bool kHostMemoryThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"process.memlock_min_mib", 64, "MiB",
      {"warn when the target's locked-memory limit (RLIMIT_MEMLOCK soft) is below this and not unlimited",
       "目标进程锁定内存上限（RLIMIT_MEMLOCK 软限制）低于该值且非 unlimited 时警告"}},
     {"memory.swap_used_warn_mib", 0, "MiB",
      {"warn when more swap than this is in use on the host", "主机已用交换空间超过该值时警告"}},
+};
 });
 
-const bool kHostMemoryCatalog = register_findings({
+const bool kHostMemoryCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kMemlock, Layer::L3, Pillar::memory, Section::environment,
      {"Locked-memory limit (memlock)", "锁定内存上限（memlock）"},
      {
@@ -112,6 +115,7 @@ const bool kHostMemoryCatalog = register_findings({
      "swapon --show; grep -E 'Swap(Total|Free)' /proc/meminfo",
      {"no page-fault stalls from swap-in during steps", "训练步内不再因换入内存页而停顿"},
      {"l2.memory.pressure", "l2.data.io_pressure", "l2.trace.dataloader_share", "l2.watch.io_bound"}},
+};
 });
 
 const bool kMemlockRule = register_rule({kMemlock, {"collect.process"}, judge_memlock});

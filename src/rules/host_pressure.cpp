@@ -46,7 +46,8 @@ Finding judge_psi(const char* id, const char* res, const Fact<Pressure>& p, cons
   return out;
 }
 
-const bool kHostPressureThresholds = register_thresholds({
+const bool kHostPressureThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"psi.cpu_some_avg60_info_pct", 10, "%", {"note CPU pressure (PSI some avg60) from this share", "CPU 压力（PSI some avg60）达到该比例时提示"}},
     {"psi.cpu_some_avg60_warn_pct", 30, "%", {"warn on CPU pressure (PSI some avg60) from this share", "CPU 压力（PSI some avg60）达到该比例时警告"}},
     {"psi.memory_some_avg60_info_pct", 5, "%", {"note memory pressure (PSI some avg60) from this share", "内存压力（PSI some avg60）达到该比例时提示"}},
@@ -55,9 +56,11 @@ const bool kHostPressureThresholds = register_thresholds({
     {"psi.io_some_avg60_info_pct", 10, "%", {"note IO pressure (PSI some avg60) from this share", "IO 压力（PSI some avg60）达到该比例时提示"}},
     {"psi.io_some_avg60_warn_pct", 30, "%", {"warn on IO pressure (PSI some avg60) from this share", "IO 压力（PSI some avg60）达到该比例时警告"}},
     {"psi.io_full_avg60_warn_pct", 10, "%", {"warn when all tasks stall on IO (PSI full avg60) this share of the time", "所有任务因 IO 停顿（PSI full avg60）达到该比例时警告"}},
+};
 });
 
-const bool kHostPressureCatalog = register_findings({
+const bool kHostPressureCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kCpu, Layer::L2, Pillar::compute, Section::environment,
      {"CPU load against the CPUs granted", "CPU 负载与可用 CPU"},
      {
@@ -117,6 +120,7 @@ const bool kHostPressureCatalog = register_findings({
      "cat /proc/pressure/io",
      {},
      {}},
+};
 });
 
 const bool kCpuRule = register_rule({kCpu, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {

@@ -198,7 +198,8 @@ std::vector<Finding> judge_shm(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-const bool kHostStorageThresholds = register_thresholds({
+const bool kHostStorageThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"storage.shm_min_mib", 1024, "MiB",
      {"smallest /dev/shm that multi-worker DataLoaders can use without bus errors",
       "多 worker DataLoader 不报 bus error 所需的最小 /dev/shm"}},
@@ -208,11 +209,13 @@ const bool kHostStorageThresholds = register_thresholds({
     {"storage.read_ahead_rotational_min_kb", 1024, "KiB",
      {"smallest read-ahead for a spinning disk serving sequential dataset reads",
       "机械硬盘顺序读取数据集时的最小预读量"}},
+};
 });
 
 const std::string kSchedVerify = "cat /sys/block/{device}/queue/scheduler";
 
-const bool kHostStorageRows = register_findings({
+const bool kHostStorageRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l3.storage.io_scheduler", Layer::L3, Pillar::data, Section::data,
      {"IO scheduler of SSD/NVMe devices", "SSD/NVMe 设备的 IO 调度器"},
      {{"pass", {"{device} ({media}) uses the `{scheduler}` IO scheduler.", "{device}（{media}）使用 `{scheduler}` IO 调度器。"}},
@@ -304,6 +307,7 @@ const bool kHostStorageRows = register_findings({
      "df -h /dev/shm",
      {"DataLoader workers stop dying with bus errors", "DataLoader worker 不再因 bus error 崩溃"},
      {}},
+};
 });
 
 const bool kHostStorageRules = register_rule({"l3.storage.io_scheduler", {"collect.storage"}, judge_io_scheduler}) &&

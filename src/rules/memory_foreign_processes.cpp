@@ -85,7 +85,8 @@ std::vector<Finding> judge_foreign(const Facts& f, const Thresholds& /*th*/) {
   return out;
 }
 
-const bool kMemoryForeignProcessesCatalog = register_findings({{
+const bool kMemoryForeignProcessesCatalog = register_findings([] {
+  return std::vector<CatalogEntry>{{
     kMemoryForeignProcessesId, Layer::L3, Pillar::memory, Section::gpu,
     {"GPU memory held by other or dead processes", "被其他进程或已退出进程占用的显存"},
     {
@@ -119,7 +120,8 @@ const bool kMemoryForeignProcessesCatalog = register_findings({{
     {"the job gets the whole GPU memory back; no out-of-memory from memory someone else holds",
      "作业重新获得全部显存；不再因他人占用而显存不足"},
     {"l2.vram.oom", "l2.vram.pressure"},
-}});
+}};
+});
 
 const bool kMemoryForeignProcessesRule = register_rule({kMemoryForeignProcessesId, {"collect.gpu_processes"}, judge_foreign});
 

@@ -171,7 +171,8 @@ const bool kMemoryVramRules =
                      return each_device(f, [&](const Subject& s) { return pressure(s, th); });
                    }});
 
-const bool kMemoryVramThresholds = register_thresholds({
+const bool kMemoryVramThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"vram.fragmentation_ratio_warn", 0.2, "ratio",
      {"caching allocator: (reserved - allocated) / reserved above this is fragmentation",
       "缓存分配器：(reserved - allocated) / reserved 超过该值视为显存碎片"}},
@@ -181,6 +182,7 @@ const bool kMemoryVramThresholds = register_thresholds({
     {"vram.peak_fraction_warn", 0.95, "ratio",
      {"peak reserved GPU memory at or above this fraction of the capacity is memory pressure (healthy: < 95 %, 5 % left against OOM)",
       "峰值保留显存达到容量的该比例即为显存压力（健康：< 95%，留 5% 余量防 OOM）"}},
+};
 });
 
 const Text kOomFix{
@@ -194,7 +196,8 @@ const Text kOomFix{
     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（PyTorch >= 2.1）或 max_split_size_mb:128。训练若干步后 loss "
     "变成 NaN 可能正是显存压力的伪装：用 CUDA_LAUNCH_BLOCKING=1 重跑以看到真实错误。"};
 
-const bool kMemoryVramRows = register_findings({
+const bool kMemoryVramRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kSummary, Layer::L2, Pillar::memory, Section::gpu,
      {"Caching allocator snapshot", "缓存分配器快照"},
      {{"info",
@@ -285,6 +288,7 @@ const bool kMemoryVramRows = register_findings({
      "nvidia-smi --query-gpu=memory.used,memory.total --format=csv",
      {"headroom against OOM", "为避免 OOM 留出余量"},
      {}},
+};
 });
 
 }  // namespace

@@ -29,7 +29,8 @@ std::vector<Finding> snapshot_diff(const Facts& facts, const Thresholds&) {
 
 const bool kPlatformDiffRule = register_rule({kPlatformDiff, {}, snapshot_diff});
 
-const bool kPlatformDiffRows = register_findings({
+const bool kPlatformDiffRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kPlatformDiff, Layer::L3, Pillar::platform, Section::environment,
      {"Snapshot differences", "快照差异"},
      {{"pass", {"{a} and {b} agree on every compared fact ({same} identical).", "{a} 与 {b} 所比较的事实全部一致（{same} 项相同）。"}},
@@ -42,6 +43,7 @@ const bool kPlatformDiffRows = register_findings({
      "plumb diff {a} {b}",
      {"results and speed comparable between the two runs", "两次运行的结果与速度可以相互比较"},
      {}},
+};
 });
 
 }  // namespace

@@ -237,7 +237,8 @@ std::vector<Finding> judge_triton(const Facts& f, const Thresholds&) {
 
 const std::vector<std::string> kServingL2 = {"l2.serving.tail_latency", "l2.serving.unstable"};
 
-const bool kServingConfigRows = register_findings({
+const bool kServingConfigRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kDemand, Layer::L3, Pillar::serving, Section::framework,
      {"Model server thread pools vs CPUs granted", "模型服务线程池与实际可用 CPU"},
      {{"pass", {"the server's thread pools ask for {threads} threads on the {cpus} CPUs available",
@@ -293,6 +294,7 @@ const bool kServingConfigRows = register_findings({
      {"ONNX Runtime's fused kernels back, and a pool per instance that fits the CPUs",
       "恢复 ONNX Runtime 的融合算子，每个实例的线程池与 CPU 相符"},
      kServingL2},
+};
 });
 
 const bool kDemandRule = register_rule({kDemand, {"collect.serving", "collect.process", "collect.cpu", "collect.cgroup"}, judge_demand});

@@ -162,11 +162,13 @@ Finding late(const BenchResult& r, const Thresholds& th) {
   return x;
 }
 
-const bool kServingLoadThresholds = register_thresholds({
+const bool kServingLoadThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"serving.tail_ratio_warn", 10, "x", {"P99 above this multiple of P50 (from the intended send) warns", "P99 超过 P50 的该倍数（按计划发送时刻计）时告警"}},
     {"serving.late_share_warn_pct", 1, "%", {"share of open-loop requests sent late above which the load itself is suspect", "开环请求延迟发出的比例超过该值即说明压测本身不可信"}},
     {"serving.error_share_warn_pct", 1, "%", {"share of failed requests (connect, timeout, HTTP 4xx/5xx, protocol) above which latency figures are not comparable",
                                              "失败请求（连接、超时、HTTP 4xx/5xx、协议）比例超过该值时延迟数字不可比"}},
+};
 });
 
 CatalogEntry serving_row(std::string id, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
@@ -174,7 +176,8 @@ CatalogEntry serving_row(std::string id, Text title, std::map<std::string, Text>
                    std::move(gain));
 }
 
-const bool kServingLoadRows = register_findings({
+const bool kServingLoadRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     serving_row(kTail, {"Serving tail latency under load", "负载下的推理服务尾延迟"},
         {{"info", {"P50 {p50} ms, P99 {p99} ms, P99.9 {p999}, max {max} ms at {throughput} req/s ({mode}; {samples} replies)",
                    "P50 {p50} ms，P99 {p99} ms，P99.9 {p999}，最大 {max} ms，吞吐 {throughput} req/s（{mode}；{samples} 个响应）"}},
@@ -205,6 +208,7 @@ const bool kServingLoadRows = register_findings({
         {"when the connections hit the cap the server is too slow for the rate (the latency is real: lower --rate or fix the server, see l3.serving.thread_demand); otherwise give the load generator more --connections, --threads or its own CPUs (taskset) away from the server",
          "若连接数达到上限，说明服务端跟不上该速率（延迟是真实的：降低 --rate 或修复服务端，见 l3.serving.thread_demand）；否则给压测端更多 --connections、--threads，或用 taskset 让它与服务端使用不同的 CPU"},
         "plumb bench serve {subject} --rate R --connections 1024"),
+};
 });
 
 const bool kServingLoadRules = [] {

@@ -67,13 +67,16 @@ std::vector<Finding> judge_outdiff(const Facts& facts, const Thresholds& th) {
   return out;
 }
 
-const bool kServingOutdiffThresholds = register_thresholds({
+const bool kServingOutdiffThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"serving.outdiff_mean_abs_max", 1e-4, "absolute",
      {"largest mean |a-b| between two backends' outputs that still passes (the field guide's bar before switching backend)",
       "两个后端输出之间平均 |a-b| 的上限（切换后端前的判定标准）"}},
+};
 });
 
-const bool kServingOutdiffRows = register_findings({
+const bool kServingOutdiffRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {kServingOutdiffId, Layer::L2, Pillar::serving, Section::framework,
      {"Backend output agreement", "后端输出一致性"},
      {{"pass", {"{name}: all {elements} elements within atol {atol} / rtol {rtol}; mean |a-b| {mean} < {bar}",
@@ -99,6 +102,7 @@ const bool kServingOutdiffRows = register_findings({
      "plumb outdiff A.npz B.npz",
      {"a backend switch that keeps the model's answers", "切换后端而不改变模型的输出"},
      {}},
+};
 });
 
 const bool kServingOutdiffRule = register_rule({kServingOutdiffId, {}, judge_outdiff});

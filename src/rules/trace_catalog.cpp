@@ -9,7 +9,8 @@ namespace {
 
 const std::string kVerify = "plumb trace {file}";
 
-const bool kTraceCatalogThresholds = register_thresholds({
+const bool kTraceCatalogThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"trace.dataloader_share_warn", 30, "%",
      {"data-loader wait above this share of the step time warns (the health report's target is < 30 %)",
       "DataLoader 等待超过单步训练时间的该比例时警告（体检报告目标 < 30%）"}},
@@ -42,9 +43,11 @@ const bool kTraceCatalogThresholds = register_thresholds({
     {"trace.straggler_warn", 10, "%",
      {"a rank whose median step time exceeds the median of all ranks by more than this warns",
       "某 rank 的单步时间中位数比所有 rank 的中位数慢超过该比例时警告"}},
+};
 });
 
-const bool kTraceCatalogRows = register_findings({
+const bool kTraceCatalogRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l2.trace.step_time",
      Layer::L2,
      Pillar::compute,
@@ -197,9 +200,11 @@ const bool kTraceCatalogRows = register_findings({
      "plumb trace {files}",
      {"up to {excess} per step for every rank", "所有 rank 每步最多可节省 {excess}"},
      {}},
+};
 });
 
-const bool kTraceCatalogUi = register_ui({
+const bool kTraceCatalogUi = register_ui([] {
+  return std::vector<UiString>{
     {"trace.title", {"Profiler trace", "Profiler 追踪"}},
     {"trace.col.step", {"step", "步"}},
     {"trace.col.time", {"time", "耗时"}},
@@ -244,6 +249,7 @@ const bool kTraceCatalogUi = register_ui({
     {"trace.note.legacy_format",
      {"legacy autograd-profiler export (no GPU activity, no categories)", "旧版 autograd profiler 导出格式（无 GPU 活动、无类别）"}},
     {"trace.na", {"n/a", "无"}},
+};
 });
 
 }  // namespace

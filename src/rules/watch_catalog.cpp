@@ -6,7 +6,8 @@
 namespace plumb {
 namespace {
 
-const bool kWatchCatalogThresholds = register_thresholds({
+const bool kWatchCatalogThresholds = register_thresholds([] {
+  return std::vector<ThresholdDef>{
     {"watch.min_samples", 5, "count", {"samples needed before a watch finding is judged", "判定一项观测结论所需的最少采样数"}},
     {"watch.gpu_job_memory_mib", 1024, "MiB",
      {"without --pid, a GPU counts as running a job while this much VRAM is in use",
@@ -28,11 +29,13 @@ const bool kWatchCatalogThresholds = register_thresholds({
     {"watch.pcie_imbalance_ratio", 3, "x", {"a GPU moving this many times the PCIe traffic of its peers is unbalanced", "单卡PCIe流量达到其余卡中位数的该倍数视为不均衡"}},
     {"watch.pcie_imbalance_floor_mbps", 100, "MB/s",
      {"PCIe traffic below this is too small to call unbalanced", "PCIe流量低于该值时不判定不均衡"}},
+};
 });
 
 const char* kVerifyWatch = "plumb watch --duration 2m --pid <PID>";
 
-const bool kWatchCatalogRows = register_findings({
+const bool kWatchCatalogRows = register_findings([] {
+  return std::vector<CatalogEntry>{
     {"l2.watch.summary", Layer::L2, Pillar::platform, Section::environment,
      {"Runtime sampling (plumb watch)", "运行时采样（plumb watch）"},
      {{"info", {"Watched {duration} s: {samples} samples every {interval} s, {gpus} GPUs ({gpu_source}){unreadable}.",
@@ -93,6 +96,7 @@ const bool kWatchCatalogRows = register_findings({
      "nvidia-smi -q -d PERFORMANCE",
      {"Full clocks restore the expected step time.", "恢复满频后单步耗时回到预期。"},
      {}},
+};
 });
 
 }  // namespace
