@@ -1,6 +1,7 @@
 // plumb: entry point. Parses the command line, runs one subcommand, maps failures to exit codes
 // (0 no failure, 1 at least one failing finding, 2 plumb could not run).
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 
@@ -10,7 +11,9 @@
 #include "core/suggest.h"
 #include "report/report.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_plumb(int argc, char** argv) {
   using namespace plumb;
   CLI::App app{"plumb: is it the model, or is the infrastructure under it loose?", "plumb"};
   app.set_version_flag("--version", std::string("plumb ") + plumb_version());
@@ -104,6 +107,19 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "plumb: internal error: " << e.what() << "\n";
     return 2;
+  }
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_plumb(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "plumb: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fputs("plumb: internal error\n", stderr);
   }
   return 2;
 }
