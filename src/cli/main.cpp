@@ -21,9 +21,6 @@ int run_plumb(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
   auto subs = subcommands();
   std::stable_sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
-  std::vector<std::string> names;
-  names.reserve(subs.size());
-  for (const auto& s : subs) names.push_back(s.name);
   // Only the command named first gets its options built (CLI11 builds hundreds of option objects
   // for all of them otherwise, a third of a short command's start). Every command is built when
   // the line starts with an option (`plumb --help`), names no known command, or names one that
@@ -52,7 +49,9 @@ int run_plumb(int argc, char** argv) {
   }
   // A mistyped subcommand gets a hint instead of CLI11's generic message.
   if (argc > 1 && argv[1][0] != '-') {
-    if (std::find(names.begin(), names.end(), first) == names.end()) {
+    if (named == subs.end()) {
+      std::vector<std::string> names;
+      for (const auto& s : subs) names.push_back(s.name);
       std::string hint = closest(first, names);
       std::cerr << "plumb: unknown command '" << first << "'" << (hint.empty() ? "" : " (did you mean '" + hint + "'?)")
                 << "; see plumb --help\n";

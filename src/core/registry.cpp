@@ -236,7 +236,6 @@ void warm_tables() {
   (void)catalog();
   (void)ui_strings();
   (void)threshold_defs();
-  (void)rules();
 }
 
 bool collect_one(const Context& ctx, const std::string& id, Facts& facts) {

@@ -64,10 +64,10 @@ std::vector<std::string> unknown_selectors(const Selection& sel);
 // Runs the selected in-check collectors (each under its deadline, in parallel) into `facts`,
 // recording each one's outcome in facts.meta.collectors.
 void collect(const Context& ctx, const Selection& sel, Facts& facts);
-// Runs one collector by id (for subcommands such as `plumb topo`). False when unknown.
 // Builds the tables built on first read (core/lazy_table.h) that judging and rendering need: the
 // catalogue, the interface words, the thresholds. collect() does it while its collectors run.
 void warm_tables();
+// Runs one collector by id (for subcommands such as `plumb topo`). False when unknown.
 bool collect_one(const Context& ctx, const std::string& id, Facts& facts);
 // Runs the selected rules. A rule that throws yields a skip finding naming the error.
 std::vector<Finding> judge(const Facts& facts, const Thresholds& th, const Selection& sel);

@@ -11,9 +11,8 @@
 
 #include <toml++/toml.h>
 
-#include "core/lazy_table.h"
-
 #include "core/host_root.h"
+#include "core/lazy_table.h"
 #include "core/suggest.h"
 #include "core/text.h"
 
