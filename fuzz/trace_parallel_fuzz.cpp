@@ -1,6 +1,6 @@
 // Differential fuzzing of the trace reader: plumb's own event scanner against simdjson On-Demand,
-// and a trace read in parts on several threads against one thread. Any input must give the same
-// result, or the same one-line error, all ways.
+// a trace read in parts on several threads against one thread, and the splitter's vector widths
+// against each other. Any input must give the same result, or the same one-line error, all ways.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -26,6 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   one.limits.chunk = 1 + size % 61;
   one.limits.batch = 1 + size % 97;
   one.limits.max_event = 1 << 16;
+  one.limits.simd = static_cast<int>(size % 3);  // the splitter's vector width (as far as the CPU has it)
   auto base = plumb::trace::analyze_trace_bytes(in, "fuzz.json", one);
   plumb::trace::TraceOptions slow = one;
   slow.fast_scan = false;
@@ -33,6 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   plumb::trace::TraceOptions parts = one;
   parts.threads = 2 + static_cast<int>(size % 5);
   parts.min_part = 1 + size / 7;
+  parts.limits.simd = static_cast<int>((size + 1) % 3);
   if (!same(base, plumb::trace::analyze_trace_bytes(in, "fuzz.json", parts))) std::abort();
   return 0;
 }

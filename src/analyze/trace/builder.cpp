@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <type_traits>
@@ -19,12 +20,33 @@ Error RecordBuilder::bad(const RawEvent& e, const std::string& what) const {
   return make_error(ErrorKind::invalid, name_ + ": " + what + " in the event at byte " + std::to_string(e.offset));
 }
 
+namespace {
+std::size_t name_slot(std::string_view s, std::size_t slots) {
+  std::uint64_t head = 0, tail = 0;
+  const std::size_t n = s.size();
+  if (n >= 8) {
+    std::memcpy(&head, s.data(), 8);
+    std::memcpy(&tail, s.data() + n - 8, 8);
+  } else if (n > 0) {
+    std::memcpy(&head, s.data(), n);
+  }
+  std::uint64_t h = (head ^ (tail * 0x9e3779b97f4a7c15ULL) ^ n) * 0xff51afd7ed558ccdULL;
+  return static_cast<std::size_t>(h >> 40) & (slots - 1);
+}
+}  // namespace
+
 std::uint32_t RecordBuilder::intern(std::string_view name) {
+  std::uint32_t& slot = name_cache_[name_slot(name, kNameCache)];
+  if (slot < out_.names.size() && out_.names[slot] == name) return slot;
   auto it = names_.find(name);
-  if (it != names_.end()) return it->second;
+  if (it != names_.end()) {
+    slot = it->second;
+    return it->second;
+  }
   auto id = static_cast<std::uint32_t>(out_.names.size());
   out_.names.emplace_back(name);
   names_.emplace(std::string(name), id);
+  slot = id;
   return id;
 }
 
@@ -203,6 +225,16 @@ void RecordBuilder::on_header(std::string_view key, std::string_view value) {
   }
 }
 
+RecordBuilder::GpuClass RecordBuilder::gpu_class(std::string_view name) {
+  if (auto it = gpu_classes_.find(name); it != gpu_classes_.end()) return it->second;
+  GpuClass c;
+  c.type = kernel_type(name);
+  c.copy = copy_kind(name);
+  c.sync_name = name == "Event Sync" || name == "Context Sync";
+  if (gpu_classes_.size() < kMaxGpuClasses) gpu_classes_.emplace(std::string(name), c);
+  return c;
+}
+
 Result<bool> RecordBuilder::on_event(const RawEvent& e) {
   ++events_;
   if (e.ph == 'i') {
@@ -287,12 +319,12 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       g.correlation = e.correlation;
       g.stream = e.stream;
       g.cat = e.cat;
-      g.type = kernel_type(name);
-      g.hta_gpu = (e.stream >= 0 && e.correlation >= 0) || name == "Event Sync" || name == "Context Sync";
+      const GpuClass c = gpu_class(name);
+      g.type = c.type;
+      g.hta_gpu = (e.stream >= 0 && e.correlation >= 0) || c.sync_name;
       if (e.cat == Cat::memcpy) {
-        CopyKind k = copy_kind(name);
-        g.dir = k.dir;
-        g.pageable = k.pageable;
+        g.dir = c.copy.dir;
+        g.pageable = c.copy.pageable;
         g.bytes = e.bytes > 0 ? e.bytes : 0;
       }
       out_.gpu.push_back(g);

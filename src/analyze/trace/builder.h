@@ -29,6 +29,11 @@ class RecordBuilder : public EventConsumer {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::uint32_t intern(std::string_view name);
+  // In front of names_: a direct-mapped cache of recent names by a cheap hash of their length and
+  // first and last bytes, each hit checked against the interned text (a trace repeats a few thousand
+  // names; hashing every one in full was a tenth of the reader's time).
+  static constexpr std::size_t kNameCache = 4096;
+  std::vector<std::uint32_t> name_cache_ = std::vector<std::uint32_t>(kNameCache, ~std::uint32_t{0});
   struct Thread {  // the event's thread's record arrays
     PodVector<CpuRec>& cpu;
     PodVector<CpuRec>& runtime;
@@ -55,6 +60,17 @@ class RecordBuilder : public EventConsumer {
   std::uint64_t last_thread_key_ = 0;
   std::int64_t last_thread_ = -1;  // index of the thread of last_thread_key_
   std::unordered_map<std::string, bool, Hash, std::equal_to<>> hta_steps_;
+  // What a GPU row's name says (kernel type, copy direction, HTA's sync names), by name: a trace
+  // repeats a few hundred kernel names millions of times, and each classification searches the
+  // name for several patterns. Bounded: past kMaxGpuClasses names each is classified afresh.
+  struct GpuClass {
+    KernelType type = KernelType::other;
+    CopyKind copy;
+    bool sync_name = false;  // "Event Sync" or "Context Sync"
+  };
+  static constexpr std::size_t kMaxGpuClasses = 1u << 16;
+  GpuClass gpu_class(std::string_view name);
+  std::unordered_map<std::string, GpuClass, Hash, std::equal_to<>> gpu_classes_;
 };
 
 }  // namespace plumb::trace

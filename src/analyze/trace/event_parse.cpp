@@ -27,6 +27,8 @@ bool key_is(const char* raw, const char (&lit)[N]) {
 
 const char* json_error(simdjson::error_code e) { return simdjson::error_message(e); }
 
+constexpr double kPow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
 // A number (int or float) as double; false when the value is not a number. Parsed from the raw
 // token with std::from_chars: simdjson 3.0.1's get_number() returns 0 for decimals with 19
 // significant digits, which Kineto writes ("ts": 1712195495502094.565).
@@ -52,7 +54,6 @@ bool parse_number_token(std::string_view tok, double& out, bool* fractional = nu
       const char* f0 = p;
       std::uint64_t fp = 0;
       while (p < end && *p >= '0' && *p <= '9' && p - f0 < 9) fp = fp * 10 + static_cast<std::uint64_t>(*p++ - '0');
-      static constexpr double kPow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
       ok = p > f0 && (p == end || !((*p >= '0' && *p <= '9') || *p == 'e' || *p == 'E'));
       v += static_cast<double>(fp) / kPow10[p - f0];
       frac = true;
@@ -374,10 +375,52 @@ struct Scanner {
     bool esc = false;
     return string(out, esc) && !esc;
   }
+  // A number read in the same pass that checks its grammar: what Kineto writes (up to 18 integer
+  // and 9 fraction digits, no exponent) gives parse_number_token's fast-path value, computed the
+  // same way; anything else is handed to parse_number_token.
   bool num(double& out, bool* fractional = nullptr) {
-    std::string_view tok;
-    if (p >= end || !number(tok)) return false;
-    return parse_number_token(tok, out, fractional);
+    const char* b = p;
+    const bool neg = p < end && *p == '-';
+    if (neg) ++p;
+    if (p >= end) return false;
+    std::uint64_t ip = 0;
+    const char* d0 = p;
+    if (*p == '0') {
+      ++p;
+    } else if (*p >= '1' && *p <= '9') {
+      while (p < end && *p >= '0' && *p <= '9') ip = ip * 10 + static_cast<std::uint64_t>(*p++ - '0');
+    } else {
+      return false;
+    }
+    const std::ptrdiff_t nd = p - d0;
+    bool frac = false;
+    std::uint64_t fp = 0;
+    std::ptrdiff_t nf = 0;
+    if (p < end && *p == '.') {
+      frac = true;
+      const char* f = ++p;
+      while (p < end && *p >= '0' && *p <= '9') fp = fp * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      nf = p - f;
+      if (nf == 0) return false;
+    }
+    bool expo = false;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+      expo = true;
+      ++p;
+      if (p < end && (*p == '+' || *p == '-')) ++p;
+      const char* x = p;
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+      if (p == x) return false;
+    }
+    if (!(p >= end || ws(*p) || *p == ',' || *p == '}' || *p == ']')) return false;
+    if (!expo && nd <= 18 && nf <= 9) {
+      double v = static_cast<double>(ip);
+      if (frac) v += static_cast<double>(fp) / kPow10[nf];
+      out = neg ? -v : v;
+      if (fractional != nullptr) *fractional = frac;
+      return true;
+    }
+    return parse_number_token(std::string_view(b, static_cast<std::size_t>(p - b)), out, fractional);
   }
   // An args number read with read_int_or / read_number semantics: any other value gives the default.
   bool arg_int(std::int64_t& out) {
@@ -464,7 +507,17 @@ Scan scan_event(const char* p, const char* end, ValueEnds* ends, RawEvent& e) {
           if (!sc.plain_string(s)) return false;
           e.ph = s.empty() ? '?' : s[0];
           seen_ph = true;
-          if (e.ph != 'X' && e.ph != 'i') stop = true;
+          if (e.ph != 'X' && e.ph != 'i') {
+            stop = true;
+            // Flows, metadata and counters: read_event returns here. simdjson On-Demand then skips
+            // the rest of the object: when a ',' follows the value, by its brackets alone
+            // (json_iterator::skip_child), to the closing brace the splitter found too. When the
+            // splitter has also checked every string of the batch (no control character; UTF-8 is
+            // checked for the whole batch), the rest is skipped the same way, in one step. Anything
+            // else after the value is left to the strict scan below.
+            sc.skip_ws();
+            if (ends != nullptr && sc.p < end && *sc.p == ',') sc.p = end - 1;
+          }
           return true;
         }
         if (key_is(k, "pid")) return sc.id(e.pid);

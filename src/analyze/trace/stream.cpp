@@ -5,12 +5,17 @@
 
 #include "analyze/trace/scan_simd.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PLUMB_SPLITTER_WIDE 1
 #endif
 
 namespace plumb::trace {
@@ -27,7 +32,8 @@ bool wanted_header(std::string_view key) {
 class Splitter {
  public:
   Splitter(ByteSource& src, std::string name, TraceSink& sink, const StreamLimits& lim, const StreamRange& range)
-      : src_(src), name_(std::move(name)), sink_(sink), lim_(lim), base_(range.start), stop_at_(range.stop_at) {
+      : src_(src), name_(std::move(name)), sink_(sink), lim_(lim), base_(range.start), stop_at_(range.stop_at),
+        simd_(splitter_simd_level(lim.simd)) {
     cap_ = std::max<std::size_t>(lim_.chunk * 2, 4096);
     buf_.resize(cap_ + 2 + kBatchPadding);
     if (range.in_events) {
@@ -190,18 +196,57 @@ class Splitter {
   // depth and cut events. Blocks holding a backslash take a scalar pass for the quote mask.
   // Returns true at the ']' closing the array (p points at it), false when the data ran out.
   bool scan_events(const char*& p, const char* end) {
+#if defined(PLUMB_SPLITTER_WIDE)
+    switch (simd_) {
+      case 2: return scan_events_avx512(p, end);
+      case 1: return scan_events_avx2(p, end);
+      default: break;
+    }
+#endif
+    return scan_events_t<0>(p, end);
+  }
+
+#if defined(PLUMB_SPLITTER_WIDE)
+  // The same loop compiled for wider vectors (flatten: the mask and prefix functions are inlined
+  // into it, so the whole loop is built for the target); chosen once per CPU (splitter_simd_level).
+  [[gnu::target("avx2,bmi,pclmul"), gnu::flatten]] bool scan_events_avx2(const char*& p, const char* end) {
+    return scan_events_t<1>(p, end);
+  }
+  [[gnu::target("avx512f,avx512bw,avx2,bmi,pclmul"), gnu::flatten]] bool scan_events_avx512(const char*& p,
+                                                                                           const char* end) {
+    return scan_events_t<2>(p, end);
+  }
+#endif
+
+  template <int W>
+  bool scan_events_t(const char*& p, const char* end) {
     char* b = buf_.data();
     while (p < end) {
       const std::size_t n = std::min<std::size_t>(64, static_cast<std::size_t>(end - p));
       const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
       std::uint64_t quote = 0, bslash = 0, open = 0, close = 0, ctl = 0;
-      block_masks(p, quote, bslash, open, close, ctl);  // reads 64 bytes: the padding makes this safe
+      // Each reads 64 bytes: the padding makes this safe.
+#if defined(PLUMB_SPLITTER_WIDE)
+      if constexpr (W == 2) {
+        block_masks_avx512(p, quote, bslash, open, close, ctl);
+      } else if constexpr (W == 1) {
+        block_masks_avx2(p, quote, bslash, open, close, ctl);
+      } else {
+        block_masks(p, quote, bslash, open, close, ctl);
+      }
+#else
+      block_masks(p, quote, bslash, open, close, ctl);
+#endif
       quote &= valid;
       bslash &= valid;
       open &= valid;
       close &= valid;
       if (bslash != 0 || esc_) quote = scalar_quotes(p, n);
+#if defined(PLUMB_SPLITTER_WIDE)
+      std::uint64_t in_str = (W > 0 ? prefix_xor_clmul(quote) : prefix_xor(quote)) ^ (in_str_ ? ~std::uint64_t{0} : 0);
+#else
       std::uint64_t in_str = prefix_xor(quote) ^ (in_str_ ? ~std::uint64_t{0} : 0);
+#endif
       // Invalid JSON, and rare: from here on every batch says so (BatchIndex::strings_clean).
       if ((ctl & in_str & valid) != 0) ctl_in_string_ = true;
       std::uint64_t opens = open & ~in_str;
@@ -274,6 +319,51 @@ class Splitter {
     x ^= x << 32;
     return x;
   }
+
+#if defined(PLUMB_SPLITTER_WIDE)
+  // The prefix XOR as one carry-less multiplication by all ones (simdjson's way).
+  [[gnu::target("pclmul,sse2")]] static std::uint64_t prefix_xor_clmul(std::uint64_t x) {
+    const __m128i all = _mm_set1_epi8(static_cast<char>(0xff));
+    return static_cast<std::uint64_t>(
+        _mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, static_cast<long long>(x)), all, 0)));
+  }
+
+  [[gnu::target("avx2")]] static void block_masks_avx2(const char* p, std::uint64_t& quote, std::uint64_t& bslash,
+                                                       std::uint64_t& open, std::uint64_t& close,
+                                                       std::uint64_t& ctl) {
+    const __m256i q = _mm256_set1_epi8('"');
+    const __m256i bs = _mm256_set1_epi8('\\');
+    const __m256i lo = _mm256_set1_epi8(0x20);
+    const __m256i o = _mm256_set1_epi8('{');
+    const __m256i c = _mm256_set1_epi8('}');
+    const __m256i lim = _mm256_set1_epi8(0x1f);
+    for (std::ptrdiff_t k = 0; k < 2; ++k) {
+      __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * k));
+      __m256i f = _mm256_or_si256(v, lo);
+      auto shift = static_cast<unsigned>(32 * k);
+      // (a lambda would not inherit this function's target)
+      quote |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, q)))} << shift;
+      bslash |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, bs)))} << shift;
+      open |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(f, o)))} << shift;
+      close |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(f, c)))} << shift;
+      ctl |= std::uint64_t{static_cast<std::uint32_t>(
+                 _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(v, lim), v)))}
+             << shift;  // v <= 0x1f
+    }
+  }
+
+  [[gnu::target("avx512f,avx512bw")]] static void block_masks_avx512(const char* p, std::uint64_t& quote,
+                                                                     std::uint64_t& bslash, std::uint64_t& open,
+                                                                     std::uint64_t& close, std::uint64_t& ctl) {
+    const __m512i v = _mm512_loadu_si512(p);
+    const __m512i f = _mm512_or_si512(v, _mm512_set1_epi8(0x20));  // '[' | 0x20 == '{', ']' | 0x20 == '}'
+    quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+    bslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
+    open = _mm512_cmpeq_epi8_mask(f, _mm512_set1_epi8('{'));
+    close = _mm512_cmpeq_epi8_mask(f, _mm512_set1_epi8('}'));
+    ctl = _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1f));
+  }
+#endif
 
   // Per 64-byte block: quotes, backslashes, opening and closing brackets, control characters.
   static void block_masks(const char* p, std::uint64_t& quote, std::uint64_t& bslash, std::uint64_t& open,
@@ -512,6 +602,7 @@ class Splitter {
   std::size_t pos_ = 1;    // scan position
   std::uint64_t base_ = 0; // file offset of buf_[1]
   std::uint64_t stop_at_;  // StreamRange::stop_at
+  int simd_ = 0;           // splitter_simd_level
   bool stopped_ = false;
   St state_ = St::start;
   std::string key_;
@@ -534,6 +625,22 @@ class Splitter {
 };
 
 }  // namespace
+
+int splitter_simd_level(int wanted) {
+#if defined(PLUMB_SPLITTER_WIDE)
+  static const int have = [] {
+    __builtin_cpu_init();
+    const bool clmul = __builtin_cpu_supports("pclmul") != 0;
+    if (clmul && __builtin_cpu_supports("avx512bw") != 0 && __builtin_cpu_supports("avx2") != 0) return 2;
+    if (clmul && __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("bmi") != 0) return 1;
+    return 0;
+  }();
+  return std::clamp(wanted, 0, have);
+#else
+  (void)wanted;
+  return 0;
+#endif
+}
 
 Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, TraceSink& sink, const StreamLimits& limits,
                                  const StreamRange& range) {

@@ -63,7 +63,14 @@ struct StreamLimits {
   std::size_t batch = std::size_t{256} << 10;    // events handed over once a batch is this large
   std::size_t max_event = std::size_t{256} << 20; // one event larger than this is an error
   std::size_t max_header_value = std::size_t{16} << 20;
+  // The widest vector instructions the splitter may use: 0 SSE2 (or plain C++), 1 AVX2, 2 AVX-512BW.
+  // The default takes what the CPU has; every level gives the same result (tests compare them).
+  int simd = 2;
 };
+
+// The level the splitter uses for `wanted` on this CPU: at most `wanted`, 0 where nothing wider is
+// there (or off x86-64).
+int splitter_simd_level(int wanted = 2);
 
 // Reads the whole source. Errors are one line naming `name` and a byte offset.
 Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, TraceSink& sink,
