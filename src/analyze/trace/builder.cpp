@@ -225,13 +225,31 @@ void RecordBuilder::on_header(std::string_view key, std::string_view value) {
   }
 }
 
+std::uint8_t RecordBuilder::runtime_call(std::uint32_t id, std::string_view name) {
+  if (id >= runtime_calls_.size()) runtime_calls_.resize(out_.names.size(), kUnclassified);
+  std::uint8_t& c = runtime_calls_[id];
+  if (c == kUnclassified) {
+    c = 0;
+    if (is_launch_call(name)) c |= kLaunchCall;
+    if (is_host_query_call(name)) c |= kHostQueryCall;
+    if (is_sync_call(name)) c |= kSyncCall;
+    if (name.substr(0, 3) == "hip") c |= kHipCall;
+  }
+  return c;
+}
+
 RecordBuilder::GpuClass RecordBuilder::gpu_class(std::string_view name) {
-  if (auto it = gpu_classes_.find(name); it != gpu_classes_.end()) return it->second;
+  GpuSlot& slot = gpu_cache_[name_slot(name, kGpuCache)];
+  if (slot.entry != nullptr && slot.entry->first == name) return slot.entry->second;
+  if (auto it = gpu_classes_.find(name); it != gpu_classes_.end()) {
+    slot.entry = &*it;  // map nodes do not move
+    return it->second;
+  }
   GpuClass c;
   c.type = kernel_type(name);
   c.copy = copy_kind(name);
   c.sync_name = name == "Event Sync" || name == "Context Sync";
-  if (gpu_classes_.size() < kMaxGpuClasses) gpu_classes_.emplace(std::string(name), c);
+  if (gpu_classes_.size() < kMaxGpuClasses) slot.entry = &*gpu_classes_.emplace(std::string(name), c).first;
   return c;
 }
 
@@ -296,13 +314,15 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       break;
     }
     case Cat::runtime: {
-      if (!out_.hip_runtime && name.substr(0, 3) == "hip") out_.hip_runtime = true;
-      bool launch = is_launch_call(name);
+      const std::uint32_t id = intern(name);
+      const std::uint8_t call = runtime_call(id, name);
+      if ((call & kHipCall) != 0) out_.hip_runtime = true;
+      const bool launch = (call & kLaunchCall) != 0;
       if (launch) out_.launches.push_back({ts, end});
       // Correlation rows are only ever looked up from GPU rows: host-side queries have none.
-      if (e.correlation >= 0 && (launch || !is_host_query_call(name))) out_.corr.push_back({e.correlation, ts, e.dur, launch});
-      if (is_sync_call(name)) out_.syncs.push_back({ts, end, intern(name)});
-      thread_of(e).runtime.push_back({ts, end, intern(name), false});
+      if (e.correlation >= 0 && (launch || (call & kHostQueryCall) == 0)) out_.corr.push_back({e.correlation, ts, e.dur, launch});
+      if ((call & kSyncCall) != 0) out_.syncs.push_back({ts, end, id});
+      thread_of(e).runtime.push_back({ts, end, id, false});
       break;
     }
     case Cat::kernel:

@@ -15,6 +15,8 @@ namespace plumb::trace {
 class RecordBuilder : public EventConsumer {
  public:
   RecordBuilder(std::string name, TraceRecords& out) : name_(std::move(name)), out_(out) {}
+  RecordBuilder(const RecordBuilder&) = delete;  // its caches point into its own maps
+  RecordBuilder& operator=(const RecordBuilder&) = delete;
   Result<bool> on_event(const RawEvent& e) override;
   // distributedInfo, deviceProperties: raw JSON values of top-level keys.
   void on_header(std::string_view key, std::string_view value);
@@ -70,7 +72,17 @@ class RecordBuilder : public EventConsumer {
   };
   static constexpr std::size_t kMaxGpuClasses = 1u << 16;
   GpuClass gpu_class(std::string_view name);
+  // What a runtime call's name says, by interned name id (computed once per name).
+  static constexpr std::uint8_t kLaunchCall = 1, kHostQueryCall = 2, kSyncCall = 4, kHipCall = 8,
+                                kUnclassified = 0xff;
+  std::uint8_t runtime_call(std::uint32_t id, std::string_view name);
+  std::vector<std::uint8_t> runtime_calls_;
   std::unordered_map<std::string, GpuClass, Hash, std::equal_to<>> gpu_classes_;
+  struct GpuSlot {  // a direct-mapped cache in front of gpu_classes_, as for names
+    const std::pair<const std::string, GpuClass>* entry = nullptr;
+  };
+  static constexpr std::size_t kGpuCache = 1024;
+  std::vector<GpuSlot> gpu_cache_ = std::vector<GpuSlot>(kGpuCache);
 };
 
 }  // namespace plumb::trace

@@ -1,6 +1,7 @@
 // simdjson On-Demand extraction of the fields the analysis needs from each event of a batch.
 #include "analyze/trace/event_parse.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -28,6 +29,38 @@ bool key_is(const char* raw, const char (&lit)[N]) {
 const char* json_error(simdjson::error_code e) { return simdjson::error_message(e); }
 
 constexpr double kPow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
+// Up to eight ASCII digits at once (SWAR): how many of the 8 bytes at p lead with a digit, and
+// their value. Microsecond timestamps have 16 digits; a digit a step was a quarter of the number
+// reading. Little-endian only (the first byte is the lowest); elsewhere the plain loops run.
+constexpr bool kSwar = std::endian::native == std::endian::little;
+constexpr std::uint64_t kPow10Int[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+std::uint64_t load8(const char* p) {
+  std::uint64_t w = 0;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+// The number of leading digits (0..8). XOR with '0' maps a digit to 0..9; a byte that is not one
+// then has its high bit set either by itself or once 0x76 is added. A carry out of such a byte
+// only reaches bytes after it, which do not count.
+int leading_digits(std::uint64_t w) {
+  const std::uint64_t x = w ^ 0x3030303030303030ULL;
+  const std::uint64_t non = ((x + 0x7676767676767676ULL) | x) & 0x8080808080808080ULL;
+  return non == 0 ? 8 : __builtin_ctzll(non) / 8;
+}
+// The value of the first n (1..8) digits: the others are replaced by leading '0's, then the eight
+// are combined in pairs, quadruples and the whole, one multiplication a step.
+std::uint64_t digits_value(std::uint64_t w, int n) {
+  if (n < 8) {
+    const int shift = 8 * (8 - n);
+    w = (w << shift) | (0x3030303030303030ULL >> (64 - shift));
+  }
+  w -= 0x3030303030303030ULL;
+  w = (w * 10) + (w >> 8);  // bytes 0, 2, 4, 6: the two-digit numbers
+  w = (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+       (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+  return static_cast<std::uint32_t>(w);
+}
 
 // A number (int or float) as double; false when the value is not a number. Parsed from the raw
 // token with std::from_chars: simdjson 3.0.1's get_number() returns 0 for decimals with 19
@@ -214,8 +247,34 @@ struct Scanner {
   int depth = 0;
 
   static bool ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+  // Most calls find a token at once: one comparison rules out every character above the space.
   void skip_ws() {
-    while (p < end && ws(*p)) ++p;
+    while (p < end && static_cast<unsigned char>(*p) <= ' ' && ws(*p)) ++p;
+  }
+  // Skips the digits at p (ASCII digits, any number of them).
+  void skip_digits() {
+    if (kSwar) {
+      while (end - p >= 8) {
+        const int n = leading_digits(load8(p));
+        p += n;
+        if (n < 8) return;
+      }
+    }
+    while (p < end && *p >= '0' && *p <= '9') ++p;
+  }
+  // Reads the digits at p into v (v * 10 + digit each; wraps past 19 digits).
+  void read_digits(std::uint64_t& v) {
+    if (kSwar) {
+      while (end - p >= 8) {
+        const std::uint64_t w = load8(p);
+        const int n = leading_digits(w);
+        if (n == 0) return;
+        v = v * kPow10Int[n] + digits_value(w, n);
+        p += n;
+        if (n < 8) return;
+      }
+    }
+    while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
   }
   // At '"': the string's raw contents; `escaped` when it holds a backslash. False when invalid.
   bool string(std::string_view& out, bool& escaped) {
@@ -260,14 +319,14 @@ struct Scanner {
     if (*p == '0') {
       ++p;
     } else if (*p >= '1' && *p <= '9') {
-      while (p < end && *p >= '0' && *p <= '9') ++p;
+      skip_digits();
     } else {
       return false;
     }
     if (p < end && *p == '.') {
       ++p;
       const char* f = p;
-      while (p < end && *p >= '0' && *p <= '9') ++p;
+      skip_digits();
       if (p == f) return false;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
@@ -351,15 +410,23 @@ struct Scanner {
       std::string_view key;
       bool esc = false;
       if (!string(key, esc)) return false;
-      skip_ws();
-      if (p >= end || *p != ':') return false;
-      ++p;
-      skip_ws();
+      // The separators as most writers put them (": " and ", ") are taken in one step; any other
+      // white space goes through skip_ws.
+      if (end - p >= 2 && p[0] == ':' && p[1] == ' ') {
+        p += 2;
+        if (p < end && static_cast<unsigned char>(*p) <= ' ') skip_ws();
+      } else {
+        skip_ws();
+        if (p >= end || *p != ':') return false;
+        ++p;
+        skip_ws();
+      }
       if (!field(key)) return false;
-      skip_ws();
+      if (p < end && static_cast<unsigned char>(*p) <= ' ') skip_ws();
       if (p >= end) return false;
       if (*p == ',') {
         ++p;
+        if (p < end && *p == ' ') ++p;
         continue;
       }
       if (*p != '}') return false;
@@ -388,7 +455,7 @@ struct Scanner {
     if (*p == '0') {
       ++p;
     } else if (*p >= '1' && *p <= '9') {
-      while (p < end && *p >= '0' && *p <= '9') ip = ip * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      read_digits(ip);  // wraps past 19 digits, which take parse_number_token below
     } else {
       return false;
     }
@@ -399,7 +466,7 @@ struct Scanner {
     if (p < end && *p == '.') {
       frac = true;
       const char* f = ++p;
-      while (p < end && *p >= '0' && *p <= '9') fp = fp * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      read_digits(fp);
       nf = p - f;
       if (nf == 0) return false;
     }
