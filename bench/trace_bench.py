@@ -8,7 +8,7 @@ For each seed trace (a real Kineto trace; the defaults: a kernel-heavy ResNet-50
 CPU-operator-heavy MTIA inference run and an 8x A100 NCCL training rank, all in
 tests/fixtures/traces/corpus) builds a large trace by repeating its events (each copy shifted in
 time by the source trace's span and in correlation ids by its largest id, so ProfilerSteps stay distinct
-and kernels match the runtime call that launched them), then measures with /usr/bin/time -v
+and kernels match the runtime call that launched them), then measures with wait4's resource use
 (wall seconds, user + system CPU seconds, max RSS), medians of --runs:
   1. plumb trace BIG -f json --threads 1         (CPU MB/s on one thread: the per-core figure)
   2. plumb trace BIG -f json --threads N         (wall speed-up over 1.)
@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "tests", "fixtures", "traces", "corpus")
@@ -87,18 +88,21 @@ def build(seed, out, size_mb):
 
 
 def timed(cmd):
-    """Wall seconds, CPU seconds (user + system) and max RSS (MB) of one command (/usr/bin/time -v)."""
-    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    """Wall seconds, CPU seconds (user + system) and max RSS (MB) of one command. CPU time comes
+    from wait4 (microseconds; /usr/bin/time prints hundredths, 3 % of a 0.3 s run); the command
+    runs under /usr/bin/time -f %M for its peak RSS, since a child of this Python process would
+    report this process's RSS as its own (Linux keeps the peak across fork and exec). wait4's
+    figure is /usr/bin/time's with its child's, about a millisecond more than the command's own."""
+    t0 = time.monotonic()
+    with subprocess.Popen(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as p:
+        err = p.stderr.read().decode(errors="replace")
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+    secs = time.monotonic() - t0
     if p.returncode not in (0, 1):
-        raise SystemExit("command failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr[-2000:]))
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", p.stderr).group(1)
-    secs = 0.0
-    for part in wall.split(":"):
-        secs = secs * 60 + float(part)
-    rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1))
-    cpu = float(re.search(r"User time \(seconds\): (\S+)", p.stderr).group(1)) + \
-        float(re.search(r"System time \(seconds\): (\S+)", p.stderr).group(1))
-    return secs, cpu, rss_kb / 1024.0
+        raise SystemExit("command failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), err[-2000:]))
+    rss_kb = int(err.strip().splitlines()[-1])
+    return secs, ru.ru_utime + ru.ru_stime, rss_kb / 1024.0
 
 
 def median_runs(cmd, n):
@@ -122,6 +126,9 @@ def reference_check(a, big):
 def bench_seed(a, label, seed):
     big = os.path.join(a.dir, "plumb-bench-trace-%d-%s.json" % (os.getpid(), label))
     size, copies = build(seed, big, a.size_mb)
+    # The kernel writes a new file back to disk some 30 s after it was written
+    # (vm.dirty_expire_centisecs), in the middle of the timed runs: done here first instead.
+    os.sync()
     mb = size / 1e6
     print("== %s: %s (%.1f MB, %d copies of %s)" % (label, big, mb, copies, os.path.basename(seed)), flush=True)
     row = {"label": label, "seed": os.path.basename(seed), "mb": mb}
