@@ -41,6 +41,12 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
   };
 
   std::vector<Interval> all, comp, comm;
+  // Room for every GPU row up front: no copies while they grow, and `all` (nearly every row) made
+  // present in one step.
+  all.reserve(rec.gpu.size());
+  populate_block(all.data(), rec.gpu.size() * sizeof(Interval));
+  comp.reserve(rec.gpu.size());
+  comm.reserve(rec.gpu.size());
   for (const auto& g : rec.gpu) {
     if (g.stream == -1) continue;  // G = rows with stream != -1
     if (filter) {

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "analyze/trace/pod_vector.h"
+
 namespace plumb::trace {
 
 namespace detail {
@@ -30,7 +32,8 @@ void natural_merge_sort(T* a, std::size_t n, Cmp cmp) {
   }
   if (bounds.size() == 1) return;
   bounds.push_back(n);
-  std::vector<T> buf(n);
+  PodVector<T> buf;  // every element is written by the first round of merges before it is read
+  buf.reserve(n);
   T* src = a;
   T* dst = buf.data();
   std::vector<std::size_t> next;

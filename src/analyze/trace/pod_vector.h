@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -26,6 +27,24 @@
 #endif
 
 namespace plumb::trace {
+
+// Makes the pages of a heap block that is about to be filled present in one system call
+// (MADV_POPULATE_WRITE, Linux 5.14) instead of a page fault per 4 KiB page, which costs twice as
+// much on a paravirtualised VM. Only the whole pages inside the block, only for blocks of 64 KiB
+// and more; contents are kept (pages already present are left as they are). Advice only: on an
+// older kernel the pages fault in on first use.
+inline void populate_block(void* p, std::size_t bytes) {
+#if defined(MADV_POPULATE_WRITE) && !defined(PLUMB_POD_VECTOR_HEAP_ONLY)
+  if (p == nullptr || bytes < (std::size_t{64} << 10)) return;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t from = (at + 4095) & ~std::uintptr_t{4095};
+  const std::uintptr_t to = (at + bytes) & ~std::uintptr_t{4095};
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
 
 template <class T>
 class PodVector {
@@ -147,6 +166,7 @@ class PodVector {
 #endif
     void* q = std::realloc(static_cast<void*>(p_), bytes);
     if (q == nullptr) throw std::bad_alloc();
+    populate_block(q, bytes);
     p_ = static_cast<T*>(q);
     cap_ = cap;
   }
