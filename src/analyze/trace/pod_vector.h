@@ -36,10 +36,10 @@ namespace plumb::trace {
 inline void populate_block(void* p, std::size_t bytes) {
 #if defined(MADV_POPULATE_WRITE) && !defined(PLUMB_POD_VECTOR_HEAP_ONLY)
   if (p == nullptr || bytes < (std::size_t{64} << 10)) return;
-  const auto at = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t from = (at + 4095) & ~std::uintptr_t{4095};
-  const std::uintptr_t to = (at + bytes) & ~std::uintptr_t{4095};
-  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+  const std::size_t head = (4096 - reinterpret_cast<std::uintptr_t>(p) % 4096) % 4096;  // to the first page
+  if (bytes <= head) return;
+  const std::size_t whole = (bytes - head) / 4096 * 4096;
+  if (whole > 0) ::madvise(static_cast<char*>(p) + head, whole, MADV_POPULATE_WRITE);
 #else
   (void)p;
   (void)bytes;
