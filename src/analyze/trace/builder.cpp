@@ -238,18 +238,15 @@ std::uint8_t RecordBuilder::runtime_call(std::uint32_t id, std::string_view name
   return c;
 }
 
-RecordBuilder::GpuClass RecordBuilder::gpu_class(std::string_view name) {
-  GpuSlot& slot = gpu_cache_[name_slot(name, kGpuCache)];
-  if (slot.entry != nullptr && slot.entry->first == name) return slot.entry->second;
-  if (auto it = gpu_classes_.find(name); it != gpu_classes_.end()) {
-    slot.entry = &*it;  // map nodes do not move
-    return it->second;
+RecordBuilder::GpuClass RecordBuilder::gpu_class(std::uint32_t id, std::string_view name) {
+  if (id >= gpu_classes_.size()) gpu_classes_.resize(out_.names.size());
+  GpuClass& c = gpu_classes_[id];
+  if (!c.known) {
+    c.type = kernel_type(name);
+    c.copy = copy_kind(name);
+    c.sync_name = name == "Event Sync" || name == "Context Sync";
+    c.known = true;
   }
-  GpuClass c;
-  c.type = kernel_type(name);
-  c.copy = copy_kind(name);
-  c.sync_name = name == "Event Sync" || name == "Context Sync";
-  if (gpu_classes_.size() < kMaxGpuClasses) slot.entry = &*gpu_classes_.emplace(std::string(name), c).first;
   return c;
 }
 
@@ -339,7 +336,7 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       g.correlation = e.correlation;
       g.stream = e.stream;
       g.cat = e.cat;
-      const GpuClass c = gpu_class(name);
+      const GpuClass c = gpu_class(intern(name), name);
       g.type = c.type;
       g.hta_gpu = (e.stream >= 0 && e.correlation >= 0) || c.sync_name;
       if (e.cat == Cat::memcpy) {

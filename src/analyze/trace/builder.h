@@ -15,8 +15,6 @@ namespace plumb::trace {
 class RecordBuilder : public EventConsumer {
  public:
   RecordBuilder(std::string name, TraceRecords& out) : name_(std::move(name)), out_(out) {}
-  RecordBuilder(const RecordBuilder&) = delete;  // its caches point into its own maps
-  RecordBuilder& operator=(const RecordBuilder&) = delete;
   Result<bool> on_event(const RawEvent& e) override;
   // distributedInfo, deviceProperties: raw JSON values of top-level keys.
   void on_header(std::string_view key, std::string_view value);
@@ -62,22 +60,17 @@ class RecordBuilder : public EventConsumer {
   std::uint64_t last_thread_key_ = 0;
   std::int64_t last_thread_ = -1;  // index of the thread of last_thread_key_
   std::unordered_map<std::string, bool, Hash, std::equal_to<>> hta_steps_;
-  // What a GPU row's name says (kernel type, copy direction, HTA's sync names), by name: a trace
-  // repeats a few hundred kernel names millions of times, and each classification searches the
-  // name for several patterns. Bounded: past kMaxGpuClasses names each is classified afresh.
+  // What a GPU row's name says (kernel type, copy direction, HTA's sync names), by interned name id
+  // (worked out once per name): each classification searches the name for several patterns, and a
+  // trace repeats a few hundred kernel names millions of times.
   struct GpuClass {
     KernelType type = KernelType::other;
     CopyKind copy;
     bool sync_name = false;  // "Event Sync" or "Context Sync"
+    bool known = false;
   };
-  static constexpr std::size_t kMaxGpuClasses = 1u << 16;
-  GpuClass gpu_class(std::string_view name);
-  std::unordered_map<std::string, GpuClass, Hash, std::equal_to<>> gpu_classes_;
-  struct GpuSlot {  // a direct-mapped cache in front of gpu_classes_, as for names
-    const std::pair<const std::string, GpuClass>* entry = nullptr;
-  };
-  static constexpr std::size_t kGpuCache = 1024;
-  std::vector<GpuSlot> gpu_cache_ = std::vector<GpuSlot>(kGpuCache);
+  GpuClass gpu_class(std::uint32_t id, std::string_view name);
+  std::vector<GpuClass> gpu_classes_;
   // What a runtime call's name says, by interned name id (worked out once per name).
   static constexpr std::uint8_t kLaunchCall = 1, kHostQueryCall = 2, kSyncCall = 4, kHipCall = 8,
                                 kUnclassified = 0xff;
