@@ -30,6 +30,15 @@ const char* json_error(simdjson::error_code e) { return simdjson::error_message(
 
 constexpr double kPow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 
+// A decimal with up to 18 integer and 9 fraction digits, given as the two digit strings' integer
+// values: the one formula both number readers use, so the scanner and the simdjson path give the
+// same double.
+double decimal_value(bool neg, std::uint64_t ip, bool frac, std::uint64_t fp, std::ptrdiff_t nf) {
+  double v = static_cast<double>(ip);
+  if (frac) v += static_cast<double>(fp) / kPow10[nf];
+  return neg ? -v : v;
+}
+
 // Up to eight ASCII digits at once (SWAR): how many of the 8 bytes at p lead with a digit, and
 // their value. Microsecond timestamps have 16 digits; a digit a step was a quarter of the number
 // reading. Little-endian only (the first byte is the lowest); elsewhere the plain loops run.
@@ -80,15 +89,15 @@ bool parse_number_token(std::string_view tok, double& out, bool* fractional = nu
     std::uint64_t ip = 0;
     while (p < end && *p >= '0' && *p <= '9' && p - d0 < 18) ip = ip * 10 + static_cast<std::uint64_t>(*p++ - '0');
     bool ok = p > d0 && (p == end || (*p != 'e' && *p != 'E' && !(*p >= '0' && *p <= '9')));
-    double v = static_cast<double>(ip);
     bool frac = false;
+    std::uint64_t fp = 0;
+    std::ptrdiff_t nf = 0;
     if (ok && p < end && *p == '.') {
       ++p;
       const char* f0 = p;
-      std::uint64_t fp = 0;
       while (p < end && *p >= '0' && *p <= '9' && p - f0 < 9) fp = fp * 10 + static_cast<std::uint64_t>(*p++ - '0');
       ok = p > f0 && (p == end || !((*p >= '0' && *p <= '9') || *p == 'e' || *p == 'E'));
-      v += static_cast<double>(fp) / kPow10[p - f0];
+      nf = p - f0;
       frac = true;
     }
     if (ok) {
@@ -100,7 +109,7 @@ bool parse_number_token(std::string_view tok, double& out, bool* fractional = nu
       }
     }
     if (ok) {
-      out = neg ? -v : v;
+      out = decimal_value(neg, ip, frac, fp, nf);
       if (fractional != nullptr) *fractional = frac;
       return true;
     }
@@ -443,8 +452,8 @@ struct Scanner {
     return string(out, esc) && !esc;
   }
   // A number read in the same pass that checks its grammar: what Kineto writes (up to 18 integer
-  // and 9 fraction digits, no exponent) gives parse_number_token's fast-path value, computed the
-  // same way; anything else is handed to parse_number_token.
+  // and 9 fraction digits, no exponent) gives decimal_value, as parse_number_token's fast path
+  // does; anything else is handed to parse_number_token.
   bool num(double& out, bool* fractional = nullptr) {
     const char* b = p;
     const bool neg = p < end && *p == '-';
@@ -481,9 +490,7 @@ struct Scanner {
     }
     if (!(p >= end || ws(*p) || *p == ',' || *p == '}' || *p == ']')) return false;
     if (!expo && nd <= 18 && nf <= 9) {
-      double v = static_cast<double>(ip);
-      if (frac) v += static_cast<double>(fp) / kPow10[nf];
-      out = neg ? -v : v;
+      out = decimal_value(neg, ip, frac, fp, nf);
       if (fractional != nullptr) *fractional = frac;
       return true;
     }
