@@ -225,28 +225,13 @@ class Splitter {
       const std::size_t n = std::min<std::size_t>(64, static_cast<std::size_t>(end - p));
       const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
       std::uint64_t quote = 0, bslash = 0, open = 0, close = 0, ctl = 0;
-      // Each reads 64 bytes: the padding makes this safe.
-#if defined(PLUMB_SPLITTER_WIDE)
-      if constexpr (W == 2) {
-        block_masks_avx512(p, quote, bslash, open, close, ctl);
-      } else if constexpr (W == 1) {
-        block_masks_avx2(p, quote, bslash, open, close, ctl);
-      } else {
-        block_masks(p, quote, bslash, open, close, ctl);
-      }
-#else
-      block_masks(p, quote, bslash, open, close, ctl);
-#endif
+      masks<W>(p, quote, bslash, open, close, ctl);  // reads 64 bytes: the padding makes this safe
       quote &= valid;
       bslash &= valid;
       open &= valid;
       close &= valid;
       if (bslash != 0 || esc_) quote = scalar_quotes(p, n);
-#if defined(PLUMB_SPLITTER_WIDE)
-      std::uint64_t in_str = (W > 0 ? prefix_xor_clmul(quote) : prefix_xor(quote)) ^ (in_str_ ? ~std::uint64_t{0} : 0);
-#else
-      std::uint64_t in_str = prefix_xor(quote) ^ (in_str_ ? ~std::uint64_t{0} : 0);
-#endif
+      std::uint64_t in_str = in_string<W>(quote) ^ (in_str_ ? ~std::uint64_t{0} : 0);
       // Invalid JSON, and rare: from here on every batch says so (BatchIndex::strings_clean).
       if ((ctl & in_str & valid) != 0) ctl_in_string_ = true;
       std::uint64_t opens = open & ~in_str;
@@ -364,6 +349,29 @@ class Splitter {
     ctl = _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1f));
   }
 #endif
+
+  // The block's masks and its in-string mask at vector width W (see scan_events).
+  template <int W>
+  static void masks(const char* p, std::uint64_t& quote, std::uint64_t& bslash, std::uint64_t& open,
+                    std::uint64_t& close, std::uint64_t& ctl) {
+#if defined(PLUMB_SPLITTER_WIDE)
+    if constexpr (W == 2) {
+      block_masks_avx512(p, quote, bslash, open, close, ctl);
+      return;
+    } else if constexpr (W == 1) {
+      block_masks_avx2(p, quote, bslash, open, close, ctl);
+      return;
+    }
+#endif
+    block_masks(p, quote, bslash, open, close, ctl);
+  }
+  template <int W>
+  static std::uint64_t in_string(std::uint64_t quote) {
+#if defined(PLUMB_SPLITTER_WIDE)
+    if constexpr (W > 0) return prefix_xor_clmul(quote);
+#endif
+    return prefix_xor(quote);
+  }
 
   // Per 64-byte block: quotes, backslashes, opening and closing brackets, control characters.
   static void block_masks(const char* p, std::uint64_t& quote, std::uint64_t& bslash, std::uint64_t& open,
