@@ -5,11 +5,11 @@
 #include <cmath>
 #include <map>
 #include <optional>
-#include <unordered_map>
 
 #include "analyze/trace/intervals.h"
 #include "analyze/trace/nearly_sorted.h"
 #include "analyze/trace/records.h"
+#include "analyze/trace/search.h"
 
 namespace plumb::trace {
 
@@ -26,16 +26,6 @@ std::vector<Interval> merged(const PodVector<Span>& spans) {
   std::vector<Interval> v;
   v.reserve(spans.size());
   for (const auto& s : spans) v.push_back({s.ts, s.end});
-  merge_in_place(v);
-  return v;
-}
-
-template <class Pred>
-std::vector<Interval> merged_gpu(const PodVector<GpuRec>& gpu, Pred keep) {
-  std::vector<Interval> v;
-  for (const auto& g : gpu) {
-    if (keep(g)) v.push_back({g.ts, g.end});
-  }
   merge_in_place(v);
   return v;
 }
@@ -111,16 +101,19 @@ struct StepWindows {
   std::vector<bool> complete;  // per span: false for the partial last step
   bool whole = false;          // no ProfilerStep#N: one window over the whole trace
 
-  // Index of the step whose window holds t, or -1.
-  [[nodiscard]] long step_of(double t) const {
-    auto it = std::upper_bound(spans.begin(), spans.end(), t, [](double x, const StepSpan& s) { return x < s.ts; });
+  // Index of the step whose window holds t, or -1. `hint` is where the search starts and is set to
+  // where it ended: lookups in time order then cost a step or two each (search.h).
+  [[nodiscard]] long step_of(double t, std::size_t& hint) const {
+    auto it = partition_point_from(spans.begin(), spans.end(), spans.begin() + static_cast<long>(std::min(hint, spans.size())),
+                                   [t](const StepSpan& s) { return !(t < s.ts); });
+    hint = static_cast<std::size_t>(it - spans.begin());
     if (it == spans.begin()) return -1;
     --it;
     return t < it->end || (whole && t <= it->end) ? static_cast<long>(it - spans.begin()) : -1;
   }
   // True when t lies in a complete step.
-  [[nodiscard]] bool in_complete_step(double t) const {
-    long i = step_of(t);
+  [[nodiscard]] bool in_complete_step(double t, std::size_t& hint) const {
+    long i = step_of(t, hint);
     return i >= 0 && complete[static_cast<std::size_t>(i)];
   }
 };
@@ -187,15 +180,28 @@ ActivityUnions build_unions(const TraceRecords& rec) {
   u.dataloader = merged(rec.dataloader);
   u.optimizer = merged(rec.optimizer);
   u.cpu_copy = merged(rec.cpu_copy);
-  u.gpu_busy = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat != Cat::cuda_sync; });
-  u.h2d = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::htod; });
-  u.d2h = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::dtoh; });
-  u.copy = merged_gpu(rec.gpu, [](const GpuRec& g) {
-    return g.cat == Cat::memcpy && (g.dir == CopyDir::htod || g.dir == CopyDir::dtoh);
-  });
-  u.pageable_h2d = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::memcpy && g.dir == CopyDir::htod && g.pageable; });
-  u.compute = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::kernel && g.type == KernelType::computation; });
-  u.comm = merged_gpu(rec.gpu, [](const GpuRec& g) { return g.cat == Cat::kernel && g.type == KernelType::communication; });
+  // The GPU lists in one pass over the rows (each in row order, as a pass per list would give).
+  reserve_present(u.gpu_busy, rec.gpu.size());
+  reserve_present(u.compute, static_cast<std::size_t>(rec.n_compute_rows));
+  reserve_present(u.comm, static_cast<std::size_t>(rec.n_comm_rows));
+  for (const auto& g : rec.gpu) {
+    const Interval iv{g.ts, g.end};
+    if (g.cat != Cat::cuda_sync) u.gpu_busy.push_back(iv);
+    if (g.cat == Cat::memcpy) {
+      if (g.dir == CopyDir::htod) {
+        u.h2d.push_back(iv);
+        u.copy.push_back(iv);
+        if (g.pageable) u.pageable_h2d.push_back(iv);
+      } else if (g.dir == CopyDir::dtoh) {
+        u.d2h.push_back(iv);
+        u.copy.push_back(iv);
+      }
+    } else if (g.cat == Cat::kernel) {
+      if (g.type == KernelType::computation) u.compute.push_back(iv);
+      if (g.type == KernelType::communication) u.comm.push_back(iv);
+    }
+  }
+  for (auto* v : {&u.gpu_busy, &u.h2d, &u.d2h, &u.copy, &u.pageable_h2d, &u.compute, &u.comm}) merge_in_place(*v);
   u.comm_overlap = intersect(u.compute, u.comm);
   u.busy_in_dataloader = intersect(u.gpu_busy, u.dataloader);
   return u;
@@ -233,8 +239,9 @@ void fill_step_times(const TraceRecords& rec, const StepWindows& w, const Activi
 // calls by name (most time first).
 void count_syncs(const TraceRecords& rec, const StepWindows& w, TraceRank& out) {
   std::map<std::uint32_t, TraceSyncCall> sync_by_name;
+  std::size_t hint = 0;
   for (const auto& sc : rec.syncs) {
-    long i = w.step_of(sc.ts);
+    long i = w.step_of(sc.ts, hint);
     if (i < 0) continue;
     auto& st = out.steps[static_cast<std::size_t>(i)];
     ++st.sync_calls;
@@ -256,17 +263,21 @@ void count_syncs(const TraceRecords& rec, const StepWindows& w, TraceRank& out) 
 // among them (ran shorter than the call that launched them); returns the matched count per step
 // (the correlation rows sorted by correlation first: analyze_records does that).
 std::vector<std::int64_t> count_launches(const TraceRecords& rec, const StepWindows& w, TraceRank& out) {
+  std::size_t hint = 0;
   for (const auto& l : rec.launches) {
-    long i = w.step_of(l.ts);
+    long i = w.step_of(l.ts, hint);
     if (i >= 0) ++out.steps[static_cast<std::size_t>(i)].kernel_launches;
   }
   std::vector<std::int64_t> matched(out.steps.size(), 0);
+  const CorrRec* at = rec.corr.begin();  // kernels come mostly in launch order: search from the last match
+  hint = 0;
   for (const auto& g : rec.gpu) {
     if (g.cat != Cat::kernel || g.correlation < 0) continue;
-    auto it = std::lower_bound(rec.corr.begin(), rec.corr.end(), g.correlation,
-                               [](const CorrRec& c, std::int64_t v) { return c.correlation < v; });
+    const CorrRec* it = partition_point_from(rec.corr.begin(), rec.corr.end(), at,
+                                             [v = g.correlation](const CorrRec& c) { return c.correlation < v; });
+    at = it;
     if (it == rec.corr.end() || it->correlation != g.correlation || !it->launch) continue;
-    long i = w.step_of(it->ts);
+    long i = w.step_of(it->ts, hint);
     if (i < 0) continue;
     ++matched[static_cast<std::size_t>(i)];
     if (g.end - g.ts < it->dur) ++out.steps[static_cast<std::size_t>(i)].short_kernels;
@@ -379,9 +390,10 @@ void summarize_gpu(const TraceRecords& rec, const StepWindows& w, const GpuTotal
     sum.unavailable["comm_overlap"] = "no communication (NCCL) kernels in the complete steps";
   }
   double h2d_dur = 0, d2h_dur = 0;
+  std::size_t hint = 0;
   for (const auto& r : rec.gpu) {
     if (r.cat != Cat::memcpy) continue;
-    if (!w.in_complete_step(r.ts)) continue;
+    if (!w.in_complete_step(r.ts, hint)) continue;
     if (r.dir == CopyDir::htod) {
       sum.h2d_bytes += static_cast<std::uint64_t>(r.bytes);
       h2d_dur += r.end - r.ts;
@@ -418,24 +430,29 @@ void summarize_memory(const TraceRecords& rec, TraceSummary& sum) {
 
 // Top operators by self time, inside the complete steps (sorts each thread's records in place).
 void rank_top_ops(TraceRecords& rec, const StepWindows& w, TraceSummary& sum) {
-  std::unordered_map<std::uint32_t, TraceOp> ops;
+  struct Acc {
+    std::int64_t calls = 0;
+    double total_us = 0, self_us = 0;
+  };
+  std::vector<Acc> ops(rec.names.size());  // by interned name id
   for (std::size_t t = 0; t < rec.cpu.size(); ++t) {
     // Kineto writes each thread's ops almost in time order: sorting is near linear then.
     auto order = [](const CpuRec& a, const CpuRec& b) { return nests_before(a, b); };
     sort_nearly_sorted(rec.cpu[t].data(), rec.cpu[t].size(), order);
     sort_nearly_sorted(rec.runtime[t].data(), rec.runtime[t].size(), order);
+    std::size_t hint = 0;
     walk_nesting(rec.cpu[t], rec.runtime[t], [&](const CpuRec& c, double child) {
       if (!c.op) return;
-      if (!w.in_complete_step(c.ts)) return;
+      if (!w.in_complete_step(c.ts, hint)) return;
       auto& op = ops[c.name];
       ++op.calls;
       op.total_us += c.end - c.ts;
       op.self_us += std::max(0.0, c.end - c.ts - child);
     });
   }
-  for (auto& [id, op] : ops) {
-    op.name = rec.names[id];
-    sum.top_ops.push_back(std::move(op));
+  for (std::size_t id = 0; id < ops.size(); ++id) {
+    if (ops[id].calls == 0) continue;
+    sum.top_ops.push_back({rec.names[id], ops[id].calls, ops[id].self_us, ops[id].total_us});
   }
   std::sort(sum.top_ops.begin(), sum.top_ops.end(), [](const TraceOp& a, const TraceOp& b) {
     return a.self_us != b.self_us ? a.self_us > b.self_us : a.name < b.name;

@@ -197,6 +197,8 @@ void RecordBuilder::append(RecordBuilder& later) {
   out_.n_memset += b.n_memset;
   out_.n_mtia += b.n_mtia;
   out_.n_profiler_range += b.n_profiler_range;
+  out_.n_compute_rows += b.n_compute_rows;
+  out_.n_comm_rows += b.n_comm_rows;
   out_.hip_runtime = out_.hip_runtime || b.hip_runtime;
 }
 
@@ -338,6 +340,8 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       g.cat = e.cat;
       const GpuClass c = gpu_class(intern(name), name);
       g.type = c.type;
+      if (c.type == KernelType::computation) ++out_.n_compute_rows;
+      if (c.type == KernelType::communication) ++out_.n_comm_rows;
       g.hta_gpu = (e.stream >= 0 && e.correlation >= 0) || c.sync_name;
       if (e.cat == Cat::memcpy) {
         g.dir = c.copy.dir;

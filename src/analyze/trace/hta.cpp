@@ -7,6 +7,7 @@
 #include "analyze/trace/intervals.h"
 #include "analyze/trace/nearly_sorted.h"
 #include "analyze/trace/records.h"
+#include "analyze/trace/search.h"
 #include "core/text.h"
 
 namespace plumb::trace {
@@ -31,9 +32,10 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
     sort_nearly_sorted(corr_sorted.data(), corr_sorted.size(), by_corr);
     corr = &corr_sorted;
   }
+  const CorrRec* at = corr->begin();  // GPU rows come mostly in launch order: search from the last match
   auto launched_before_last = [&](std::int64_t c) {
-    auto it = std::lower_bound(corr->begin(), corr->end(), c,
-                               [](const CorrRec& r, std::int64_t v) { return r.correlation < v; });
+    const CorrRec* it = partition_point_from(corr->begin(), corr->end(), at, [c](const CorrRec& r) { return r.correlation < c; });
+    at = it;
     for (; it != corr->end() && it->correlation == c; ++it) {
       if (rts(it->ts) < last_start) return true;
     }
@@ -41,12 +43,11 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
   };
 
   std::vector<Interval> all, comp, comm;
-  // Room for every GPU row up front: no copies while they grow, and `all` (nearly every row) made
-  // present in one step.
-  all.reserve(rec.gpu.size());
-  populate_block(all.data(), rec.gpu.size() * sizeof(Interval));
-  comp.reserve(rec.gpu.size());
-  comm.reserve(rec.gpu.size());
+  // Room up front for every row each list can take (the counts kept while reading), made present in
+  // one step each: no copies while they grow, no page fault per page.
+  reserve_present(all, rec.gpu.size());
+  reserve_present(comp, static_cast<std::size_t>(rec.n_compute_rows));
+  reserve_present(comm, static_cast<std::size_t>(rec.n_comm_rows));
   for (const auto& g : rec.gpu) {
     if (g.stream == -1) continue;  // G = rows with stream != -1
     if (filter) {

@@ -8,7 +8,9 @@
 //   2. the records still out of place (each one smaller than the last in-order record) are lifted
 //      out, sorted apart and merged back: O(n + k log k) for k of them;
 //   3. if more than about n/16 are out of place (the input is far from sorted after all), a natural
-//      merge sort instead: ascending runs merged pairwise, O(n log r) for r runs.
+//      merge sort instead: ascending runs merged pairwise in place, each merge moving only the
+//      records where its two runs overlap: O(n log r) for r runs at worst, near linear when runs
+//      barely overlap (sections written one after the other, a long trace's repeated steps).
 // Linear for the usual trace, n log n at worst; one buffer of at most n records.
 #pragma once
 
@@ -23,7 +25,28 @@ namespace plumb::trace {
 
 namespace detail {
 
-// Natural merge sort of a[0, n): the ascending runs merged pairwise (std::merge is stable).
+// Merges the adjacent sorted ranges a[lo, mid) and a[mid, hi) in place, stably, with `buf` for the
+// part that overlaps: the left range's records not greater than the right's first stay where they
+// are, and so do the right range's records not less than the left's last. Ranges that do not
+// overlap at all (time-shifted copies, sections written one after the other) cost two comparisons.
+template <class T, class Cmp>
+void merge_adjacent(T* a, std::size_t lo, std::size_t mid, std::size_t hi, PodVector<T>& buf, Cmp cmp) {
+  if (lo == mid || mid == hi || !cmp(a[mid], a[mid - 1])) return;
+  T* from = std::upper_bound(a + lo, a + mid, a[mid], cmp);     // first left record after the right's first
+  T* to = std::lower_bound(a + mid, a + hi, a[mid - 1], cmp);    // first right record not before the left's last
+  buf.clear();
+  buf.append(from, static_cast<std::size_t>(a + mid - from));
+  // Forward, the left record first on ties; the write position never passes the right range's read
+  // position, and once the left records are all out the right's rest is already in place.
+  const T* l = buf.begin();
+  T* r = a + mid;
+  T* out = from;
+  while (l != buf.end() && r != to) *out++ = cmp(*r, *l) ? *r++ : *l++;
+  while (l != buf.end()) *out++ = *l++;
+}
+
+// Natural merge sort of a[0, n): the ascending runs merged pairwise, each merge in place and only
+// over the overlap of its two runs (merge_adjacent), so equal records keep their input order.
 template <class T, class Cmp>
 void natural_merge_sort(T* a, std::size_t n, Cmp cmp) {
   std::vector<std::size_t> bounds{0};  // run starts, then n
@@ -32,26 +55,18 @@ void natural_merge_sort(T* a, std::size_t n, Cmp cmp) {
   }
   if (bounds.size() == 1) return;
   bounds.push_back(n);
-  PodVector<T> buf;  // every element is written by the first round of merges before it is read
-  buf.reserve(n);
-  T* src = a;
-  T* dst = buf.data();
+  PodVector<T> buf;
   std::vector<std::size_t> next;
   while (bounds.size() > 2) {
     next.assign(1, 0);
     std::size_t r = 0;
     for (; r + 2 < bounds.size(); r += 2) {
-      std::merge(src + bounds[r], src + bounds[r + 1], src + bounds[r + 1], src + bounds[r + 2], dst + bounds[r], cmp);
+      merge_adjacent(a, bounds[r], bounds[r + 1], bounds[r + 2], buf, cmp);
       next.push_back(bounds[r + 2]);
     }
-    if (r + 1 < bounds.size()) {  // an odd run out: carried over
-      std::copy(src + bounds[r], src + bounds[r + 1], dst + bounds[r]);
-      next.push_back(bounds[r + 1]);
-    }
+    if (r + 1 < bounds.size()) next.push_back(bounds[r + 1]);  // an odd run out: carried over
     bounds.swap(next);
-    std::swap(src, dst);
   }
-  if (src != a) std::copy(src, src + n, a);
 }
 
 }  // namespace detail

@@ -46,6 +46,14 @@ inline void populate_block(void* p, std::size_t bytes) {
 #endif
 }
 
+// Room for n elements in a std::vector (or PodVector), the block's pages made present in one call:
+// for the analysis' lists, whose sizes are known from the counts kept while reading.
+template <class V>
+void reserve_present(V& v, std::size_t n) {
+  v.reserve(n);
+  populate_block(v.data(), v.capacity() * sizeof(typename V::value_type));
+}
+
 template <class T>
 class PodVector {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,

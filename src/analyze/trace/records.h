@@ -79,6 +79,9 @@ struct TraceRecords {
   double first_ts = 0, last_end = 0;
   bool any_x = false;
   std::int64_t n_kernel = 0, n_memcpy = 0, n_memset = 0, n_mtia = 0, n_profiler_range = 0;
+  // GPU rows by kernel type: how large the analysis' interval lists can get, so they are allocated
+  // and made present once (fresh pages are the analysis' largest cost on a VM).
+  std::int64_t n_compute_rows = 0, n_comm_rows = 0;
   bool hip_runtime = false;
   std::optional<std::int64_t> rank, world_size;
   std::optional<double> base_time_ns;  // baseTimeNanoseconds: the clock that ts values are relative to

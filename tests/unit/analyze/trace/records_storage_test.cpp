@@ -8,6 +8,7 @@
 
 #include "analyze/trace/nearly_sorted.h"
 #include "analyze/trace/pod_vector.h"
+#include "analyze/trace/search.h"
 
 namespace plumb::trace {
 namespace {
@@ -70,7 +71,7 @@ TEST(NearlySorted, SameOrderAsStableSort) {
   for (int t = 0; t < 4000; ++t) {
     const int n = static_cast<int>(rng() % 300);
     std::vector<Rec> v(static_cast<std::size_t>(n));
-    const int mode = t % 6;
+    const int mode = t % 7;
     for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)].key = mode == 0 ? static_cast<int>(rng() % 10) : i / 2;
     if (mode == 1 && n > 1) {
       for (int s = 0; s < 3; ++s) std::swap(v[rng() % n], v[rng() % n]);
@@ -86,13 +87,43 @@ TEST(NearlySorted, SameOrderAsStableSort) {
       v[0].key = 1'000'000;
       for (int s = 0; s < 3; ++s) v[rng() % n].key -= 30;
     }
+    if (mode == 6) {  // blocks one after the other, each two interleaved sections, some overlapping the next block
+      const int block = 1 + static_cast<int>(rng() % 40);
+      for (int i = 0; i < n; ++i) {
+        const int b = i / block, k = i % block;
+        v[static_cast<std::size_t>(i)].key = b * 20 + (k % 2 == 0 ? k / 2 : (k / 2) * 3 % 25);
+      }
+    }
     for (std::size_t i = 0; i < v.size(); ++i) v[i].id = static_cast<int>(i);
     auto want = v;
     std::stable_sort(want.begin(), want.end(), cmp);
+    auto merged = v;  // the natural merge sort alone, on every shape
     sort_nearly_sorted(v.data(), v.size(), cmp);
+    detail::natural_merge_sort(merged.data(), merged.size(), cmp);
     for (std::size_t i = 0; i < v.size(); ++i) {
       ASSERT_EQ(v[i].key, want[i].key) << "case " << t << " index " << i;
       ASSERT_EQ(v[i].id, want[i].id) << "case " << t << " index " << i << " (ties must keep input order)";
+      ASSERT_EQ(merged[i].id, want[i].id) << "case " << t << " index " << i << " (natural merge sort)";
+    }
+  }
+}
+
+// The search from a hint gives std::partition_point's answer whatever the hint: before, at or after
+// the answer, at either end, on empty ranges and on runs of equal keys.
+TEST(SearchFromHint, SameAsPartitionPoint) {
+  std::mt19937 rng(7);
+  for (int t = 0; t < 3000; ++t) {
+    const std::size_t n = rng() % 200;
+    std::vector<int> v(n);
+    for (auto& x : v) x = static_cast<int>(rng() % (t % 3 == 0 ? 5 : 400));
+    std::sort(v.begin(), v.end());
+    const int key = static_cast<int>(rng() % 410) - 5;
+    auto below = [key](int x) { return x < key; };
+    auto want = std::partition_point(v.begin(), v.end(), below);
+    for (std::size_t h = 0; h <= n + 1; h += 1 + (n / 23)) {
+      auto hint = v.begin() + static_cast<long>(std::min(h, n));
+      ASSERT_EQ(partition_point_from(v.begin(), v.end(), hint, below) - v.begin(), want - v.begin())
+          << "case " << t << " hint " << h;
     }
   }
 }
