@@ -9,9 +9,10 @@ CPU-operator-heavy MTIA inference run and an 8x A100 NCCL training rank, all in
 tests/fixtures/traces/corpus) builds a large trace by repeating its events (each copy shifted in
 time by the source trace's span and in correlation ids by its largest id, so ProfilerSteps stay distinct
 and kernels match the runtime call that launched them), then measures with wait4's resource use
-(wall seconds, user + system CPU seconds, max RSS), medians of --runs:
+(wall seconds, user + system CPU seconds, max RSS), medians of --runs, the file read through into
+the page cache before each run:
   1. plumb trace BIG -f json --threads 1         (CPU MB/s on one thread: the per-core figure)
-  2. plumb trace BIG -f json --threads N         (wall speed-up over 1.)
+  2. plumb trace BIG -f json --threads N         (wall speed-up over 1.; runs of 1. and 2. alternate)
   3. python3 -c 'import json; json.load(open(BIG))'   (--baseline-runs; 0 skips it)
   4. with --check: bench/trace_reference.py --check on plumb's JSON (worst difference, pp)
   5. with --gzip: plumb trace BIG.gz --threads 1 (MB/s of uncompressed JSON, inflate included)
@@ -105,11 +106,41 @@ def timed(cmd):
     return secs, ru.ru_utime + ru.ru_stime, rss_kb / 1024.0
 
 
-def median_runs(cmd, n):
-    runs = [timed(cmd) for _ in range(n)]
+def warm(path):
+    """Reads the file through so that it is in the page cache when a timed run starts. Written
+    once and read within seconds, it should be; but a host may take back a guest's cold page cache
+    (here a DAMON kdamond pages out physical memory unused for a few seconds:
+    /sys/kernel/mm/damon/admin/kdamonds), and a run that reads part of its trace from disk
+    measures the disk."""
+    buf = bytearray(4 << 20)
+    with open(path, "rb", buffering=0) as f:
+        while f.readinto(buf):
+            pass
+
+
+def summary(runs):
     return {"wall": statistics.median(r[0] for r in runs), "cpu": statistics.median(r[1] for r in runs),
             "cpu_min": min(r[1] for r in runs), "cpu_max": max(r[1] for r in runs),
             "rss": statistics.median(r[2] for r in runs), "walls": [r[0] for r in runs]}
+
+
+def median_runs(cmd, n, path):
+    runs = []
+    for _ in range(n):
+        warm(path)
+        runs.append(timed(cmd))
+    return summary(runs)
+
+
+def paired_runs(cmds, n, path):
+    """n runs of each command, interleaved (a b a b ...), the file warmed before each: a drift of
+    the machine during the series then moves every command alike."""
+    runs = [[] for _ in cmds]
+    for _ in range(n):
+        for i, cmd in enumerate(cmds):
+            warm(path)
+            runs[i].append(timed(cmd))
+    return [summary(r) for r in runs]
 
 
 def reference_check(a, big):
@@ -133,8 +164,8 @@ def bench_seed(a, label, seed):
     print("== %s: %s (%.1f MB, %d copies of %s)" % (label, big, mb, copies, os.path.basename(seed)), flush=True)
     row = {"label": label, "seed": os.path.basename(seed), "mb": mb}
     try:
-        one = median_runs([a.plumb, "trace", big, "-f", "json", "--threads", "1"], a.runs)
-        many = median_runs([a.plumb, "trace", big, "-f", "json", "--threads", str(a.threads)], a.runs)
+        one, many = paired_runs([[a.plumb, "trace", big, "-f", "json", "--threads", "1"],
+                                 [a.plumb, "trace", big, "-f", "json", "--threads", str(a.threads)]], a.runs, big)
         row.update(one=one, many=many)
         print("plumb --threads 1   cpu %6.2f s (min %.2f, max %.2f) = %7.1f MB/s   wall %6.2f s   peak RSS %6.1f MB (%.3f x file)" % (
             one["cpu"], one["cpu_min"], one["cpu_max"], mb / one["cpu"], one["wall"], one["rss"], one["rss"] / mb))
@@ -142,7 +173,7 @@ def bench_seed(a, label, seed):
             a.threads, many["cpu"], many["wall"], " ".join("%.2f" % w for w in many["walls"]), one["wall"] / many["wall"],
             many["rss"], many["rss"] / mb), flush=True)
         if a.baseline_runs > 0:
-            js = median_runs([a.python, "-c", "import json,sys; json.load(open(sys.argv[1]))", big], a.baseline_runs)
+            js = median_runs([a.python, "-c", "import json,sys; json.load(open(sys.argv[1]))", big], a.baseline_runs, big)
             row["json"] = js
             print("python json.load    cpu %6.2f s = %7.1f MB/s   peak RSS %6.1f MB   plumb is %.1f x faster (CPU)" % (
                 js["cpu"], mb / js["cpu"], js["rss"], js["cpu"] / one["cpu"]), flush=True)
@@ -154,7 +185,7 @@ def bench_seed(a, label, seed):
             gz = big + ".gz"
             subprocess.run(["gzip", "-6", "-k", "-f", big], check=True)
             try:
-                g = median_runs([a.plumb, "trace", gz, "-f", "json", "--threads", "1"], a.runs)
+                g = median_runs([a.plumb, "trace", gz, "-f", "json", "--threads", "1"], a.runs, gz)
                 row["gzip"] = g
                 print("plumb on .gz (%.1f MB compressed)  cpu %6.2f s = %7.1f MB/s of JSON   peak RSS %6.1f MB" % (
                     os.path.getsize(gz) / 1e6, g["cpu"], mb / g["cpu"], g["rss"]), flush=True)
