@@ -1,7 +1,8 @@
 // A growable array of trivially copyable records for the trace reader's hot path.
-// Large arrays live in their own anonymous mapping: growing moves page tables (mremap), never the
-// bytes, the kernel is asked for transparent huge pages, and the pages are made present 256 KiB at a
-// time (one system call instead of 64 page faults). With std::vector, a 1 GB trace spent
+// Large arrays live in their own anonymous mapping with address space reserved well ahead: growing
+// rarely moves it, and then moves page tables (mremap), never the bytes; the kernel is asked for
+// transparent huge pages, and the pages are made present 256 KiB at a time (one system call
+// instead of 64 page faults). With std::vector, a 1 GB trace spent
 // about a quarter of its time in reallocation copies and page faults of the record arrays (perf,
 // docs/performance-trace.md). Small arrays (most traces) stay on the heap. Under AddressSanitizer
 // every array stays on the heap so the sanitizer checks its bounds.
@@ -129,6 +130,8 @@ class PodVector {
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;   // mapping granularity
   static constexpr std::size_t kPageBytes = 4096;
   static constexpr std::size_t kPopulateBytes = std::size_t{256} << 10;
+  static constexpr std::size_t kReserve = 8;                          // address space ahead
+  static constexpr std::size_t kMaxReserved = std::size_t{1} << 40;   // of at most 1 TiB
 
   void assign(const T* src, std::size_t n) {
     reserve(n);
@@ -150,10 +153,20 @@ class PodVector {
     std::size_t bytes = cap * sizeof(T);
 #if !defined(PLUMB_POD_VECTOR_HEAP_ONLY)
     if (bytes >= kMapBytes) {
-      bytes = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+      // Address space kReserve times what is needed, pages only as they are filled: each time a
+      // mapping grows into addresses already taken, mremap moves its page tables, and on a VM with
+      // shadow page tables every moved page then costs the hypervisor a fault when next touched
+      // (3-13 % of a 300 MB trace's time, docs/performance-trace.md). Where the address space is
+      // limited (RLIMIT_AS, strict overcommit), what is needed alone.
       const bool fresh = mapped_bytes_ == 0;
-      void* q = fresh ? ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                      : ::mremap(p_, mapped_bytes_, bytes, MREMAP_MAYMOVE);
+      void* q = MAP_FAILED;
+      for (std::size_t want : {bytes <= kMaxReserved / kReserve ? bytes * kReserve : bytes, bytes}) {
+        want = (want + kHugePage - 1) / kHugePage * kHugePage;
+        q = fresh ? ::mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                  : ::mremap(p_, mapped_bytes_, want, MREMAP_MAYMOVE);
+        bytes = want;
+        if (q != MAP_FAILED) break;
+      }
       if (q == MAP_FAILED) throw std::bad_alloc();
 #if defined(MADV_HUGEPAGE)
       ::madvise(q, bytes, MADV_HUGEPAGE);  // advice only: without THP the pages stay 4 KiB

@@ -1,9 +1,12 @@
 // The record storage of the trace reader: PodVector (heap, then its own growing mapping) and the
 // stable near-linear sort the breakdown uses on the almost-ordered record arrays.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "analyze/trace/nearly_sorted.h"
@@ -60,6 +63,37 @@ TEST(PodVector, ReserveAndAppendAcrossPopulatedSteps) {
   ASSERT_EQ(v.size(), static_cast<std::size_t>(next));
   EXPECT_GE(v.capacity(), v.size());
   for (int i = 0; i < next; ++i) ASSERT_EQ(v[static_cast<std::size_t>(i)].key, i) << i;
+}
+
+// Address space reserved ahead is advice: under a limit on it (RLIMIT_AS, as batch systems set)
+// an array takes what it needs instead, and keeps every element.
+TEST(PodVectorDeathTest, GrowsUnderAnAddressSpaceLimit) {
+#if defined(PLUMB_POD_VECTOR_HEAP_ONLY)
+  GTEST_SKIP() << "sanitizer build: PodVector keeps every array on the heap, nothing is reserved";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::ifstream status("/proc/self/status");
+        std::string line;
+        std::size_t vm_kb = 0;
+        while (std::getline(status, line)) {
+          if (line.rfind("VmSize:", 0) == 0) vm_kb = std::stoul(line.substr(7));
+        }
+        // Room for the array (64 MB) and a little more, not for eight times its growing sizes.
+        rlimit lim{};
+        lim.rlim_cur = lim.rlim_max = (vm_kb << 10) + (std::size_t{100} << 20);
+        if (vm_kb == 0 || ::setrlimit(RLIMIT_AS, &lim) != 0) std::_Exit(2);
+        PodVector<Rec> v;
+        const int n = 8'000'000;  // 64 MB
+        for (int i = 0; i < n; ++i) v.push_back({i, 1});
+        for (int i = 0; i < n; ++i) {
+          if (v[static_cast<std::size_t>(i)].key != i) std::_Exit(3);
+        }
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+#endif
 }
 
 // Against std::stable_sort on inputs shaped like traces (in order with neighbours swapped, a few
