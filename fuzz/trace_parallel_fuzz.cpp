@@ -1,5 +1,6 @@
 // Differential fuzzing of the trace reader: plumb's own event scanner against simdjson On-Demand,
-// a trace read in parts on several threads against one thread, and the splitter's vector widths
+// a trace read in parts on several threads (threads done early taking over the rest of other parts)
+// against one thread, and the splitter's vector widths
 // against each other. Any input must give the same result, or the same one-line error, all ways.
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   parts.threads = 2 + static_cast<int>(size % 5);
   parts.min_part = 1 + size / 7;
   parts.limits.simd = static_cast<int>((size + 1) % 3);
+  parts.min_steal = 1 + size / 11;  // threads done early take over the rest of other parts
   if (!same(base, plumb::trace::analyze_trace_bytes(in, "fuzz.json", parts))) std::abort();
   return 0;
 }

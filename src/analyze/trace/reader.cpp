@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <thread>
 
 #include "analyze/trace/builder.h"
@@ -92,14 +93,24 @@ std::optional<std::uint64_t> event_start_after(const RandomAccess& ra, std::uint
 }
 
 struct Part {
+  std::uint64_t start = 0;
+  std::uint64_t stop = ~std::uint64_t{0};  // the scheduler's view, under its lock
+  bool running = false;                     // under the scheduler's lock
   TraceRecords rec;
   std::unique_ptr<Pipeline> pipe;
   std::optional<Result<StreamStats>> stats;
+  PartControl control;
+  explicit Part(std::uint64_t from) : start(from), control(from) {}
 };
 
 // Reads the trace in parts on up to opt.threads threads and merges them in file order. False (and
 // nothing in `c`) when the trace cannot be cut, a cut turns out not to be an event boundary, or a part
 // fails: the caller then reads it on one thread, which also gives the one-thread error message.
+//
+// The trace is first cut into one part per thread at equal byte offsets. Parts of equal size are
+// rarely equal work (a profiler writes its CPU events and its GPU events in separate runs, and the
+// CPUs of a VM do not run at one speed): a thread that has finished takes over the second half of
+// what is left of the largest part still being read, down to opt.min_steal bytes (PartControl).
 bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOptions& opt, Collected& c) {
   const std::uint64_t size = ra.size();
   std::uint64_t min_part = std::max<std::uint64_t>(opt.min_part, 1);
@@ -119,35 +130,76 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
     if (at && *at > cuts.back()) cuts.push_back(*at);
   }
   if (cuts.size() < 2) return false;
-  std::vector<std::unique_ptr<Part>> parts;
-  for (std::size_t k = 0; k < cuts.size(); ++k) {
-    auto p = std::make_unique<Part>();
+  std::mutex mu;
+  std::vector<std::unique_ptr<Part>> parts;  // in file order
+  auto new_part = [&](std::uint64_t start, std::uint64_t stop) {
+    auto p = std::make_unique<Part>(start);
+    p->stop = stop;
+    p->running = true;
     p->pipe = std::make_unique<Pipeline>(name, p->rec, opt, true);
-    parts.push_back(std::move(p));
-  }
-  auto run = [&](std::size_t k) {
+    return p;
+  };
+  for (std::size_t k = 0; k < cuts.size(); ++k) parts.push_back(new_part(cuts[k], k + 1 < cuts.size() ? cuts[k + 1] : ~std::uint64_t{0}));
+  auto run = [&](Part& part) {
     StreamRange range;
-    range.start = cuts[k];
-    range.in_events = k > 0;
+    range.start = part.start;
+    range.in_events = part.start > 0;
     range.legacy = legacy;
-    if (k + 1 < cuts.size()) range.stop_at = cuts[k + 1];
-    auto src = range_source(ra, cuts[k]);
+    range.stop_at = part.stop;
+    range.control = &part.control;
+    auto src = range_source(ra, part.start);
     try {
-      parts[k]->stats = stream_trace(*src, name, *parts[k]->pipe, opt.limits, range);
+      part.stats = stream_trace(*src, name, *part.pipe, opt.limits, range);
     } catch (const std::exception& e) {
-      parts[k]->stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
+      part.stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
+    }
+    part.control.finish();  // before the lock: a thief holding it may be waiting for this answer
+    std::lock_guard<std::mutex> lock(mu);
+    part.running = false;
+  };
+  // The second half of what is left of the largest part still being read, as a new part after it.
+  auto steal = [&]() -> Part* {
+    if (opt.min_steal == 0) return nullptr;
+    std::lock_guard<std::mutex> lock(mu);
+    Part* victim = nullptr;
+    std::uint64_t left = 0;
+    for (const auto& p : parts) {
+      if (!p->running) continue;
+      std::uint64_t end = std::min(p->stop, size);
+      std::uint64_t at = std::min(p->control.progress(), end);
+      if (end - at > left) {
+        left = end - at;
+        victim = p.get();
+      }
+    }
+    if (victim == nullptr || left < opt.min_steal) return nullptr;
+    std::uint64_t end = std::min(victim->stop, size);
+    auto cut = event_start_after(ra, end - left / 2, std::size_t{64} << 10);
+    if (!cut || *cut >= end || !victim->control.offer(*cut)) return nullptr;
+    auto it = std::find_if(parts.begin(), parts.end(), [victim](const auto& p) { return p.get() == victim; });
+    auto part = new_part(*cut, victim->stop);
+    victim->stop = *cut;
+    return parts.insert(it + 1, std::move(part))->get();
+  };
+  auto work = [&](Part* part) {
+    while (part != nullptr) {
+      run(*part);
+      part = steal();
     }
   };
+  std::vector<Part*> initial;  // taken before any thread may add a part
+  initial.reserve(parts.size());
+  for (auto& p : parts) initial.push_back(p.get());
   std::vector<std::thread> threads;
-  for (std::size_t k = 1; k < cuts.size(); ++k) threads.emplace_back(run, k);
-  run(0);
+  for (std::size_t k = 1; k < initial.size(); ++k) threads.emplace_back(work, initial[k]);
+  work(initial[0]);
   for (auto& t : threads) t.join();
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const auto& st = *parts[k]->stats;
     if (!st) return false;
     // Each cut is checked by the part before it, read from a known state: it must have stopped at
     // exactly that event (not inside a string, not after the end of the events array).
-    if (k + 1 < parts.size() && !(st->stopped && st->stopped_at == cuts[k + 1])) return false;
+    if (k + 1 < parts.size() && !(st->stopped && st->stopped_at == parts[k + 1]->start)) return false;
   }
   RecordBuilder& into = parts[0]->pipe->builder();
   // Top-level keys in file order: the first part holds those before traceEvents, the last those after.
@@ -210,8 +262,10 @@ Result<TraceRank> analyze_collected(Collected& c, const std::string& name, const
   return out;
 }
 
+}  // namespace
+
 // An uncompressed trace with random access: in parts when threads allow, else on one thread.
-Result<TraceRank> analyze_random_access(const RandomAccess& ra, const std::string& name, const TraceOptions& opt) {
+Result<TraceRank> analyze_trace_random_access(const RandomAccess& ra, const std::string& name, const TraceOptions& opt) {
   auto start = std::chrono::steady_clock::now();
   {
     Collected c;
@@ -226,6 +280,8 @@ Result<TraceRank> analyze_random_access(const RandomAccess& ra, const std::strin
   if (!r) return r.error();
   return analyze_collected(c, name, opt, start);
 }
+
+namespace {
 
 Result<TraceRank> analyze_source(ByteSource& src, const std::string& name, const TraceOptions& opt) {
   auto start = std::chrono::steady_clock::now();
@@ -257,7 +313,7 @@ Result<TraceRank> analyze_trace_file(const std::string& path, const TraceOptions
   if (opt.threads > 1) {
     auto ra = open_random_access(path);
     if (!ra) return ra.error();
-    if (*ra) return analyze_random_access(**ra, path, opt);
+    if (*ra) return analyze_trace_random_access(**ra, path, opt);
   }
   auto src = open_trace_file(path);
   if (!src) return src.error();
@@ -271,7 +327,7 @@ Result<TraceRank> analyze_trace_file(const std::string& path, const TraceOptions
 
 Result<TraceRank> analyze_trace_bytes(std::string_view data, const std::string& name, const TraceOptions& opt) {
   if (opt.threads > 1) {
-    if (auto ra = memory_random_access(data)) return analyze_random_access(*ra, name, opt);
+    if (auto ra = memory_random_access(data)) return analyze_trace_random_access(*ra, name, opt);
   }
   auto src = memory_source(data, name);
   if (opt.threads > 1 && src->compressed()) src = read_ahead(std::move(src));

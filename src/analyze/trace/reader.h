@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyze/trace/records.h"
+#include "analyze/trace/source.h"
 #include "analyze/trace/stream.h"
 #include "core/facts/trace.h"
 #include "core/result.h"
@@ -25,6 +26,9 @@ struct TraceOptions {
   int threads = 1;
   // A trace is cut into at most size / min_part parts.
   std::size_t min_part = std::size_t{8} << 20;
+  // A thread done with its part takes over half of what is left of the largest part still being
+  // read while that is at least this many bytes (0: never).
+  std::size_t min_steal = std::size_t{16} << 20;
   // false: every event through simdjson On-Demand, not plumb's own scanner first (to compare them).
   bool fast_scan = true;
   // When set: receives the number of parts the trace was read in (1: on one thread).
@@ -39,6 +43,9 @@ struct TraceOptions {
 Result<TraceRank> analyze_trace_file(const std::string& path, const TraceOptions& opt = {});
 // The same on bytes in memory (plain or gzip); `name` is used in errors and as the file name.
 Result<TraceRank> analyze_trace_bytes(std::string_view data, const std::string& name, const TraceOptions& opt = {});
+
+// The same on an uncompressed trace with random access, in parts on opt.threads threads.
+Result<TraceRank> analyze_trace_random_access(const RandomAccess& ra, const std::string& name, const TraceOptions& opt = {});
 
 // Several files, up to opt.threads at once (a file gets threads of its own when there are fewer
 // files than threads); results in the order of `paths`.

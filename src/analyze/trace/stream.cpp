@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -29,13 +30,30 @@ bool wanted_header(std::string_view key) {
          key == "schemaVersion" || key == "displayTimeUnit";
 }
 
+// The splitter's read buffer: grown by copying its live bytes, never zero-filled. A std::vector<char>
+// of 512 KiB was written whole before the first read: 130 fresh pages, about a millisecond on a VM,
+// for every file and every part of one, whatever its size.
+class ReadBuffer {
+ public:
+  // Room for n bytes, the first `keep` kept.
+  void resize(std::size_t n, std::size_t keep) {
+    auto q = std::make_unique_for_overwrite<char[]>(n);
+    if (keep > 0) std::memcpy(q.get(), p_.get(), keep);
+    p_ = std::move(q);
+  }
+  char* data() { return p_.get(); }
+
+ private:
+  std::unique_ptr<char[]> p_;
+};
+
 class Splitter {
  public:
   Splitter(ByteSource& src, std::string name, TraceSink& sink, const StreamLimits& lim, const StreamRange& range)
-      : src_(src), name_(std::move(name)), sink_(sink), lim_(lim), base_(range.start), stop_at_(range.stop_at),
+      : src_(src), name_(std::move(name)), sink_(sink), lim_(lim), base_(range.start), stop_at_(range.stop_at), control_(range.control),
         simd_(splitter_simd_level(lim.simd)) {
     cap_ = std::max<std::size_t>(lim_.chunk * 2, 4096);
-    buf_.resize(cap_ + 2 + kBatchPadding);
+    buf_.resize(cap_ + 2 + kBatchPadding, 0);
     if (range.in_events) {
       stats_.legacy_array = range.legacy;
       saw_events_ = in_events_ = true;
@@ -104,8 +122,10 @@ class Splitter {
                    state_ == St::events && depth_ > 0 ? ev_start_ : 1);
       }
       cap_ = std::max(cap_ * 2, len_ + lim_.chunk);
-      buf_.resize(cap_ + 2 + kBatchPadding);
+      buf_.resize(cap_ + 2 + kBatchPadding, 1 + len_);
     }
+    // Everything up to base_ + len_ is scanned: an offered stop from there on is still ahead.
+    if (control_ != nullptr) stop_at_ = control_->answer(base_ + len_, stop_at_, state_ == St::events);
     auto r = src_.read(buf_.data() + 1 + len_, cap_ - len_);
     if (!r) return r.error();
     len_ += *r;
@@ -604,12 +624,13 @@ class Splitter {
   std::string name_;
   TraceSink& sink_;
   StreamLimits lim_;
-  std::vector<char> buf_;
+  ReadBuffer buf_;
   std::size_t cap_ = 0;    // data capacity (excluding the front byte and the padding)
   std::size_t len_ = 0;    // data bytes in buf_[1, 1+len_)
   std::size_t pos_ = 1;    // scan position
   std::uint64_t base_ = 0; // file offset of buf_[1]
-  std::uint64_t stop_at_;  // StreamRange::stop_at
+  std::uint64_t stop_at_;  // StreamRange::stop_at, or an earlier stop taken from control_
+  PartControl* control_;
   int simd_ = 0;           // splitter_simd_level
   bool stopped_ = false;
   St state_ = St::start;
@@ -633,6 +654,37 @@ class Splitter {
 };
 
 }  // namespace
+
+std::uint64_t PartControl::answer(std::uint64_t unscanned, std::uint64_t stop, bool can_stop) {
+  progress_.store(unscanned, std::memory_order_relaxed);
+  std::uint64_t s = state_.load(std::memory_order_acquire);
+  if (!pending(s)) return stop;
+  const bool take = can_stop && s >= unscanned && s < stop;
+  state_.store(s | (take ? kAccepted : kRefused), std::memory_order_release);
+  state_.notify_all();
+  return take ? s : stop;
+}
+
+void PartControl::finish() {
+  done_.store(true);  // seq_cst, as offer()'s reads: an offer made before this is seen below
+  std::uint64_t s = state_.load();
+  if (pending(s) && state_.compare_exchange_strong(s, s | kRefused)) state_.notify_all();
+}
+
+bool PartControl::offer(std::uint64_t cut) {
+  if (!pending(cut) || cut == kNone) return false;
+  std::uint64_t expected = kNone;
+  if (!state_.compare_exchange_strong(expected, cut)) return false;  // another offer is out
+  // A reader that has finished may not look again: take the offer back if it is still there.
+  if (done_.load()) {
+    std::uint64_t mine = cut;
+    if (state_.compare_exchange_strong(mine, kNone)) return false;
+  }
+  std::uint64_t s = cut;
+  while ((s = state_.load(std::memory_order_acquire)) == cut) state_.wait(cut, std::memory_order_acquire);
+  state_.store(kNone, std::memory_order_release);  // ready for the next offer
+  return s == (cut | kAccepted);
+}
 
 int splitter_simd_level(int wanted) {
 #if defined(PLUMB_SPLITTER_WIDE)

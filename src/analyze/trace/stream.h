@@ -3,6 +3,7 @@
 // Accepts {"traceEvents": [...], ...} (Kineto) and a top-level array of events (legacy export).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -48,6 +49,38 @@ struct StreamStats {
   std::uint64_t stopped_at = 0;  // then: the file offset of the first event not read
 };
 
+// Lets another thread take over the rest of a part while it is being read (parallel reading): a
+// thread done with its own part offers the part's reader an earlier stop (an event start), and the
+// reader takes it at its next read if it has not scanned that far yet. Thread-safe; one offer at a
+// time.
+class PartControl {
+ public:
+  explicit PartControl(std::uint64_t start = 0) : progress_(start) {}
+  // Reader: before each read, with the offset of the first byte not scanned yet and its current
+  // stop; answers a pending offer and returns the stop to use from now on. `can_stop`: the reader is
+  // inside the events array (only there does it stop at an event).
+  std::uint64_t answer(std::uint64_t unscanned, std::uint64_t stop, bool can_stop);
+  // Reader: called once when it has stopped (however it ended); refuses a pending offer, and every
+  // later one.
+  void finish();
+  // Anyone: the offset up to which the reader has scanned (a lower bound).
+  [[nodiscard]] std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
+  // Thief: offers `cut` as the reader's new stop and waits for the answer (the reader's next read,
+  // or its end); true when the reader will stop there.
+  bool offer(std::uint64_t cut);
+  // True while an offer waits for the reader's answer.
+  [[nodiscard]] bool offer_pending() const { return pending(state_.load(std::memory_order_acquire)); }
+
+ private:
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  static constexpr std::uint64_t kAccepted = std::uint64_t{1} << 62;
+  static constexpr std::uint64_t kRefused = std::uint64_t{1} << 61;
+  static bool pending(std::uint64_t s) { return (s & (kAccepted | kRefused)) == 0; }
+  std::atomic<std::uint64_t> state_{kNone};  // kNone, an offered cut, or the cut with its answer
+  std::atomic<std::uint64_t> progress_;
+  std::atomic<bool> done_{false};
+};
+
 // Where the source starts in the file, for reading one part of a trace (parallel reading). The
 // default is the whole document.
 struct StreamRange {
@@ -56,6 +89,8 @@ struct StreamRange {
   bool legacy = false;      // (with in_events) the events array is the top level
   // Stop before the first event that starts at or after this file offset.
   std::uint64_t stop_at = ~std::uint64_t{0};
+  // When set: offers of an earlier stop are answered here (and finish() is left to the caller).
+  PartControl* control = nullptr;
 };
 
 struct StreamLimits {

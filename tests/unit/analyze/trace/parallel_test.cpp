@@ -6,14 +6,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analyze/trace/reader.h"
 #include "analyze/trace/source.h"
+#include "analyze/trace/stream.h"
 #include "../../../test_util.h"
 
 namespace plumb::trace {
@@ -177,6 +181,100 @@ TEST(TraceParallel, StringsThatLookLikeEventBordersFallBackOrAgree) {
     expect_same(one, many);
   }
   EXPECT_GT(used_parts, 1u);
+}
+
+// Bytes in memory read slowly below `slow_below` (a part on a slow CPU, or behind a slow disk).
+class SlowStart : public RandomAccess {
+ public:
+  SlowStart(std::string_view data, std::uint64_t slow_below) : inner_(memory_random_access(data)), slow_below_(slow_below) {}
+  Result<std::size_t> read_at(std::uint64_t offset, char* dst, std::size_t n) const override {
+    if (offset < slow_below_ && n > 1) std::this_thread::sleep_for(std::chrono::microseconds(300));
+    return inner_->read_at(offset, dst, n);
+  }
+  [[nodiscard]] std::uint64_t size() const override { return inner_->size(); }
+
+ private:
+  std::unique_ptr<RandomAccess> inner_;
+  std::uint64_t slow_below_;
+};
+
+// A thread done with its part takes over the rest of a slower one, more than once, down to
+// min_steal; the result is the one-thread result. With the cutter's traps in the strings, an offered
+// cut inside a string is not where the slow part stops, and the whole read falls back or agrees.
+TEST(TraceParallel, AThreadDoneEarlyTakesOverTheRestOfASlowPart) {
+  for (bool traps : {false, true}) {
+    const std::string text = make_trace(300, traps, false);
+    auto one = must_parallel(analyze_trace_bytes(text, "t.json"));
+    SlowStart slow(text, text.size() / 2);
+    TraceOptions o = parallel(2, 4096);
+    o.limits.chunk = 4096;
+    o.limits.batch = 8192;
+    o.min_steal = 16 << 10;
+    std::size_t parts = 0;
+    o.parts_read = &parts;
+    auto many = must_parallel(analyze_trace_random_access(slow, "t.json", o));
+    expect_same(one, many);
+    if (!traps) EXPECT_GT(parts, 2u) << "no part was taken over (" << text.size() << " bytes)";
+    o.min_steal = 0;  // never: the two parts as cut
+    auto two = must_parallel(analyze_trace_random_access(slow, "t.json", o));
+    if (!traps) EXPECT_EQ(parts, 2u);
+    expect_same(one, two);
+  }
+}
+
+// The reader's side of a take-over: an offered stop ahead of what it has scanned is taken (it stops
+// exactly there), one behind it is refused, and a reader that has finished refuses every offer.
+TEST(TraceParallel, PartControlTakesOnlyStopsAheadOfTheReader) {
+  const std::string text = make_trace(40, false, false);
+  auto ra = memory_random_access(text);
+  // Three event starts well inside the events array; the reader starts at the middle one.
+  const auto before = text.find("{\"ph\"", text.size() / 6);
+  const auto first = text.find("{\"ph\"", text.size() / 3);
+  const auto second = text.find("{\"ph\"", text.size() * 2 / 3);
+  ASSERT_NE(before, std::string::npos);
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(second, std::string::npos);
+  struct Count : TraceSink {
+    Result<bool> header(std::string_view, std::string_view) override { return true; }
+    Result<bool> events(const char*, std::size_t, std::uint64_t, const BatchIndex& index) override {
+      n += index.starts.size();
+      return true;
+    }
+    std::size_t n = 0;
+  };
+  for (std::uint64_t cut : {static_cast<std::uint64_t>(second), static_cast<std::uint64_t>(before)}) {
+    PartControl control(first);
+    StreamRange range;
+    range.start = first;
+    range.in_events = true;
+    range.control = &control;
+    std::atomic<bool> taken{false};
+    std::thread thief([&] { taken = control.offer(cut); });
+    // The offer is out before the reader's first read.
+    for (int i = 0; i < 100'000 && !control.offer_pending(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (!control.offer_pending()) {
+      control.finish();
+      thief.join();
+      FAIL() << "the offer was not made within 10 s";
+    }
+    Count sink;
+    auto src = range_source(*ra, first);
+    StreamLimits lim;
+    lim.chunk = 4096;
+    auto st = stream_trace(*src, "t.json", sink, lim, range);
+    control.finish();
+    thief.join();
+    ASSERT_TRUE(st.ok()) << st.error().message;
+    if (cut == second) {
+      EXPECT_TRUE(taken);
+      EXPECT_TRUE(st->stopped);
+      EXPECT_EQ(st->stopped_at, second);
+    } else {  // behind where it started
+      EXPECT_FALSE(taken);
+      EXPECT_FALSE(st->stopped);
+    }
+    EXPECT_FALSE(control.offer(second)) << "a finished reader took an offer";
+  }
 }
 
 TEST(TraceParallel, LegacyArrayInParts) {
