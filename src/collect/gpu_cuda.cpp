@@ -68,6 +68,14 @@ namespace {
 constexpr const char* kDefaultDirs[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
                                         "/lib", "/usr/lib"};
 
+// dir + "/" + name in one allocation.
+std::string lib_path_in(const std::string& dir, const std::string& name) {
+  std::string p;
+  p.reserve(dir.size() + 1 + name.size());
+  p.append(dir).append("/").append(name);
+  return p;
+}
+
 const CudaLibKind* kind_of(std::string_view file) {
   for (const auto& k : cuda_lib_kinds()) {
     std::string_view stem = k.stem;
@@ -139,10 +147,13 @@ class Finder {
   // Adds every matching library file of `dir`.
   void scan_dir(const std::string& dir, const std::string& origin) {
     if (dir.empty() || dir[0] != '/' || !scanned_.insert(dir).second) return;
+    // Once per real folder: on a merged-/usr system /lib is /usr/lib, and listing its 2,000 files
+    // twice was a quarter of this collector's time. The first path seen names what is found there.
+    if (!scanned_real_.insert(resolve_in_root(ctx_.root, dir)).second) return;
     auto names = ctx_.root.list(dir);
     if (!names) return;
     for (const auto& n : *names) {
-      if (kind_of(n) != nullptr) add(dir + "/" + n, origin);
+      if (kind_of(n) != nullptr) add(lib_path_in(dir, n), origin);
     }
   }
 
@@ -184,7 +195,7 @@ class Finder {
     auto names = ctx_.root.list(parent);
     if (!names) return out;
     for (const auto& n : *names) {
-      if (starts_with(n, prefix)) out.push_back(parent + "/" + n + sub);
+      if (starts_with(n, prefix)) out.push_back(lib_path_in(parent, n).append(sub));
     }
     return out;
   }
@@ -193,6 +204,7 @@ class Finder {
   const Context& ctx_;
   CudaStackFacts& out_;
   std::set<std::string> scanned_;
+  std::set<std::string> scanned_real_;  // the same folders, resolved inside the root
 };
 
 // Python site-packages folders that pip wheels (nvidia-*-cuXX, torch) install into.
@@ -389,7 +401,8 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
   for (const auto& so : sonames) {
     std::string pick;
     for (const auto& d : ld_dirs) {
-      if (pick.empty() && ctx.root.exists(d + "/" + so)) pick = d + "/" + so;
+      if (!pick.empty()) break;
+      if (std::string at = lib_path_in(d, so); ctx.root.exists(at)) pick = at;
     }
     for (const auto& e : cache) {
       if (pick.empty() && e.name == so) pick = e.path;
