@@ -162,18 +162,18 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
     if (opt.min_steal == 0) return nullptr;
     std::lock_guard<std::mutex> lock(mu);
     Part* victim = nullptr;
-    std::uint64_t left = 0;
+    std::uint64_t left = 0, end = 0;
     for (const auto& p : parts) {
       if (!p->running) continue;
-      std::uint64_t end = std::min(p->stop, size);
-      std::uint64_t at = std::min(p->control.progress(), end);
-      if (end - at > left) {
-        left = end - at;
+      std::uint64_t stop = std::min(p->stop, size);
+      std::uint64_t at = std::min(p->control.progress(), stop);
+      if (stop - at > left) {
+        left = stop - at;
+        end = stop;
         victim = p.get();
       }
     }
     if (victim == nullptr || left < opt.min_steal) return nullptr;
-    std::uint64_t end = std::min(victim->stop, size);
     auto cut = event_start_after(ra, end - left / 2, std::size_t{64} << 10);
     if (!cut || *cut >= end || !victim->control.offer(*cut)) return nullptr;
     auto it = std::find_if(parts.begin(), parts.end(), [victim](const auto& p) { return p.get() == victim; });

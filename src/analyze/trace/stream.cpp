@@ -672,7 +672,7 @@ void PartControl::finish() {
 }
 
 bool PartControl::offer(std::uint64_t cut) {
-  if (!pending(cut) || cut == kNone) return false;
+  if (!pending(cut)) return false;  // not an offset (kNone and the answer bits are not)
   std::uint64_t expected = kNone;
   if (!state_.compare_exchange_strong(expected, cut)) return false;  // another offer is out
   // A reader that has finished may not look again: take the offer back if it is still there.
