@@ -1,8 +1,10 @@
 // `plumb check` (collect, judge, render) and `plumb report` (judge a saved snapshot again).
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 #include "cli/check_options.h"
 #include "cli/history_options.h"
@@ -12,6 +14,7 @@
 #include "core/atomic_file.h"
 #include "core/catalog.h"
 #include "core/registry.h"
+#include "collect/python_probe.h"
 #include "report/catalog_doc.h"
 #include "analyze/watch_recording.h"
 
@@ -121,6 +124,32 @@ int run_report(const ReportArgs& a) {
   emit(r, a.output);
   return exit_code_for(r.findings);
 }
+
+}  // namespace
+
+void prestart_check_probe(int argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) != "check") return;
+  // Options that change neither which interpreter runs nor whether the probe runs at all; values
+  // (words not starting with '-', or a lone '-') pass. --root, --pid, --python, --only, --skip,
+  // --config, --list, --help and the scheduler modes leave the probe to its collector.
+  static constexpr std::string_view kNeutral[] = {"--format", "-f",        "--lang",  "--out",     "-o",
+                                                  "--no-history", "--timings", "--save", "--expect-gpus",
+                                                  "--bench",  "--timeout", "--db",    "--baseline", "--nvml-lib",
+                                                  "--kmsg",   "--data",    "--model-repo", "--verbose", "-v",
+                                                  "--quiet",  "-q"};
+  for (int i = 2; i < argc; ++i) {
+    std::string_view word = argv[i];
+    if (word.size() < 2 || word[0] != '-') continue;
+    std::string_view name = word.substr(0, word.find('='));
+    if (std::find(std::begin(kNeutral), std::end(kNeutral), name) == std::end(kNeutral)) return;
+  }
+  try {
+    (void)prestart_python_probe(Context{});
+  } catch (...) {  // runs before main: nothing may escape; the collector runs the probe as usual
+  }
+}
+
+namespace {
 
 const bool kCmdCheck = register_subcommand({"check", "health check of this machine (or a --root fixture tree)", 10,
                                          [](CLI::App& app) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 
 #include "collect/process.h"
 #include "collect/pyenv.h"
@@ -280,9 +281,9 @@ ProbeTarget choose_interpreter(const Context& ctx) {
   return t;
 }
 
-FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::milliseconds timeout) {
-  if (target.interpreter.empty()) return probe_not_run(target.not_run.empty() ? "no interpreter" : target.not_run);
-  std::string src = probe_source(target.interpreter);
+namespace {
+
+RunOptions probe_options(const ProbeTarget& target, std::chrono::milliseconds timeout) {
   RunOptions opts;
   opts.timeout = timeout;
   opts.max_output = 1u << 20;
@@ -299,7 +300,15 @@ FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::millisec
   } else {
     opts.extra_env = extra;
   }
-  auto run = run_program({target.interpreter, "-c", python_probe_script()}, opts);
+  return opts;
+}
+
+std::vector<std::string> probe_argv(const ProbeTarget& target) { return {target.interpreter, "-c", python_probe_script()}; }
+
+// The run's outcome as facts: a missing interpreter, a timeout, a crash and garbage all become
+// missing facts with the reason.
+FrameworkFacts facts_from_run(const Result<RunOutput>& run, const ProbeTarget& target, std::chrono::milliseconds timeout) {
+  std::string src = probe_source(target.interpreter);
   if (!run) {
     const Error& e = run.error();
     if (e.kind == ErrorKind::absent) return probe_not_run("interpreter not found: " + target.interpreter, src);
@@ -327,6 +336,67 @@ FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::millisec
   return std::move(facts.value());
 }
 
+// The probe started by prestart_python_probe, with what its interpreter was chosen from. A
+// static: one never adopted is killed and reaped when the process exits (Spawned's destructor).
+struct Prestarted {
+  std::string python, root;
+  int pid = 0;
+  ProbeTarget target;
+  Spawned child;
+};
+// A function's static, built at its first use: prestart_python_probe may run before this file's
+// static initialisers (see cli/main.cpp).
+struct PrestartSlot {
+  std::mutex mutex;
+  std::optional<Prestarted> probe;
+};
+PrestartSlot& prestart_slot() {
+  static PrestartSlot slot;
+  return slot;
+}
+
+// The prestarted probe when `ctx` chooses its interpreter from the same inputs; one started for
+// other inputs is killed here.
+std::optional<Prestarted> take_prestarted(const Context& ctx) {
+  std::optional<Prestarted> p;
+  {
+    PrestartSlot& slot = prestart_slot();
+    std::lock_guard<std::mutex> lock(slot.mutex);
+    p.swap(slot.probe);
+  }
+  if (p && p->python == ctx.python && p->root == ctx.root.root() && p->pid == ctx.pid) return p;
+  return std::nullopt;
+}
+
+}  // namespace
+
+FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::milliseconds timeout) {
+  if (target.interpreter.empty()) return probe_not_run(target.not_run.empty() ? "no interpreter" : target.not_run);
+  RunOptions opts = probe_options(target, timeout);
+  return facts_from_run(run_program(probe_argv(target), opts), target, timeout);
+}
+
+bool prestart_python_probe(const Context& ctx) {
+  ProbeTarget target = choose_interpreter(ctx);
+  if (target.interpreter.empty()) return false;
+  // The timeout is the collector's, counted from this start, when it adopts the child.
+  auto child = spawn_program(probe_argv(target), probe_options(target, std::chrono::milliseconds(0)));
+  if (!child) return false;  // the collector tries again and reports why
+  PrestartSlot& slot = prestart_slot();
+  std::lock_guard<std::mutex> lock(slot.mutex);
+  slot.probe.emplace(Prestarted{ctx.python, ctx.root.root(), ctx.pid, std::move(target), std::move(*child)});
+  return true;
+}
+
+FrameworkFacts python_probe_for(const Context& ctx, std::chrono::milliseconds timeout) {
+  if (auto pre = take_prestarted(ctx)) {
+    collector_began_at(pre->child.started_at());
+    RunOptions opts = probe_options(pre->target, timeout);
+    return facts_from_run(finish_program(pre->child, opts), pre->target, timeout);
+  }
+  return run_python_probe(choose_interpreter(ctx), timeout);
+}
+
 namespace {
 
 // The probe imports heavy packages (torch: 1-4 s, tensorflow: longer), so it gets more time than
@@ -339,9 +409,8 @@ const bool kPythonProbeCollector = register_collector(
      {"Python framework probe (PyTorch, TensorFlow, JAX, ONNX Runtime, numpy, h5py)",
       "Python 框架探测（PyTorch、TensorFlow、JAX、ONNX Runtime、numpy、h5py）"},
      [](const Context& ctx) -> ApplyFacts {
-       ProbeTarget target = choose_interpreter(ctx);
        auto timeout = std::clamp(ctx.deadline, kProbeFloor, kProbeCeiling);
-       FrameworkFacts fw = run_python_probe(target, timeout);
+       FrameworkFacts fw = python_probe_for(ctx, timeout);
        return [fw](Facts& f) { f.framework = fw; };
      },
      kProbeCeiling + std::chrono::milliseconds(5000)});

@@ -68,6 +68,8 @@ struct Started {
   std::chrono::milliseconds deadline;
 };
 
+thread_local std::optional<Clock::time_point> began_earlier;  // set by collector_began_at
+
 Started start_collector(const CollectorInfo& c, const Context& ctx) {
   auto promise = std::make_shared<std::promise<Outcome>>();
   Started s{&c, promise->get_future(), Clock::now(), c.deadline.count() > 0 ? c.deadline : ctx.deadline};
@@ -83,6 +85,7 @@ Started start_collector(const CollectorInfo& c, const Context& ctx) {
       o.error = "unknown exception";
     }
     o.end = Clock::now();
+    if (began_earlier && *began_earlier < o.begin) o.begin = *began_earlier;
     promise->set_value(std::move(o));
   }).detach();
   return s;
@@ -231,6 +234,8 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionT
   timings->total_ms = ms_between(run_start, Clock::now());
   for (std::size_t i : order) timings->collectors.push_back(std::move(measured[i]));
 }
+
+void collector_began_at(Clock::time_point began) { began_earlier = began; }
 
 void warm_tables() {
   (void)catalog();

@@ -67,6 +67,10 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts);
 // Builds the tables built on first read (core/lazy_table.h) that judging and rendering need: the
 // catalogue, the interface words, the thresholds. collect() does it while its collectors run.
 void warm_tables();
+
+// Called on a collector's thread when its work began before that thread did (the framework
+// probe's interpreter is started as the process starts): its timing then runs from `began`.
+void collector_began_at(std::chrono::steady_clock::time_point began);
 // Runs one collector by id (for subcommands such as `plumb topo`). False when unknown.
 bool collect_one(const Context& ctx, const std::string& id, Facts& facts);
 // Runs the selected rules. A rule that throws yields a skip finding naming the error.

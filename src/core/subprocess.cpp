@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
@@ -46,7 +48,44 @@ std::string self_executable() {
   return ec ? std::string() : p.string();
 }
 
-Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOptions& opts) {
+Spawned::Spawned(Spawned&& o) noexcept
+    : pid_(std::exchange(o.pid_, -1)),
+      out_(std::exchange(o.out_, -1)),
+      err_(std::exchange(o.err_, -1)),
+      pidfd_(std::exchange(o.pidfd_, -1)),
+      name_(std::move(o.name_)),
+      started_(o.started_) {}
+
+Spawned& Spawned::operator=(Spawned&& o) noexcept {
+  if (this != &o) {
+    release();
+    pid_ = std::exchange(o.pid_, -1);
+    out_ = std::exchange(o.out_, -1);
+    err_ = std::exchange(o.err_, -1);
+    pidfd_ = std::exchange(o.pidfd_, -1);
+    name_ = std::move(o.name_);
+    started_ = o.started_;
+  }
+  return *this;
+}
+
+Spawned::~Spawned() { release(); }
+
+void Spawned::release() {
+  for (int* fd : {&out_, &err_, &pidfd_}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  pid_ = -1;
+}
+
+Result<Spawned> spawn_program(const std::vector<std::string>& argv, const RunOptions& opts) {
   if (argv.empty()) return make_error(ErrorKind::invalid, "empty command");
   Pipe in, out, err;
   if (!in.open() || !out.open() || !err.open()) return make_error(ErrorKind::io, "pipe: " + std::generic_category().message(errno));
@@ -85,6 +124,9 @@ Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOpt
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);
 
+  Spawned child;
+  child.name_ = argv[0];
+  child.started_ = std::chrono::steady_clock::now();
   pid_t pid = 0;
   int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
@@ -92,11 +134,14 @@ Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOpt
   if (rc != 0) {
     return make_error(rc == ENOENT ? ErrorKind::absent : ErrorKind::io, argv[0] + ": " + std::generic_category().message(rc));
   }
+  child.pid_ = pid;
+  // The exit is waited for on a pidfd (Linux 5.3+), in one poll; without one it is polled.
+  child.pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (child.pidfd_ >= 0) ::fcntl(child.pidfd_, F_SETFD, FD_CLOEXEC);
   in.close_r();
   out.close_w();
   err.close_w();
 
-  RunOutput res;
   // Feed stdin (small payloads; the child reads it before writing much).
   if (!opts.stdin_data.empty()) {
     ::fcntl(in.w, F_SETFL, O_NONBLOCK);
@@ -110,19 +155,30 @@ Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOpt
     }
   }
   in.close_w();
+  child.out_ = std::exchange(out.r, -1);
+  child.err_ = std::exchange(err.r, -1);
+  return child;
+}
 
-  auto deadline = std::chrono::steady_clock::now() + opts.timeout;
-  pollfd fds[2] = {{out.r, POLLIN, 0}, {err.r, POLLIN, 0}};
+Result<RunOutput> finish_program(Spawned& child, const RunOptions& opts) {
+  if (child.pid_ <= 0) return make_error(ErrorKind::invalid, "no child to wait for");
+  RunOutput res;
+  const pid_t pid = child.pid_;
+  auto deadline = child.started_ + opts.timeout;
+  auto ms_left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+  };
+  pollfd fds[2] = {{child.out_, POLLIN, 0}, {child.err_, POLLIN, 0}};
   std::string* bufs[2] = {&res.out, &res.err};
   int open_count = 2;
   char buf[65536];
   while (open_count > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    auto left = ms_left();
+    if (left <= 0) {
       res.timed_out = true;
       break;
     }
-    int n = ::poll(fds, 2, static_cast<int>(left.count()));
+    int n = ::poll(fds, 2, static_cast<int>(left));
     if (n < 0) {
       if (errno == EINTR) continue;
       break;
@@ -149,21 +205,35 @@ Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOpt
     pid_t w = ::waitpid(pid, &status, res.timed_out ? 0 : WNOHANG);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() > deadline) {
+    auto left = ms_left();
+    if (left <= 0) {
       res.timed_out = true;
       ::kill(-pid, SIGKILL);
       ::waitpid(pid, &status, 0);
       break;
     }
-    ::usleep(1000);
+    if (child.pidfd_ >= 0) {
+      pollfd exited{child.pidfd_, POLLIN, 0};  // readable once the child has exited
+      ::poll(&exited, 1, static_cast<int>(left));
+    } else {
+      ::usleep(1000);
+    }
   }
+  child.pid_ = -1;  // reaped: nothing left for the destructor to kill
+  child.release();
   if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) res.signal = WTERMSIG(status);
   if (res.timed_out) {
-    return make_error(ErrorKind::timed_out, argv[0] + " did not finish within " +
+    return make_error(ErrorKind::timed_out, child.name_ + " did not finish within " +
                                                 std::to_string(opts.timeout.count()) + " ms");
   }
   return res;
+}
+
+Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOptions& opts) {
+  auto child = spawn_program(argv, opts);
+  if (!child) return make_error(child.error().kind, child.error().message);
+  return finish_program(*child, opts);
 }
 
 }  // namespace plumb

@@ -32,6 +32,36 @@ struct RunOutput {
 // in the message), io (pipe/spawn failures).
 Result<RunOutput> run_program(const std::vector<std::string>& argv, const RunOptions& opts = {});
 
+// A child started by spawn_program whose output finish_program reads. One dropped unfinished is
+// killed (its whole process group) and reaped, so an abandoned start leaves no process behind.
+class Spawned {
+ public:
+  Spawned(Spawned&& o) noexcept;
+  Spawned& operator=(Spawned&& o) noexcept;
+  Spawned(const Spawned&) = delete;
+  Spawned& operator=(const Spawned&) = delete;
+  ~Spawned();
+  [[nodiscard]] std::chrono::steady_clock::time_point started_at() const { return started_; }
+  [[nodiscard]] int pid() const { return pid_; }  // -1 once reaped
+
+ private:
+  Spawned() = default;
+  void release();
+  friend Result<Spawned> spawn_program(const std::vector<std::string>& argv, const RunOptions& opts);
+  friend Result<RunOutput> finish_program(Spawned& child, const RunOptions& opts);
+  int pid_ = -1;
+  int out_ = -1, err_ = -1;
+  int pidfd_ = -1;  // -1 where pidfd_open is unavailable: the exit is then polled
+  std::string name_;
+  std::chrono::steady_clock::time_point started_{};
+};
+
+// run_program in two halves: start the program now (stdin fed, opts.env/extra_env applied), read
+// its output later. finish_program's deadline is opts.timeout after the start, not after its own
+// call; it may be called once.
+Result<Spawned> spawn_program(const std::vector<std::string>& argv, const RunOptions& opts = {});
+Result<RunOutput> finish_program(Spawned& child, const RunOptions& opts = {});
+
 // First line of the program's stderr (or stdout), for one-line error messages.
 std::string first_line(const std::string& s);
 

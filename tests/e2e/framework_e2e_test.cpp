@@ -4,8 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "../test_util.h"
+#include "core/json.h"
 
 namespace plumb {
 namespace {
@@ -48,6 +53,60 @@ TEST(FrameworkE2E, FixtureRootDoesNotRunThisMachinesPython) {
   auto r = run_plumb({"check", "--root", fixture("framework"), "--only", "l3.framework", "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(framework_has(r.out, "--root is a fixture tree: pass --python")) << r.out;
+}
+
+// A `python3` for PATH in a scratch folder that notes each start (after `delay` seconds) in
+// python3.log, then answers like a GPU build of PyTorch.
+std::string logging_python_dir(const std::string& name, const std::string& delay) {
+  std::string dir = ::testing::TempDir() + "plumb_e2e_" + name + "_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/python3") << "#!/bin/sh\nsleep " << delay << "\necho started >> '" << dir
+                                  << "/python3.log'\nexec cat '"
+                                  << fixture("framework/probe/gpu-8x-h100-torch2.5-cu124.txt") << "'\n";
+  std::filesystem::permissions(dir + "/python3", std::filesystem::perms::owner_all);
+  return dir;
+}
+
+std::size_t starts_in(const std::string& dir) {
+  std::ifstream in(dir + "/python3.log");
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += line == "started" ? 1 : 0;
+  return n;
+}
+
+TEST(FrameworkE2E, TheLiveCheckStartsTheProbeBeforeEverythingElse) {
+  // python3 on PATH, the live machine, no --only/--skip: the interpreter is started as the process
+  // starts (before the collection: a negative start in --timings), and only once.
+  std::string dir = logging_python_dir("prestart", "0");
+  auto r = run_plumb({"check", "--format", "json", "--timings", "--no-history"},
+                     {{"PATH", dir + ":/usr/bin:/bin"}, {"PYENV_VERSION", ""}});
+  ASSERT_LE(r.exit_code, 1) << r.err;
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out.substr(0, 300);
+  EXPECT_EQ(j["facts"]["framework"]["torch"]["value"]["version"], "2.5.1+cu124") << j["facts"]["framework"].dump();
+  EXPECT_EQ(j["facts"]["framework"]["python"]["value"]["chosen_by"], "python3 on PATH");
+  bool timed = false;
+  for (const auto& c : j["facts"]["meta"]["timings"]["collectors"]) {
+    if (c["id"] != "collect.python") continue;
+    timed = true;
+    EXPECT_LT(c["start_ms"].get<double>(), 0.0) << c.dump();
+    EXPECT_EQ(c["status"], "ok");
+  }
+  EXPECT_TRUE(timed) << j["facts"]["meta"]["timings"].dump();
+  EXPECT_EQ(starts_in(dir), 1U);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FrameworkE2E, AnEarlyProbeIsKilledWhenTheCommandFails) {
+  // The options pass the early start's filter, then the command line fails: exit 2, and the
+  // interpreter started early dies with plumb instead of running on.
+  std::string dir = logging_python_dir("prestart_fail", "0.5");
+  auto r = run_plumb({"check", "--format", "nonsense", "--no-history"}, {{"PATH", dir + ":/usr/bin:/bin"}});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  EXPECT_EQ(starts_in(dir), 0U);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(DiffE2E, PlantedDifferencesInReadableOrder) {

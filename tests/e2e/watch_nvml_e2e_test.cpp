@@ -19,7 +19,11 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-std::string watch_fake_lib() { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so"; }
+std::string watch_fake_lib() {
+  std::string path(PLUMB_BUILD_DIR);  // appended, not `+`: GCC 12 warns falsely on that (-Wstringop-overread)
+  path += "/tests/helpers/libfake-nvml.so";
+  return path;
+}
 std::string watch_scenario(const std::string& name) { return fixture("watch/nvml-scenarios/" + name + ".json"); }
 std::string nvml_tmp(const std::string& name) { return ::testing::TempDir() + "/plumb-watch-nvml-" + name; }
 

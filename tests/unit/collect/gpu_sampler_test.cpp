@@ -11,7 +11,11 @@
 namespace plumb::watch {
 namespace {
 
-std::string sampler_fake_lib() { return std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so"; }
+std::string sampler_fake_lib() {
+  std::string path(PLUMB_BUILD_DIR);  // appended, not `+`: GCC 12 warns falsely on that (-Wstringop-overread)
+  path += "/tests/helpers/libfake-nvml.so";
+  return path;
+}
 
 // Writes a scenario to its own file (the fake reloads only when the file name changes) and names it.
 void use_scenario(const std::string& name, const std::string& text) {

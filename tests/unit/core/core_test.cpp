@@ -4,8 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "core/json.h"
 #include "core/atomic_file.h"
@@ -89,6 +92,60 @@ TEST(Subprocess, KillsAtTheDeadline) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::timed_out);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(Subprocess, SpawnThenFinishIsRunProgram) {
+  auto child = spawn_program({"sh", "-c", "read line; echo \"got $line\"; echo err >&2; exit 4"}, [] {
+    RunOptions o;
+    o.stdin_data = "hello\n";
+    return o;
+  }());
+  ASSERT_TRUE(child.ok()) << child.error().message;
+  EXPECT_GT(child->pid(), 0);
+  auto r = finish_program(*child);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->out, "got hello\n");
+  EXPECT_EQ(r->err, "err\n");
+  EXPECT_EQ(r->exit_code, 4);
+  EXPECT_EQ(child->pid(), -1);  // reaped
+  EXPECT_FALSE(finish_program(*child).ok());  // once only
+}
+
+TEST(Subprocess, ADroppedChildIsKilledAndReaped) {
+  int pid = -1;
+  {
+    auto child = spawn_program({"sleep", "30"});
+    ASSERT_TRUE(child.ok());
+    pid = child->pid();
+    ASSERT_EQ(::kill(pid, 0), 0);
+  }
+  // Killed and reaped by the destructor: not even a zombie is left under that pid.
+  errno = 0;
+  EXPECT_EQ(::kill(pid, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
+}
+
+TEST(Subprocess, TheDeadlineCountsFromTheStart) {
+  auto child = spawn_program({"sleep", "30"});
+  ASSERT_TRUE(child.ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  RunOptions o;
+  o.timeout = std::chrono::milliseconds(200);  // already past when finish_program is called
+  auto before = std::chrono::steady_clock::now();
+  auto r = finish_program(*child, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(2));
+}
+
+TEST(Subprocess, ExitIsSeenWithoutWaitingForAPollTick) {
+  // The child closes its output and lingers 300 ms before exiting: the exit is awaited (on a
+  // pidfd where the kernel has them), neither missed nor cut at the deadline.
+  RunOptions o;
+  o.timeout = std::chrono::milliseconds(10000);
+  auto r = run_program({"sh", "-c", "exec >/dev/null 2>&1; sleep 0.3; exit 7"}, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->exit_code, 7);
 }
 
 TEST(Subprocess, SelfExecutableIsThisTestBinary) {
