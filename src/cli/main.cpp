@@ -55,6 +55,7 @@ int run_plumb(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-') {
     if (named == subs.end()) {
       std::vector<std::string> names;
+      names.reserve(subs.size());
       for (const auto& s : subs) names.push_back(s.name);
       std::string hint = closest(first, names);
       std::cerr << "plumb: unknown command '" << first << "'" << (hint.empty() ? "" : " (did you mean '" + hint + "'?)")
