@@ -21,8 +21,15 @@ const char* verdict_name(Verdict v) {
   return "?";
 }
 
+const MetricRuns* find_runs(const std::vector<MetricRuns>& earlier, const std::string& metric) {
+  for (const auto& e : earlier) {
+    if (e.metric == metric) return &e;
+  }
+  return nullptr;
+}
+
 std::vector<CompareRow> compare_metrics(const std::vector<BenchMetric>& baseline, const std::vector<BenchMetric>& current,
-                                        const CompareLimits& limits) {
+                                        const CompareLimits& limits, const std::vector<MetricRuns>* earlier) {
   std::vector<CompareRow> rows;
   auto find = [](const std::vector<BenchMetric>& v, const std::string& n) -> const BenchMetric* {
     for (const auto& m : v) {
@@ -48,6 +55,12 @@ std::vector<CompareRow> compare_metrics(const std::vector<BenchMetric>& baseline
     if (r.change_pct) {
       r.worse_pct = c.higher_is_better ? -*r.change_pct : *r.change_pct;
       r.within_noise = std::fabs(*r.change_pct) <= r.noise_pct;
+      auto e = earlier == nullptr ? nullptr : find_runs(*earlier, c.name);
+      if (e != nullptr && e->medians.size() >= kMinRunsForSpread) {
+        r.drift_pct = spread_pct_of(e->medians);
+        r.drift_runs = static_cast<int>(e->medians.size());
+        r.within_drift = std::fabs(*r.change_pct) <= r.drift_pct;
+      }
       if (r.worse_pct > limits.fail_pct) r.verdict = Verdict::fail;
       else if (r.worse_pct > limits.warn_pct) r.verdict = Verdict::warn;
       else if (r.worse_pct < -limits.warn_pct) r.verdict = Verdict::better;
@@ -66,6 +79,18 @@ std::vector<CompareRow> compare_metrics(const std::vector<BenchMetric>& baseline
     rows.push_back(r);
   }
   return rows;
+}
+
+std::string medians_text(const std::vector<double>& v, const std::string& unit) {
+  std::string s;
+  for (double x : v) s += (s.empty() ? "" : " ") + fmt_num(x, std::fabs(x) >= 100 ? 0 : std::fabs(x) >= 1 ? 2 : 4);
+  return s + " " + unit;
+}
+
+std::string run_ids_text(const std::vector<std::int64_t>& ids) {
+  std::string s;
+  for (auto id : ids) s += (s.empty() ? "" : ", ") + std::to_string(id);
+  return s;
 }
 
 std::string format_change(const std::optional<double>& pct) {

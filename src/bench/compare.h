@@ -29,11 +29,23 @@ struct CompareRow {
   double worse_pct = 0;                     // > 0: worse by this much, whatever the direction
   double noise_pct = 0;                     // 2 × the larger CV of the two runs
   bool within_noise = false;                // |change| no larger than the noise
+  // The spread of this metric over the earlier runs on this host with the same settings
+  // (spread_pct_of their medians), when at least kMinRunsForSpread of them are known.
+  double drift_pct = 0;
+  int drift_runs = 0;
+  bool within_drift = false;                // |change| no larger than that spread
   Verdict verdict = Verdict::same;
 };
 
+// `earlier`: each metric's medians in earlier runs on this host (BenchFacts::earlier), or null.
 std::vector<CompareRow> compare_metrics(const std::vector<BenchMetric>& baseline, const std::vector<BenchMetric>& current,
-                                        const CompareLimits& limits);
+                                        const CompareLimits& limits, const std::vector<MetricRuns>* earlier = nullptr);
+// The earlier runs of `metric`, or null.
+const MetricRuns* find_runs(const std::vector<MetricRuns>& earlier, const std::string& metric);
+// "29.1 31.4 27.0 GB/s" (three significant figures or more) and "3, 5, 9": the evidence of
+// earlier runs.
+std::string medians_text(const std::vector<double>& v, const std::string& unit);
+std::string run_ids_text(const std::vector<std::int64_t>& ids);
 // "+32.4 %" / "-3.0 %" / "n/a".
 std::string format_change(const std::optional<double>& pct);
 

@@ -29,6 +29,14 @@ double cv_pct_of(const std::vector<double>& v) {
   return 100.0 * sd / std::fabs(m);
 }
 
+double spread_pct_of(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  double mid = median_of(v);
+  if (mid == 0 || !std::isfinite(mid)) return 0;
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return 100.0 * (*hi - *lo) / std::fabs(mid);
+}
+
 BenchMetric make_metric(std::string name, std::string unit, bool higher_is_better, std::vector<double> samples) {
   BenchMetric m;
   m.name = std::move(name);

@@ -15,6 +15,11 @@ double mean_of(const std::vector<double>& v);
 // Coefficient of variation in percent: sample standard deviation (n-1) over the mean; 0 for
 // fewer than two samples or a zero mean.
 double cv_pct_of(const std::vector<double>& v);
+// (largest - smallest) / median in percent: how far separate runs' figures moved apart; 0 for
+// fewer than two values or a median of 0.
+double spread_pct_of(const std::vector<double>& v);
+// Runs of the history needed before their spread is judged (two runs are one difference).
+inline constexpr std::size_t kMinRunsForSpread = 3;
 // A metric with median/min/max/CV computed from the samples.
 BenchMetric make_metric(std::string name, std::string unit, bool higher_is_better, std::vector<double> samples);
 

@@ -169,6 +169,7 @@ int run_bench_command(BenchArgs& a) {
   r.facts.bench.collected = true;
   r.facts.bench.results.push_back(std::move(res.value()));
   attach_baseline(r.facts, db.get(), a.history);
+  attach_earlier_runs(r.facts, db.get());
   Selection sel;
   sel.only = {"l2.bench", "l2.baseline", "l2.serving"};
   r.findings = judge(r.facts, cfg.thresholds, sel);

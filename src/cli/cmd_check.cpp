@@ -68,7 +68,10 @@ int run_check(const CheckArgs& a) {
   CollectionTimings timings;
   collect(ctx, sel, r.facts, a.timings ? &timings : nullptr);
   auto history = opening.get();
-  if (r.facts.bench.collected) attach_baseline(r.facts, history.get(), a.history);
+  if (r.facts.bench.collected) {
+    attach_baseline(r.facts, history.get(), a.history);
+    attach_earlier_runs(r.facts, history.get());
+  }
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.findings = judge(r.facts, cfg.thresholds, sel);
   // --timings: facts.meta.timings in every JSON this run writes, the table on stderr at the end.

@@ -62,6 +62,8 @@ int run_compare(const CompareArgs& a) {
   r.facts.meta.command = "compare run " + std::to_string(id);
   r.facts.meta.hostname = run->summary.hostname;
   r.facts.meta.started_at = run->summary.started_at;
+  // The machine's own drift is read from the runs before the one compared.
+  attach_earlier_runs(r.facts, db.get(), id);
   Selection sel;
   sel.only = {"l2.baseline"};
   r.findings = judge(r.facts, cfg.thresholds, sel);

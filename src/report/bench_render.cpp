@@ -43,6 +43,8 @@ const bool kBenchRenderUi = register_ui([] {
     {"compare.baseline", {"baseline", "基线"}},
     {"compare.current", {"current", "当前"}},
     {"compare.change", {"change", "变化"}},
+    {"compare.drift", {"run-to-run spread here", "本机运行间极差"}},
+    {"compare.runs", {"runs", "次"}},
     {"compare.env", {"Environment differences", "环境差异"}},
     {"compare.no_env", {"no environment difference recorded", "未记录到环境差异"}},
 };
@@ -152,10 +154,12 @@ std::string compare_block(const Report& r, const RenderOptions& o, const std::st
                                       m.command + ", " + m.hostname + ", " + m.started_at,
                                   format);
   TextTable t{{tr(lang, "bench.metric"), tr(lang, "compare.baseline"), tr(lang, "compare.current"), tr(lang, "bench.unit"),
-               tr(lang, "compare.change")}};
-  for (const auto& row : compare_metrics(b.metrics, cur, CompareLimits{})) {
+               tr(lang, "compare.change"), tr(lang, "compare.drift")}};
+  const std::vector<MetricRuns>* earlier = bf.earlier.has() ? &*bf.earlier : nullptr;
+  for (const auto& row : compare_metrics(b.metrics, cur, CompareLimits{}, earlier)) {
     t.push_back({row.metric, row.baseline ? n(*row.baseline) : "-", row.current ? n(*row.current) : "-", row.unit,
-                 format_change(row.change_pct)});
+                 format_change(row.change_pct),
+                 row.drift_runs > 0 ? fmt_num(row.drift_pct, 1) + " % (" + std::to_string(row.drift_runs) + " " + tr(lang, "compare.runs") + ")" : "-"});
   }
   out += table(t, format);
   out += block_heading(tr(lang, "compare.env"), format);

@@ -34,7 +34,8 @@ std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
   if (!f.bench.baseline.has()) return {skipped(id, f.bench.baseline.why())};
   const BaselineFacts& b = *f.bench.baseline;
   CompareLimits lim{th.get("baseline.warn_pct"), th.get("baseline.fail_pct")};
-  auto rows = compare_metrics(b.metrics, cur, lim);
+  const std::vector<MetricRuns>* earlier = f.bench.earlier.has() ? &*f.bench.earlier : nullptr;
+  auto rows = compare_metrics(b.metrics, cur, lim, earlier);
   std::vector<Finding> out;
   int compared = 0;
   for (const auto& r : rows) {
@@ -54,7 +55,15 @@ std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
     x.add("baseline", baseline_num(*r.baseline) + " " + r.unit, b.origin);
     x.add("current", baseline_num(*r.current) + " " + r.unit, "this run");
     x.add("direction", r.higher_is_better ? "higher is better" : "lower is better", "");
-    if (r.within_noise) {
+    if (r.drift_runs > 0) {
+      const MetricRuns* e = find_runs(*earlier, r.metric);
+      x.add("earlier runs on this host", medians_text(e->medians, r.unit) + " (spread " + fmt_num(r.drift_pct, 1) + " %)",
+            f.bench.earlier.source + ", runs " + run_ids_text(e->run_ids));
+    }
+    if (r.within_drift) {
+      x.variant = "drift";
+      x.arg("drift", fmt_num(r.drift_pct, 1)).arg("runs", std::to_string(r.drift_runs));
+    } else if (r.within_noise) {
       x.variant = "noisy";
       x.arg("noise", fmt_num(r.noise_pct, 1));
     }

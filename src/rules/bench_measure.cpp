@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bench/compare.h"
+#include "bench/stats.h"
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
@@ -224,6 +226,43 @@ std::vector<Finding> noise(const Facts& f, const Thresholds& th) {
       std::string vals;
       for (double v : worst->values) vals += (vals.empty() ? "" : " ") + measured_num(v);
       x.add(worst->name + " samples", vals, bench_source(r));
+    }
+    // Between runs: this run's median beside the earlier runs' on this host with the same
+    // settings. A spread inside one run cannot show a host that drifts between runs.
+    double drift_warn = th.get("bench.drift_warn_pct");
+    x.threshold += ", run-to-run spread <= " + fmt_num(drift_warn, 0) + " %";
+    const BenchMetric* drifting = nullptr;
+    const MetricRuns* drifting_runs = nullptr;
+    double drift = 0;
+    std::size_t fewest = 0;
+    for (const auto& m : r.metrics) {
+      const MetricRuns* e = f.bench.earlier.has() && m.samples > 0 ? find_runs(*f.bench.earlier, m.name) : nullptr;
+      std::size_t n = e == nullptr ? 0 : e->medians.size();
+      fewest = &m == &r.metrics.front() ? n : std::min(fewest, n);
+      if (n + 1 < kMinRunsForSpread) continue;
+      std::vector<double> all = e->medians;
+      all.push_back(m.median);
+      double s = spread_pct_of(all);
+      if (drifting == nullptr || s > drift) {
+        drifting = &m;
+        drifting_runs = e;
+        drift = s;
+      }
+    }
+    if (drifting != nullptr) {
+      x.add(drifting->name + " medians, earlier runs then this one",
+            medians_text(drifting_runs->medians, drifting->unit) + " | " + measured_num(drifting->median) + " (spread " + fmt_num(drift, 1) + " %)",
+            f.bench.earlier.source + ", runs " + run_ids_text(drifting_runs->run_ids));
+      if (x.status == Status::pass && drift > drift_warn) {
+        x.status = Status::warn;
+        x.variant = "drift";
+        x.arg("metric", drifting->name).arg("drift", fmt_num(drift, 1)).arg("runs", std::to_string(drifting_runs->medians.size() + 1));
+        x.arg("drift_max", fmt_num(drift_warn, 0));
+      }
+    } else {
+      x.add("run-to-run spread", "not judged: " + std::to_string(fewest) + " earlier runs with these settings on this host, " +
+                                     std::to_string(kMinRunsForSpread - 1) + " needed",
+            f.bench.earlier.has() ? f.bench.earlier.source : f.bench.earlier.why());
     }
     out.push_back(x);
   }

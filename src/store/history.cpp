@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "bench/compare.h"
 #include "core/host_root.h"
@@ -400,6 +401,74 @@ Result<std::vector<std::pair<RunSummary, BenchMetric>>> HistoryDb::metric_histor
   if (rc != SQLITE_DONE) return sql_error("reading metric history");
   std::reverse(out.begin(), out.end());
   return out;
+}
+
+Result<std::vector<MetricRuns>> HistoryDb::earlier_runs(const std::string& hostname, const std::vector<BenchResult>& current,
+                                                        std::int64_t before, int per_metric, int scan) {
+  std::vector<MetricRuns> out;
+  // Each measured metric, with the result (benchmark and parameters) it came from.
+  std::vector<const BenchResult*> from;
+  for (const auto& r : current) {
+    if (r.status != "ok") continue;
+    for (const auto& m : r.metrics) {
+      if (m.samples <= 0) continue;
+      MetricRuns x;
+      x.metric = m.name;
+      out.push_back(std::move(x));
+      from.push_back(&r);
+    }
+  }
+  if (out.empty()) return out;
+  // Only the benchmark results of each run are read: the facts of a check are far larger.
+  Stmt s(db_,
+         "SELECT r.id, CASE WHEN json_valid(r.facts) THEN json_extract(r.facts, '$.bench.results') END FROM runs r "
+         "WHERE r.hostname = ?1 AND r.command <> 'import' AND r.id < ?2 "
+         "AND EXISTS(SELECT 1 FROM metrics m WHERE m.run_id = r.id) ORDER BY r.id DESC LIMIT ?3");
+  if (!s.ok()) return sql_error("reading earlier runs");
+  s.bind(1, hostname).bind(2, before > 0 ? before : std::numeric_limits<std::int64_t>::max()).bind(3, static_cast<std::int64_t>(scan));
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) {
+    std::int64_t id = s.i64(0);
+    json v = json::parse(s.text(1), nullptr, false);
+    if (!v.is_array()) continue;
+    std::vector<BenchResult> results;
+    try {
+      results = v.get<std::vector<BenchResult>>();
+    } catch (const json::exception&) {
+      continue;  // a run stored by a build whose facts no longer read back
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (static_cast<int>(out[i].medians.size()) >= per_metric) continue;
+      for (const auto& r : results) {
+        if (r.status != "ok" || r.bench != from[i]->bench || r.params != from[i]->params) continue;
+        auto m = std::find_if(r.metrics.begin(), r.metrics.end(),
+                              [&](const BenchMetric& x) { return x.name == out[i].metric && x.samples > 0; });
+        if (m == r.metrics.end()) continue;
+        out[i].run_ids.push_back(id);
+        out[i].medians.push_back(m->median);
+        break;
+      }
+    }
+  }
+  if (rc != SQLITE_DONE) return sql_error("reading earlier runs");
+  for (auto& x : out) {
+    std::reverse(x.run_ids.begin(), x.run_ids.end());
+    std::reverse(x.medians.begin(), x.medians.end());
+  }
+  return out;
+}
+
+void attach_earlier_runs(Facts& facts, HistoryDb* db, std::int64_t before) {
+  if (db == nullptr) {
+    facts.bench.earlier = Fact<std::vector<MetricRuns>>::none("history disabled (--no-history)");
+    return;
+  }
+  auto e = db->earlier_runs(facts.meta.hostname, facts.bench.results, before);
+  if (!e) {
+    facts.bench.earlier = Fact<std::vector<MetricRuns>>::none(e.error().message, db->path());
+    return;
+  }
+  facts.bench.earlier = Fact<std::vector<MetricRuns>>::of(std::move(*e), db->path());
 }
 
 Fact<BaselineFacts> load_baseline(HistoryDb& db, const std::string& spec) {

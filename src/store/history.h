@@ -57,6 +57,12 @@ class HistoryDb {
   Result<std::int64_t> latest_with_metrics();
   Result<bool> set_baseline(std::int64_t id);
   Result<std::optional<std::int64_t>> baseline_id();
+  // For each metric of `current`'s measured results: its medians in the newest `per_metric` earlier
+  // runs on `hostname` that ran the same benchmark with the same parameters, oldest first. Only runs
+  // with an id below `before` count (0: every run); imports do not (another machine's figures); at
+  // most `scan` runs of that host are read. A stored run whose facts cannot be read is passed over.
+  Result<std::vector<MetricRuns>> earlier_runs(const std::string& hostname, const std::vector<BenchResult>& current,
+                                               std::int64_t before = 0, int per_metric = 10, int scan = 200);
   // One metric across runs (oldest first) for `plumb history METRIC`.
   Result<std::vector<std::pair<RunSummary, BenchMetric>>> metric_history(const std::string& metric, int limit = 50);
 
@@ -75,6 +81,10 @@ class HistoryDb {
 
 // All metrics of a run's benchmark results, in result order.
 std::vector<BenchMetric> metrics_of(const Facts& facts);
+
+// Fills facts.bench.earlier from the database (earlier_runs for this run's host and results), or
+// says why it could not: no database, an unreadable one.
+void attach_earlier_runs(Facts& facts, HistoryDb* db, std::int64_t before = 0);
 
 // Loads the baseline (from `spec`: a run id, a baseline JSON file, or empty for the database's
 // baseline) as BaselineFacts for the rules. Missing baseline is a Fact::none with the reason.

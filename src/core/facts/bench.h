@@ -92,12 +92,25 @@ struct BaselineFacts {
 };
 PLUMB_JSON(BaselineFacts, origin, run_started_at, hostname, metrics, environment)
 
+// One metric's medians in the newest earlier runs of the same benchmark, with the same parameters,
+// on the same host (the history database), oldest first: how far the machine itself moves between
+// runs, which no spread inside one run can show (a cloud host's memory bandwidth drifting with its
+// other tenants).
+struct MetricRuns {
+  std::string metric;
+  std::vector<std::int64_t> run_ids;
+  std::vector<double> medians;
+  bool operator==(const MetricRuns&) const = default;
+};
+PLUMB_JSON(MetricRuns, metric, run_ids, medians)
+
 struct BenchFacts {
   bool collected = false;             // true once any benchmark ran in this run
   std::vector<BenchResult> results;
   Fact<BaselineFacts> baseline;       // missing: why there is none ("no baseline set in plumb.db")
+  Fact<std::vector<MetricRuns>> earlier;  // missing: why not read (history disabled, no database)
   bool operator==(const BenchFacts&) const = default;
 };
-PLUMB_JSON(BenchFacts, collected, results, baseline)
+PLUMB_JSON(BenchFacts, collected, results, baseline, earlier)
 
 }  // namespace plumb

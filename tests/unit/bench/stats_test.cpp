@@ -184,5 +184,32 @@ TEST(BenchCompare, EnvironmentDifferencesAndPointers) {
   EXPECT_TRUE(regression_l3_ids("unknown.metric").empty());
 }
 
+TEST(BenchCompare, TheHostsOwnDriftBetweenRunsIsTheNoiseBandWhenThreeRunsAreKnown) {
+  EXPECT_DOUBLE_EQ(spread_pct_of({30, 24, 27}), 100.0 * 6 / 27);
+  EXPECT_DOUBLE_EQ(spread_pct_of({30}), 0);
+  EXPECT_DOUBLE_EQ(spread_pct_of({}), 0);
+  EXPECT_DOUBLE_EQ(spread_pct_of({0, 0, 0}), 0);
+  auto m = [](const char* n, double v) { return make_metric(n, "GB/s", true, {v, v}); };
+  // Earlier medians of 24-30 GB/s on this host: 22 %. A 15 % drop is within it; a 30 % drop is not.
+  std::vector<MetricRuns> earlier = {{"a", {1, 2, 3}, {30, 24, 27}}, {"b", {1, 2, 3}, {30, 24, 27}},
+                                     {"c", {2, 3}, {30, 24}}};
+  auto rows = compare_metrics({m("a", 100), m("b", 100), m("c", 100), m("d", 100)},
+                              {m("a", 85), m("b", 70), m("c", 85), m("d", 85)}, {10, 25}, &earlier);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].verdict, Verdict::warn);  // the verdict stands; the finding says why it may be noise
+  EXPECT_TRUE(rows[0].within_drift);
+  EXPECT_EQ(rows[0].drift_runs, 3);
+  EXPECT_NEAR(rows[0].drift_pct, 22.2, 0.05);
+  EXPECT_FALSE(rows[1].within_drift);
+  EXPECT_EQ(rows[1].verdict, Verdict::fail);
+  EXPECT_EQ(rows[2].drift_runs, 0);  // two earlier runs are one difference: not judged
+  EXPECT_FALSE(rows[2].within_drift);
+  EXPECT_EQ(rows[3].drift_runs, 0);  // no earlier run at all
+  auto plain = compare_metrics({m("a", 100)}, {m("a", 85)}, {10, 25});
+  EXPECT_FALSE(plain[0].within_drift);
+  EXPECT_EQ(medians_text({29.123, 31.4, 120.6}, "GB/s"), "29.12 31.4 121 GB/s");
+  EXPECT_EQ(run_ids_text({3, 5, 9}), "3, 5, 9");
+}
+
 }  // namespace
 }  // namespace plumb

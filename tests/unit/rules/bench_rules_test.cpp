@@ -131,6 +131,64 @@ TEST(BenchRules, NoiseAndThrottle) {
   EXPECT_EQ(judge_bench("l2.bench.gpu_throttle", f)[0].status, Status::pass);
 }
 
+TEST(BenchRules, NoiseWarnsWhenRunsDriftApartAlthoughEachRunsSamplesAgree) {
+  Facts f;
+  f.bench.results.push_back(result("membw", {m("membw.copy.all", 30), m("membw.copy.1t", 24)}));
+  // Without the history: judged on the samples alone, and the evidence says why runs were not compared.
+  f.bench.earlier = Fact<std::vector<MetricRuns>>::none("history disabled (--no-history)");
+  auto alone = judge_bench("l2.bench.noise", f);
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].status, Status::pass);
+  ASSERT_FALSE(alone[0].evidence.empty());
+  EXPECT_EQ(alone[0].evidence.back().source, "history disabled (--no-history)");
+  // One earlier run: one difference is not a spread.
+  f.bench.earlier = Fact<std::vector<MetricRuns>>::of({{"membw.copy.all", {7}, {20}}}, "plumb.db");
+  auto one = judge_bench("l2.bench.noise", f);
+  EXPECT_EQ(one[0].status, Status::pass);
+  EXPECT_NE(one[0].evidence.back().value.find("not judged: 0 earlier runs"), std::string::npos) << one[0].evidence.back().value;
+  // Earlier medians 20 and 43 GB/s and 30 now: 77 % apart, over the 10 % default.
+  f.bench.earlier = Fact<std::vector<MetricRuns>>::of({{"membw.copy.all", {7, 9}, {20, 43}}, {"membw.copy.1t", {7, 9}, {24, 24.5}}}, "plumb.db");
+  auto drift = judge_bench("l2.bench.noise", f);
+  ASSERT_EQ(drift.size(), 1u);
+  EXPECT_EQ(drift[0].status, Status::warn);
+  EXPECT_EQ(drift[0].variant, "drift");
+  EXPECT_EQ(drift[0].args.at("metric"), "membw.copy.all");
+  EXPECT_EQ(drift[0].args.at("drift"), "76.7");
+  EXPECT_EQ(drift[0].args.at("runs"), "3");
+  EXPECT_EQ(drift[0].evidence.back().source, "plumb.db, runs 7, 9");
+  EXPECT_NE(finding_message(drift[0], Lang::en).find("moved by 76.7 % between the last 3 runs on this host"), std::string::npos);
+  EXPECT_NE(finding_message(drift[0], Lang::zh).find("76.7%"), std::string::npos);
+  // Runs that agree pass; the spread is still shown.
+  f.bench.earlier = Fact<std::vector<MetricRuns>>::of({{"membw.copy.all", {7, 9}, {29.5, 30.2}}}, "plumb.db");
+  auto steady = judge_bench("l2.bench.noise", f);
+  EXPECT_EQ(steady[0].status, Status::pass);
+  EXPECT_NE(steady[0].evidence.back().value.find("spread 2.3 %"), std::string::npos) << steady[0].evidence.back().value;
+}
+
+TEST(BaselineRules, AChangeWithinTheHostsOwnDriftSaysSoAndShowsTheEarlierRuns) {
+  Facts f;
+  f.bench.results.push_back(result("membw", {m("membw.copy.all", 26), m("membw.triad.all", 20)}));
+  BaselineFacts b;
+  b.origin = "run 1 (test.db)";
+  b.metrics = {m("membw.copy.all", 31), m("membw.triad.all", 31)};
+  f.bench.baseline = Fact<BaselineFacts>::of(b, "test.db");
+  // copy.all moved 24-31 GB/s between earlier runs (25 %): its -16 % is within that; triad's -35 % is not.
+  f.bench.earlier = Fact<std::vector<MetricRuns>>::of({{"membw.copy.all", {2, 3, 4}, {24, 31, 28}},
+                                                      {"membw.triad.all", {2, 3, 4}, {30, 31, 29}}}, "test.db");
+  auto rows = judge_bench("l2.baseline.regression", f);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].subject, "membw.copy.all");
+  EXPECT_EQ(rows[0].status, Status::warn);
+  EXPECT_EQ(rows[0].variant, "drift");
+  EXPECT_NE(finding_message(rows[0], Lang::en).find("within the 25 % this metric moved between the last 3 runs on this host"),
+            std::string::npos) << finding_message(rows[0], Lang::en);
+  EXPECT_EQ(rows[0].evidence.back().source, "test.db, runs 2, 3, 4");
+  EXPECT_EQ(rows[1].subject, "membw.triad.all");
+  EXPECT_EQ(rows[1].status, Status::fail);
+  EXPECT_EQ(rows[1].variant, "");
+  EXPECT_NE(finding_message(rows[1], Lang::en).find("the infrastructure is the suspect"), std::string::npos);
+}
+
 TEST(BaselineRules, RegressionFailsWithThePointersAndPassesWithinBounds) {
   Facts f;
   f.bench.results.push_back(result("step", {m("step.best", 0.241, "s/step", false)}));

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include <sqlite3.h>
+
 #include "bench/stats.h"
 #include "store/baseline_file.h"
 #include "store/history.h"
@@ -74,6 +76,56 @@ TEST(HistoryDb, RecordsRunsAndBaselinesRoundTrip) {
   EXPECT_TRUE(hist->front().first.baseline);  // oldest first, and it is the baseline
   EXPECT_FALSE(db.load(12345).ok());
   EXPECT_FALSE(load_baseline(db, "12345").has());
+}
+
+TEST(HistoryDb, EarlierRunsAreThisHostsSameSettingsNewestFirstThenOldestFirst) {
+  auto opened = HistoryDb::open(fresh_db("earlier"));
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  auto& db = *opened.value();
+  std::vector<std::int64_t> ids;
+  for (double copy : {20.0, 21.0, 22.0, 23.0}) ids.push_back(*db.record(run_with(copy, "6.1.0"), {}));
+  Facts other_host = run_with(50, "6.1.0");
+  other_host.meta.hostname = "node2";
+  ASSERT_TRUE(db.record(other_host, {}).ok());
+  Facts other_settings = run_with(60, "6.1.0");
+  other_settings.bench.results[0].params["threads_all"] = "1";
+  ASSERT_TRUE(db.record(other_settings, {}).ok());
+  ASSERT_TRUE(db.record_imported("2026-11-01T00:00:00Z", "node1", "golden.json", run_with(70, "6.1.0").bench.results[0].metrics, {}).ok());
+  // A stored run whose facts no longer read back is passed over, not an error.
+  Facts broken = run_with(80, "6.1.0");
+  auto broken_id = db.record(broken, {});
+  ASSERT_TRUE(broken_id.ok());
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.path().c_str(), &raw), SQLITE_OK);
+    std::string sql = "UPDATE runs SET facts = '{\"bench\": {\"results\": [{\"bench\": 7}]}}' WHERE id = " + std::to_string(*broken_id);
+    EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+  }
+
+  Facts now = run_with(24, "6.1.0");
+  auto e = db.earlier_runs("node1", now.bench.results, 0, 3);
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  ASSERT_EQ(e->size(), 1u);  // the skipped h2d result has no metric
+  EXPECT_EQ((*e)[0].metric, "membw.copy.1t");
+  EXPECT_EQ((*e)[0].run_ids, (std::vector<std::int64_t>{ids[1], ids[2], ids[3]}));  // the newest three, oldest first
+  EXPECT_EQ((*e)[0].medians, (std::vector<double>{21, 22, 23}));
+  // Before a given run: only older ones.
+  auto before = db.earlier_runs("node1", now.bench.results, ids[2]);
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ((*before)[0].medians, (std::vector<double>{20, 21}));
+  auto nobody = db.earlier_runs("node9", now.bench.results);
+  ASSERT_TRUE(nobody.ok());
+  EXPECT_TRUE((*nobody)[0].medians.empty());
+
+  now.meta.hostname = "node1";
+  attach_earlier_runs(now, &db);
+  ASSERT_TRUE(now.bench.earlier.has());
+  EXPECT_EQ(now.bench.earlier.source, db.path());
+  EXPECT_EQ((*now.bench.earlier)[0].medians.size(), 4u);
+  attach_earlier_runs(now, nullptr);
+  EXPECT_FALSE(now.bench.earlier.has());
+  EXPECT_NE(now.bench.earlier.why().find("--no-history"), std::string::npos);
 }
 
 TEST(HistoryDb, ImportedBaselineBecomesARun) {
