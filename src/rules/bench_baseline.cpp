@@ -55,8 +55,7 @@ std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
     x.add("baseline", baseline_num(*r.baseline) + " " + r.unit, b.origin);
     x.add("current", baseline_num(*r.current) + " " + r.unit, "this run");
     x.add("direction", r.higher_is_better ? "higher is better" : "lower is better", "");
-    if (r.drift_runs > 0) {
-      const MetricRuns* e = find_runs(*earlier, r.metric);
+    if (const MetricRuns* e = r.drift_runs > 0 && earlier != nullptr ? find_runs(*earlier, r.metric) : nullptr) {
       x.add("earlier runs on this host", medians_text(e->medians, r.unit) + " (spread " + fmt_num(r.drift_pct, 1) + " %)",
             f.bench.earlier.source + ", runs " + run_ids_text(e->run_ids));
     }

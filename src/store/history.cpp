@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <system_error>
 
 #include "bench/compare.h"
 #include "core/host_root.h"
@@ -163,7 +164,7 @@ Result<std::unique_ptr<HistoryDb>> HistoryDb::open(const std::string& path, bool
     auto slash = path.find_last_of('/');
     if (slash != std::string::npos && slash > 0) {
       int e = mkdirs(path.substr(0, slash));
-      if (e != 0) return make_error(error_kind_from_errno(e), "history database " + path + ": cannot create its directory: " + std::strerror(e));
+      if (e != 0) return make_error(error_kind_from_errno(e), "history database " + path + ": cannot create its directory: " + std::system_category().message(e));
     }
   } else {
     struct stat st {};

@@ -109,6 +109,41 @@ TEST_F(BenchE2e, CompareFailsWhenAMetricRegressedBeyondTheThreshold) {
   EXPECT_NE(r.out.find("0.0-fast"), std::string::npos);  // environment difference listed
 }
 
+TEST_F(BenchE2e, EarlierRunsWithTheSameSettingsAreReadBackAndJudged) {
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(plumb(kTinyMembw).exit_code, 0);
+  // Another size is another measurement: not among the earlier runs.
+  ASSERT_EQ(plumb({"bench", "membw", "--size", "2M", "--samples", "2", "--threads", "2"}).exit_code, 0);
+  auto args = kTinyMembw;
+  args.insert(args.end(), {"--format", "json"});
+  auto r = plumb(args);
+  ASSERT_LE(r.exit_code, 1) << r.err;
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  const auto& earlier = j["facts"]["bench"]["earlier"]["value"];
+  ASSERT_TRUE(earlier.is_array()) << j["facts"]["bench"]["earlier"].dump();
+  ASSERT_FALSE(earlier.empty());
+  EXPECT_EQ(earlier[0]["run_ids"], json::parse("[1, 2, 3]"));
+  EXPECT_EQ(earlier[0]["medians"].size(), 3u);
+  bool shown = false;
+  for (const auto& f : j["findings"]) {
+    if (f["id"] != "l2.bench.noise") continue;
+    for (const auto& e : f["evidence"]) shown |= e["what"].get<std::string>().find("medians, earlier runs then this one") != std::string::npos;
+    EXPECT_NE(f["threshold"].get<std::string>().find("run-to-run spread <= 10 %"), std::string::npos);
+  }
+  EXPECT_TRUE(shown) << r.out;
+  // compare RUN reads only the runs before it: run 3 has two.
+  auto c = plumb({"compare", "3", "--baseline", "1", "--format", "json"});
+  json cj = json::parse(c.out, nullptr, false);
+  ASSERT_FALSE(cj.is_discarded()) << c.out << c.err;
+  EXPECT_EQ(cj["facts"]["bench"]["earlier"]["value"][0]["run_ids"], json::parse("[1, 2]"));
+  // Without the history nothing is read, and the report says so.
+  auto off = test::run_plumb({"bench", "membw", "--size", "1M", "--samples", "2", "--no-history", "--format", "json"});
+  json oj = json::parse(off.out, nullptr, false);
+  ASSERT_FALSE(oj.is_discarded()) << off.out << off.err;
+  EXPECT_FALSE(oj["facts"]["bench"]["earlier"].contains("value"));
+  EXPECT_NE(oj["facts"]["bench"]["earlier"]["missing"].get<std::string>().find("--no-history"), std::string::npos);
+}
+
 TEST_F(BenchE2e, StorageRefusesToOverwriteAndCleansUp) {
   std::string existing = dir_ + "/data.bin";
   std::ofstream(existing) << "precious";
