@@ -404,6 +404,16 @@ Result<std::vector<std::pair<RunSummary, BenchMetric>>> HistoryDb::metric_histor
   return out;
 }
 
+std::vector<BenchResult> stored_bench_results(std::string_view text) {
+  json v = json::parse(text, nullptr, false);
+  if (!v.is_array()) return {};
+  try {
+    return v.get<std::vector<BenchResult>>();
+  } catch (const json::exception&) {
+    return {};  // a run stored by a build whose facts no longer read back, or an edited file
+  }
+}
+
 Result<std::vector<MetricRuns>> HistoryDb::earlier_runs(const std::string& hostname, const std::vector<BenchResult>& current,
                                                         std::int64_t before, int per_metric, int scan) {
   std::vector<MetricRuns> out;
@@ -430,14 +440,7 @@ Result<std::vector<MetricRuns>> HistoryDb::earlier_runs(const std::string& hostn
   int rc;
   while ((rc = s.step()) == SQLITE_ROW) {
     std::int64_t id = s.i64(0);
-    json v = json::parse(s.text(1), nullptr, false);
-    if (!v.is_array()) continue;
-    std::vector<BenchResult> results;
-    try {
-      results = v.get<std::vector<BenchResult>>();
-    } catch (const json::exception&) {
-      continue;  // a run stored by a build whose facts no longer read back
-    }
+    std::vector<BenchResult> results = stored_bench_results(s.text(1));
     for (std::size_t i = 0; i < out.size(); ++i) {
       if (static_cast<int>(out[i].medians.size()) >= per_metric) continue;
       for (const auto& r : results) {

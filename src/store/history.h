@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/facts.h"
@@ -81,6 +82,10 @@ class HistoryDb {
 
 // All metrics of a run's benchmark results, in result order.
 std::vector<BenchMetric> metrics_of(const Facts& facts);
+
+// The benchmark results of a stored run (the JSON array at facts.bench.results); empty when the
+// text is not such an array. The database is a file its user can edit: nothing in it is trusted.
+std::vector<BenchResult> stored_bench_results(std::string_view text);
 
 // Fills facts.bench.earlier from the database (earlier_runs for this run's host and results), or
 // says why it could not: no database, an unreadable one.
