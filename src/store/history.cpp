@@ -437,8 +437,11 @@ Result<std::vector<MetricRuns>> HistoryDb::earlier_runs(const std::string& hostn
          "AND EXISTS(SELECT 1 FROM metrics m WHERE m.run_id = r.id) ORDER BY r.id DESC LIMIT ?3");
   if (!s.ok()) return sql_error("reading earlier runs");
   s.bind(1, hostname).bind(2, before > 0 ? before : std::numeric_limits<std::int64_t>::max()).bind(3, static_cast<std::int64_t>(scan));
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) {
+  auto full = [&] {
+    return std::all_of(out.begin(), out.end(), [&](const MetricRuns& x) { return static_cast<int>(x.medians.size()) >= per_metric; });
+  };
+  int rc = SQLITE_DONE;
+  while (!full() && (rc = s.step()) == SQLITE_ROW) {
     std::int64_t id = s.i64(0);
     std::vector<BenchResult> results = stored_bench_results(s.text(1));
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -454,7 +457,7 @@ Result<std::vector<MetricRuns>> HistoryDb::earlier_runs(const std::string& hostn
       }
     }
   }
-  if (rc != SQLITE_DONE) return sql_error("reading earlier runs");
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return sql_error("reading earlier runs");
   for (auto& x : out) {
     std::reverse(x.run_ids.begin(), x.run_ids.end());
     std::reverse(x.medians.begin(), x.medians.end());
