@@ -81,9 +81,11 @@ std::vector<CompareRow> compare_metrics(const std::vector<BenchMetric>& baseline
   return rows;
 }
 
+std::string compare_num(double v) { return fmt_num(v, std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 1 ? 2 : 4); }
+
 std::string medians_text(const std::vector<double>& v, const std::string& unit) {
   std::string s;
-  for (double x : v) s += (s.empty() ? "" : " ") + fmt_num(x, std::fabs(x) >= 100 ? 0 : std::fabs(x) >= 1 ? 2 : 4);
+  for (double x : v) s += (s.empty() ? "" : " ") + compare_num(x);
   return s + " " + unit;
 }
 

@@ -42,8 +42,9 @@ std::vector<CompareRow> compare_metrics(const std::vector<BenchMetric>& baseline
                                         const CompareLimits& limits, const std::vector<MetricRuns>* earlier = nullptr);
 // The earlier runs of `metric`, or null.
 const MetricRuns* find_runs(const std::vector<MetricRuns>& earlier, const std::string& metric);
-// "29.1 31.4 27.0 GB/s" (three significant figures or more) and "3, 5, 9": the evidence of
-// earlier runs.
+// A compared figure: no decimals from 100, two from 1, four below ("28.77", "1224", "0.1820").
+std::string compare_num(double v);
+// "29.12 31.4 27 GB/s" (each as compare_num) and "3, 5, 9": the evidence of earlier runs.
 std::string medians_text(const std::vector<double>& v, const std::string& unit);
 std::string run_ids_text(const std::vector<std::int64_t>& ids);
 // "+32.4 %" / "-3.0 %" / "n/a".

@@ -1,7 +1,6 @@
 // Rules comparing this run's measurements with the baseline attached to Facts: a finding per
 // regressed metric ("+32.4 %: the infrastructure is the suspect, look here"), one summary when
 // all are within bounds, and the environment differences that could explain a change.
-#include <cmath>
 
 #include "bench/compare.h"
 #include "core/catalog.h"
@@ -23,7 +22,6 @@ std::vector<BenchMetric> current_metrics(const Facts& f) {
   return v;
 }
 
-std::string baseline_num(double v) { return fmt_num(v, std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 1 ? 2 : 4); }
 
 std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
   const std::string id = "l2.baseline.regression";
@@ -47,13 +45,13 @@ std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
     x.subject = r.metric;
     x.status = r.verdict == Verdict::fail ? Status::fail : Status::warn;
     Text ptr = regression_pointers(r.metric);
-    x.arg("metric", r.metric).arg("unit", r.unit).arg("baseline", baseline_num(*r.baseline)).arg("current", baseline_num(*r.current));
+    x.arg("metric", r.metric).arg("unit", r.unit).arg("baseline", compare_num(*r.baseline)).arg("current", compare_num(*r.current));
     x.arg("change", format_change(r.change_pct)).arg("worse", fmt_num(r.worse_pct, 1));
     std::string ids;
     for (const auto& id3 : regression_l3_ids(r.metric)) ids += (ids.empty() ? "" : ", ") + id3;
     x.arg("pointers_en", ptr.en).arg("pointers_zh", ptr.zh).arg("origin", b.origin).arg("checks", ids.empty() ? "-" : ids);
-    x.add("baseline", baseline_num(*r.baseline) + " " + r.unit, b.origin);
-    x.add("current", baseline_num(*r.current) + " " + r.unit, "this run");
+    x.add("baseline", compare_num(*r.baseline) + " " + r.unit, b.origin);
+    x.add("current", compare_num(*r.current) + " " + r.unit, "this run");
     x.add("direction", r.higher_is_better ? "higher is better" : "lower is better", "");
     if (const MetricRuns* e = r.drift_runs > 0 && earlier != nullptr ? find_runs(*earlier, r.metric) : nullptr) {
       x.add("earlier runs on this host", medians_text(e->medians, r.unit) + " (spread " + fmt_num(r.drift_pct, 1) + " %)",

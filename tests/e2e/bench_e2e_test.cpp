@@ -38,10 +38,14 @@ class BenchE2e : public ::testing::Test {
 
 const std::vector<std::string> kTinyMembw = {"bench", "membw", "--size", "1M", "--samples", "2", "--threads", "2"};
 
-TEST_F(BenchE2e, MembwRunsRecordsAndPrintsJson) {
+std::vector<std::string> tiny_membw_json() {
   auto args = kTinyMembw;
   args.insert(args.end(), {"--format", "json"});
-  auto r = plumb(args);
+  return args;
+}
+
+TEST_F(BenchE2e, MembwRunsRecordsAndPrintsJson) {
+  auto r = plumb(tiny_membw_json());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
@@ -113,9 +117,7 @@ TEST_F(BenchE2e, EarlierRunsWithTheSameSettingsAreReadBackAndJudged) {
   for (int i = 0; i < 3; ++i) ASSERT_EQ(plumb(kTinyMembw).exit_code, 0);
   // Another size is another measurement: not among the earlier runs.
   ASSERT_EQ(plumb({"bench", "membw", "--size", "2M", "--samples", "2", "--threads", "2"}).exit_code, 0);
-  auto args = kTinyMembw;
-  args.insert(args.end(), {"--format", "json"});
-  auto r = plumb(args);
+  auto r = plumb(tiny_membw_json());
   ASSERT_LE(r.exit_code, 1) << r.err;
   json j = json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
