@@ -2,13 +2,18 @@
 """Where `plumb check`'s wall time goes around its framework probe, from the kernel's own clock.
 
 Runs each given plumb command RUNS times, the commands alternating round by round, under
-`perf record` of three scheduler tracepoints (sched_process_exec, sched_process_fork,
-sched_process_exit; needs root or perf_event_paranoid <= -1). For each run it reads:
+`perf record` of four scheduler tracepoints (sched_process_exec, sched_process_fork,
+sched_process_exit, and sched_switch away from plumb or python tasks; needs root or
+perf_event_paranoid <= -1). A process ends at its last switch away from the CPU (it is then a
+zombie its parent can reap), not at sched_process_exit: on the 6.18 kernel of the machine
+measured, that tracepoint fires before the process's memory is torn down (perf samples of
+__mmput under do_exit follow it), 1 ms of a Python interpreter's end that its parent still waits
+for. For each run it reads:
 
   exec -> probe exec   from plumb's execve to its probe interpreter's execve
-  probe                the interpreter's execve to its exit (its whole life as a process)
-  probe end -> exit    the interpreter's exit to plumb's exit (reaping, rules, report, process end)
-  total                plumb's execve to its exit
+  probe                the interpreter's execve to its end (its whole life as a process)
+  probe end -> exit    the interpreter's end to plumb's end (reaping, rules, report, process end)
+  total                plumb's execve to its end
   total - probe        what plumb adds to its probe: the target is at most 5 ms
 
 and prints the median of each per command (the first round is a warm-up and left out).
@@ -52,6 +57,7 @@ def main():
         data = os.path.join(tmp, "perf.data")
         rec = subprocess.run(["perf", "record", "-q", "-a", "-o", data, "-e", "sched:sched_process_exec",
                               "-e", "sched:sched_process_fork", "-e", "sched:sched_process_exit",
+                              "-e", "sched:sched_switch", "--filter", 'prev_comm == "plumb" || prev_comm ~ "python*"',
                               "--", "sh", "-c", driver], capture_output=True, text=True, check=False)
         if rec.returncode != 0:
             sys.exit("check_timeline: perf record failed: " + (rec.stderr.strip().splitlines() or ["?"])[-1])
@@ -71,8 +77,12 @@ def main():
         elif comm.startswith("python") and "exec" in ev and "py" not in cur:
             cur["py"], cur["pypid"] = t, pid
         elif "exit" in ev and pid == tid == cur.get("pypid"):
-            cur["pyend"] = t
+            cur.setdefault("pyend", t)
         elif "exit" in ev and pid == tid == cur["pid"]:
+            cur.setdefault("end", t)
+        elif "switch" in ev and pid == cur.get("pypid") and "pyend" in cur:
+            cur["pyend"] = t  # the interpreter's last switch away: it is a zombie now
+        elif "switch" in ev and pid == cur["pid"] and "end" in cur:
             cur["end"] = t
     if len(runs) != rounds * len(cmds):
         sys.exit(f"check_timeline: saw {len(runs)} plumb starts, expected {rounds * len(cmds)}")

@@ -388,6 +388,13 @@ bool prestart_python_probe(const Context& ctx) {
   return true;
 }
 
+void discard_prestarted_probe() {
+  std::optional<Prestarted> p;
+  PrestartSlot& slot = prestart_slot();
+  std::lock_guard<std::mutex> lock(slot.mutex);
+  p.swap(slot.probe);
+}  // p's Spawned kills and reaps the child here
+
 FrameworkFacts python_probe_for(const Context& ctx, std::chrono::milliseconds timeout) {
   if (auto pre = take_prestarted(ctx)) {
     collector_began_at(pre->child.started_at());

@@ -55,6 +55,9 @@ FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::millisec
 // when its context has the same --python, --root and --pid; a child not adopted (the probe
 // skipped, the command failed) is killed and reaped at exit. False when nothing was started.
 bool prestart_python_probe(const Context& ctx);
+// Kills and reaps a prestarted probe that no collector adopted (a check that stopped before
+// collecting); nothing when there is none. For a process that ends without its static destructors.
+void discard_prestarted_probe();
 
 // The collector's run: the prestarted child when it matches `ctx`, else a new one. `timeout`
 // counts from the child's start.

@@ -276,6 +276,23 @@ TEST(ProbePrestart, AChildStartedForAnotherInterpreterIsKilled) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(ProbePrestart, ADiscardedChildIsKilledAndNotAdopted) {
+  // What a process ending without its static destructors calls: the child dies at once (it never
+  // reaches its log line), and the collector that runs afterwards starts its own.
+  std::string dir = scratch_dir("discard");
+  Context ctx;
+  ctx.python = logging_fake(dir, "python3", "0.4");
+  ASSERT_TRUE(prestart_python_probe(ctx));
+  discard_prestarted_probe();
+  discard_prestarted_probe();  // nothing left: no effect
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  EXPECT_EQ(starts_logged(ctx.python), 0U);
+  auto f = python_probe_for(ctx, std::chrono::milliseconds(5000));
+  ASSERT_TRUE(f.torch.has()) << f.torch.why();
+  EXPECT_EQ(starts_logged(ctx.python), 1U);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ProbePrestart, TheTimeoutCountsFromTheEarlyStart) {
   Context ctx;
   ctx.python = fake("hang");
