@@ -13,6 +13,7 @@
 #include "cli/timings.h"
 #include "core/atomic_file.h"
 #include "core/catalog.h"
+#include "core/collect_timing.h"
 #include "core/registry.h"
 #include "collect/python_probe.h"
 #include "report/catalog_doc.h"
@@ -66,17 +67,34 @@ int run_check(const CheckArgs& a) {
   // while the collectors run; the main thread only waits for them meanwhile.
   auto opening = std::async(std::launch::async, [&] { return open_history_for_check(a.history, ctx.root.root()); });
   CollectionTimings timings;
-  collect(ctx, sel, r.facts, a.timings ? &timings : nullptr);
+  // The rules that read no slow collector's facts are judged while the slow ones (the framework
+  // probe's interpreter) still run, and their findings converted for the JSON document then.
+  const RenderOptions ro = render_options(a.output);
+  const bool writes_json = a.output.format == "json" || !a.save.empty();
+  SplitJudgement judgement;
+  std::vector<std::string> early_json;
+  collect(ctx, sel, r.facts, a.timings ? &timings : nullptr, [&](const Facts& partial) {
+    judgement.judge_early(partial, cfg.thresholds, sel, slow_collector_ids(ctx));
+    if (!writes_json) return;
+    early_json.reserve(judgement.early().size());
+    for (const auto& f : judgement.early()) early_json.push_back(finding_json_text(f, ro));
+  });
   auto history = opening.get();
   if (r.facts.bench.collected) {
     attach_baseline(r.facts, history.get(), a.history);
     attach_earlier_runs(r.facts, history.get());
   }
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  r.findings = judge(r.facts, cfg.thresholds, sel);
+  r.findings = judgement.judge_rest(r.facts, cfg.thresholds, sel);
+  // Each converted finding at its place in r.findings.
+  std::vector<const std::string*> converted;
+  if (early_json.size() == judgement.early_positions().size()) {
+    converted.assign(r.findings.size(), nullptr);
+    for (std::size_t k = 0; k < early_json.size(); ++k) converted[judgement.early_positions()[k]] = &early_json[k];
+  }
   // --timings: facts.meta.timings in every JSON this run writes, the table on stderr at the end.
   auto json_text = [&] {
-    std::string text = render_json_text(r, render_options(a.output));
+    std::string text = render_json_text(r, ro, converted);
     return a.timings ? with_timings(text, timings) : text;
   };
   if (!a.save.empty()) {
@@ -86,9 +104,8 @@ int run_check(const CheckArgs& a) {
   // Recording (more file syncs) overlaps rendering: both only read the report.
   auto recording = std::async(std::launch::async, [&] { record_report(history.get(), r, true); });
   if (!a.sched.active()) {
-    if (a.timings && a.output.format == "json") {
-      check_output(a.output);
-      write_output(json_text(), a.output.out);
+    if (a.output.format == "json") {
+      write_output(json_text(), a.output.out);  // the output was checked before collecting
     } else {
       emit(r, a.output);
     }

@@ -2,6 +2,7 @@
 // thread (`plumb check --timings`, docs/performance.md).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,14 @@ struct CollectionTimings {
   double total_ms = 0;  // the collection run: first start to the last result applied
 };
 
-// collect() that also reports where the time went (`timings` may be null).
-void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionTimings* timings);
+// Called by collect() once every collector but the slow ones (collector_is_slow) has written its
+// facts, while the slow ones still run: `facts` holds everything but their results then.
+using WhileSlowRun = std::function<void(const Facts& facts)>;
+
+// collect() that also reports where the time went (`timings` may be null) and calls `while_slow`
+// (when set) between the two halves of the collection.
+void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionTimings* timings,
+             const WhileSlowRun& while_slow = {});
 
 // Longest first (ties by id): the order of the --timings table.
 std::vector<CollectorTiming> by_duration(const CollectionTimings& t);

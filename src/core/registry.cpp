@@ -194,7 +194,18 @@ std::vector<std::string> unknown_selectors(const Selection& sel) {
 
 void collect(const Context& ctx, const Selection& sel, Facts& facts) { collect(ctx, sel, facts, nullptr); }
 
-void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionTimings* timings) {
+bool collector_is_slow(const CollectorInfo& c, const Context& ctx) { return c.deadline > ctx.deadline; }
+
+std::vector<std::string> slow_collector_ids(const Context& ctx) {
+  std::vector<std::string> ids;
+  for (const auto& c : collectors()) {
+    if (c.in_check && collector_is_slow(c, ctx)) ids.push_back(c.id);
+  }
+  return ids;
+}
+
+void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionTimings* timings,
+             const WhileSlowRun& while_slow) {
   // A collector runs when selected itself or when a selected rule needs it.
   std::vector<const CollectorInfo*> todo;
   for (const auto& c : collectors()) {
@@ -213,10 +224,10 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionT
     bool wanted = sel.only.empty() ? (needed || !dependents) : (sel.selects(c.id) || needed);
     if (wanted && !skipped_explicitly) todo.push_back(&c);
   }
-  // All start at once, the slow ones first (a collector that registers its own deadline above the
-  // run's, such as the Python probe, which starts an interpreter) so that they overlap all the
-  // others; results are applied in table order so Facts do not depend on timing.
-  auto slow = [&](const CollectorInfo* c) { return c->deadline > ctx.deadline; };
+  // All start at once, the slow ones first so that they overlap all the others. Results are
+  // applied in table order within each half (the others, then the slow ones), so Facts do not
+  // depend on timing; a slow collector writes facts no other one writes.
+  auto slow = [&](const CollectorInfo* c) { return collector_is_slow(*c, ctx); };
   std::vector<std::size_t> order(todo.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return slow(todo[i]); });
@@ -227,9 +238,14 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionT
   // tables the rules and the report read next, so that building them is not added after the probe.
   warm_tables();
   std::vector<CollectorTiming> measured(todo.size());
-  for (std::size_t i = 0; i < todo.size(); ++i) {
-    facts.meta.collectors.push_back(finish_collector(*running[i], facts, run_start, &measured[i]));
+  std::vector<std::optional<CollectorRun>> runs(todo.size());
+  for (bool slow_half : {false, true}) {
+    if (slow_half && while_slow) while_slow(facts);
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      if (slow(todo[i]) == slow_half) runs[i] = finish_collector(*running[i], facts, run_start, &measured[i]);
+    }
   }
+  for (auto& run : runs) facts.meta.collectors.push_back(std::move(*run));
   if (timings == nullptr) return;
   timings->total_ms = ms_between(run_start, Clock::now());
   for (std::size_t i : order) timings->collectors.push_back(std::move(measured[i]));
@@ -271,19 +287,67 @@ json timings_json(const CollectionTimings& t) {
   return {{"total_ms", t.total_ms}, {"collectors", std::move(arr)}};
 }
 
+namespace {
+// One rule's findings appended to `out`; a rule that throws adds a skip finding naming the error.
+void judge_rule(const RuleInfo& r, const Facts& facts, const Thresholds& th, std::vector<Finding>& out) {
+  try {
+    for (auto& f : r.judge(facts, th)) {
+      if (f.id != r.id) throw std::logic_error("rule " + r.id + " returned finding " + f.id);
+      out.push_back(std::move(f));
+    }
+  } catch (const std::exception& e) {
+    out.push_back(skipped(r.id, std::string("internal error: ") + e.what()));
+  }
+}
+}  // namespace
+
 std::vector<Finding> judge(const Facts& facts, const Thresholds& th, const Selection& sel) {
   std::vector<Finding> out;
   for (const auto& r : rules()) {
-    if (!r.judge || !sel.selects(r)) continue;
-    try {
-      for (auto& f : r.judge(facts, th)) {
-        if (f.id != r.id) throw std::logic_error("rule " + r.id + " returned finding " + f.id);
-        out.push_back(std::move(f));
-      }
-    } catch (const std::exception& e) {
-      out.push_back(skipped(r.id, std::string("internal error: ") + e.what()));
-    }
+    if (r.judge && sel.selects(r)) judge_rule(r, facts, th, out);
   }
+  return out;
+}
+
+void SplitJudgement::judge_early(const Facts& facts, const Thresholds& th, const Selection& sel,
+                                 const std::vector<std::string>& slow) {
+  const auto& table = rules();
+  done_.assign(table.size(), false);
+  early_.clear();
+  early_rule_.clear();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const RuleInfo& r = table[i];
+    if (!r.judge || !sel.selects(r)) continue;
+    bool waits = std::any_of(r.needs.begin(), r.needs.end(),
+                             [&](const std::string& n) { return std::find(slow.begin(), slow.end(), n) != slow.end(); });
+    if (waits) continue;
+    judge_rule(r, facts, th, early_);
+    early_rule_.resize(early_.size(), i);
+    done_[i] = true;
+  }
+}
+
+std::vector<Finding> SplitJudgement::judge_rest(const Facts& facts, const Thresholds& th, const Selection& sel) {
+  const auto& table = rules();
+  done_.resize(table.size(), false);
+  std::vector<Finding> out;
+  out.reserve(early_.size());
+  early_positions_.clear();
+  std::size_t next_early = 0;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (done_[i]) {
+      for (; next_early < early_.size() && early_rule_[next_early] == i; ++next_early) {
+        early_positions_.push_back(out.size());
+        out.push_back(std::move(early_[next_early]));
+      }
+      continue;
+    }
+    const RuleInfo& r = table[i];
+    if (r.judge && sel.selects(r)) judge_rule(r, facts, th, out);
+  }
+  early_.clear();
+  early_rule_.clear();
+  done_.clear();
   return out;
 }
 

@@ -8,7 +8,47 @@
 
 namespace plumb {
 
-std::string render_json_text(const Report& r, const RenderOptions& o) {
+namespace {
+
+json finding_object(const Finding& f, const RenderOptions& o) {
+  json j = f;
+  const CatalogEntry* e = find_entry(f.id);
+  if (e != nullptr) {
+    j["layer"] = layer_name(e->layer);
+    j["pillar"] = pillar_name(e->pillar);
+    j["section"] = section_name(e->section);
+    j["title"] = e->title.in(o.lang);
+    j["explains"] = e->explains;
+    j["check_next"] = l3_causes_of(f.id);
+  }
+  j["message"] = finding_message(f, o.lang);
+  j["fix"] = finding_fix(f, o.lang);
+  j["verify"] = finding_verify(f);
+  j["gain"] = finding_gain(f, o.lang);
+  return j;
+}
+
+// Values read from the machine (environ, sysfs) may hold invalid UTF-8: replace, never throw.
+std::string dump_pretty(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace
+
+std::string finding_json_text(const Finding& f, const RenderOptions& o) {
+  // The array's items sit four spaces in; a JSON text has no raw newline inside a string, so
+  // every newline starts a line of the item.
+  std::string flat = dump_pretty(finding_object(f, o));
+  std::string out = "    ";
+  out.reserve(flat.size() + flat.size() / 8);
+  for (char c : flat) {
+    out += c;
+    if (c == '\n') out += "    ";
+  }
+  return out;
+}
+
+std::string render_json_text(const Report& r, const RenderOptions& o) { return render_json_text(r, o, {}); }
+
+std::string render_json_text(const Report& r, const RenderOptions& o, const std::vector<const std::string*>& converted) {
   json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["tool"] = {{"name", "plumb"}, {"version", plumb_version()}};
@@ -17,27 +57,22 @@ std::string render_json_text(const Report& r, const RenderOptions& o) {
   doc["summary"] = {{"fail", t.fail}, {"warn", t.warn}, {"skip", t.skip}, {"info", t.info}, {"pass", t.pass},
                     {"exit_code", exit_code_for(r.findings)}};
   doc["facts"] = r.facts;
-  json arr = json::array();
-  for (const Finding* f : ordered(r.findings)) {
-    json j = *f;
-    const CatalogEntry* e = find_entry(f->id);
-    if (e != nullptr) {
-      j["layer"] = layer_name(e->layer);
-      j["pillar"] = pillar_name(e->pillar);
-      j["section"] = section_name(e->section);
-      j["title"] = e->title.in(o.lang);
-      j["explains"] = e->explains;
-      j["check_next"] = l3_causes_of(f->id);
-    }
-    j["message"] = finding_message(*f, o.lang);
-    j["fix"] = finding_fix(*f, o.lang);
-    j["verify"] = finding_verify(*f);
-    j["gain"] = finding_gain(*f, o.lang);
-    arr.push_back(std::move(j));
+  std::string text = dump_pretty(doc);
+  // "findings" goes between "facts" and "lang" (keys in order), as the JSON library would print
+  // it: the document's second level is two spaces in, so "\n  \"lang\": " is that key's line.
+  std::string findings = "\n  \"findings\": [";
+  const auto list = ordered(r.findings);
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    auto i = static_cast<std::size_t>(list[k] - r.findings.data());
+    findings += k == 0 ? "\n" : ",\n";
+    findings += i < converted.size() && converted[i] != nullptr ? *converted[i] : finding_json_text(*list[k], o);
   }
-  doc["findings"] = std::move(arr);
-  // Values read from the machine (environ, sysfs) may hold invalid UTF-8: replace, never throw.
-  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  findings += list.empty() ? "]," : "\n  ],";
+  auto at = text.find("\n  \"lang\": ");
+  if (at == std::string::npos) throw std::logic_error("JSON report without its lang key");
+  text.insert(at, findings);
+  text += "\n";
+  return text;
 }
 
 Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin) {
@@ -58,7 +93,7 @@ Result<Facts> facts_from_snapshot(const std::string& text, const std::string& or
 }
 
 namespace {
-const bool kRenderJsonRegistered = register_renderer({"json", render_json_text});
+const bool kRenderJsonRegistered = register_renderer({"json", [](const Report& r, const RenderOptions& o) { return render_json_text(r, o); }});
 }  // namespace
 
 }  // namespace plumb

@@ -105,6 +105,13 @@ Funnel build_funnel(const Report& r);
 
 // JSON document of a report (also the snapshot format read by `plumb report`).
 std::string render_json_text(const Report& r, const RenderOptions& o);
+// One finding as that document writes it (its fields, the catalogue's layer, pillar, title...,
+// its texts in o.lang), as text indented for its place in the document's findings array.
+std::string finding_json_text(const Finding& f, const RenderOptions& o);
+// render_json_text with some findings converted beforehand: `converted[i]`, when not null, is
+// finding_json_text(r.findings[i], o) (`plumb check` converts the findings it judges while its
+// slow collectors still run). Shorter than r.findings: the rest are converted here.
+std::string render_json_text(const Report& r, const RenderOptions& o, const std::vector<const std::string*>& converted);
 // Reads the facts back from a snapshot/JSON report; errors name the problem in one line.
 Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin);
 
