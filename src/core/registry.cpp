@@ -1,6 +1,7 @@
 // Collector and rule tables, selection by id prefix, and the deadline-bound collection run.
 #include "core/registry.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,6 +70,29 @@ struct Started {
 };
 
 thread_local std::optional<Clock::time_point> began_earlier;  // set by collector_began_at
+
+// The calling thread as SCHED_BATCH from begin() to the end of the scope (threads it starts
+// meanwhile inherit the policy), when it ran as SCHED_OTHER; any other policy (real-time, idle)
+// is left as it is.
+class BatchThreads {
+ public:
+  BatchThreads() = default;
+  BatchThreads(const BatchThreads&) = delete;
+  BatchThreads& operator=(const BatchThreads&) = delete;
+  void begin() {
+    if (switched_ || ::sched_getscheduler(0) != SCHED_OTHER) return;
+    sched_param p{};
+    switched_ = ::sched_setscheduler(0, SCHED_BATCH, &p) == 0;
+  }
+  ~BatchThreads() {
+    if (!switched_) return;
+    sched_param p{};
+    (void)::sched_setscheduler(0, SCHED_OTHER, &p);
+  }
+
+ private:
+  bool switched_ = false;
+};
 
 Started start_collector(const CollectorInfo& c, const Context& ctx) {
   auto promise = std::make_shared<std::promise<Outcome>>();
@@ -233,7 +257,18 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionT
   std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return slow(todo[i]); });
   auto run_start = Clock::now();
   std::vector<std::optional<Started>> running(todo.size());
-  for (std::size_t i : order) running[i].emplace(start_collector(*todo[i], ctx));
+  {
+    // The slow collectors start as the process is; the others start as batch threads
+    // (SCHED_BATCH, sched(7): the same share of the CPU, but a wakeup does not preempt the task
+    // running there). On a machine with few CPUs they then no longer take the CPU from the
+    // probe's interpreter at each start and wakeup (docs/performance.md), and a training job
+    // beside plumb is not preempted by them either.
+    BatchThreads batch;
+    for (std::size_t i : order) {
+      if (!slow(todo[i])) batch.begin();
+      running[i].emplace(start_collector(*todo[i], ctx));
+    }
+  }
   // While they run (the probe's interpreter takes tens of milliseconds), this thread builds the
   // tables the rules and the report read next, so that building them is not added after the probe.
   warm_tables();
