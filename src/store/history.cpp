@@ -188,6 +188,16 @@ Result<std::unique_ptr<HistoryDb>> HistoryDb::open(const std::string& path, bool
   // journal and the pragma changes nothing.
   (void)db->exec("PRAGMA journal_mode = WAL");
   if (auto r = db->exec("PRAGMA synchronous = NORMAL"); !r) return r.error();
+  // The last connection to close would copy the log into the database and sync both, 1-2 ms at
+  // the end of every check (docs/performance.md), so it leaves the log (plumb.db-wal, read by
+  // every later connection; SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, sqlite.org/c3ref/c_dbconfig_defensive.html).
+  // The copy happens here instead, when the log has grown past kWalCheckpointBytes (about twenty
+  // checks): `plumb check` opens the database on its own thread while its collectors run.
+  // SQLite's own checkpoint at 1000 log pages remains the backstop.
+  (void)sqlite3_db_config(raw, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  if (struct stat wal {}; ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > kWalCheckpointBytes) {
+    (void)db->exec("PRAGMA wal_checkpoint(TRUNCATE)");  // busy (another plumb writing): next time
+  }
   if (auto r = db->exec(std::string("BEGIN IMMEDIATE;") + kSchema); !r) {
     db->rollback();
     return r.error();

@@ -36,6 +36,10 @@ struct StoredRun {
   std::map<std::string, std::string> environment;
 };
 
+// The write-ahead log is copied into the database when a connection opens it and finds the log
+// above this size, not when the last connection closes (see HistoryDb::open).
+inline constexpr long long kWalCheckpointBytes = 1LL << 20;
+
 class HistoryDb {
  public:
   // Opens (creating the file and its directory when `create`) and checks the schema. A file that

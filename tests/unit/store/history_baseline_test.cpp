@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include <sqlite3.h>
 
 #include "bench/stats.h"
@@ -126,6 +128,42 @@ TEST(HistoryDb, EarlierRunsAreThisHostsSameSettingsNewestFirstThenOldestFirst) {
   attach_earlier_runs(now, nullptr);
   EXPECT_FALSE(now.bench.earlier.has());
   EXPECT_NE(now.bench.earlier.why().find("--no-history"), std::string::npos);
+}
+
+long long file_size(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
+}
+
+TEST(HistoryDb, TheLogOutlivesTheConnectionUntilItIsLargeThenTheNextOpenCopiesIt) {
+  std::string path = fresh_db("wal");
+  std::remove((path + "-wal").c_str());
+  std::remove((path + "-shm").c_str());
+  Facts big = run_with(10, "6.1.0");
+  big.meta.root = std::string(200 * 1024, 'x');  // ~200 KB of log per run
+  int recorded = 0;
+  while (file_size(path + "-wal") <= kWalCheckpointBytes) {
+    auto db = HistoryDb::open(path);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    ASSERT_TRUE(db.value()->record(big, {}).ok());
+    ++recorded;
+    ASSERT_LT(recorded, 20);
+  }  // each connection closed without copying its log into the database
+  EXPECT_GT(recorded, 1);
+  {
+    auto db = HistoryDb::open(path);  // finds the log above the limit: copies and empties it
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    EXPECT_EQ(file_size(path + "-wal"), 0);
+    auto runs = db.value()->runs();
+    ASSERT_TRUE(runs.ok());
+    EXPECT_EQ(runs->size(), static_cast<std::size_t>(recorded));
+  }
+  // What a reader sees does not depend on where the rows are: log or database.
+  auto db = HistoryDb::open(path, false);
+  ASSERT_TRUE(db.ok());
+  auto one = db.value()->load(1);
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one->facts.meta.root.size(), big.meta.root.size());
 }
 
 TEST(HistoryDb, ImportedBaselineBecomesARun) {
