@@ -140,7 +140,7 @@ TEST(HistoryDb, TheLogOutlivesTheConnectionUntilItIsLargeThenTheNextOpenCopiesIt
   std::remove((path + "-wal").c_str());
   std::remove((path + "-shm").c_str());
   Facts big = run_with(10, "6.1.0");
-  big.meta.root = std::string(200 * 1024, 'x');  // ~200 KB of log per run
+  big.meta.root = std::string(std::size_t{200} * 1024, 'x');  // ~200 KB of log per run
   int recorded = 0;
   while (file_size(path + "-wal") <= kWalCheckpointBytes) {
     auto db = HistoryDb::open(path);
