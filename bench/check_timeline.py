@@ -23,6 +23,8 @@ Usage:
                           [-- EXTRA CHECK ARGS]
   e.g. bench/check_timeline.py --plumb build/release/plumb --other /tmp/old/plumb -- --format json --no-history
 
+With --separate-db each binary records into its own history database in a temporary folder
+(`--db`), so that neither finds the other's write-ahead log.
 Both binaries must be named `plumb` (the tracepoints carry the command name, not the path).
 Runs with no probe interpreter (a check that skipped it) are left out and counted.
 """
@@ -41,6 +43,7 @@ def main():
     ap.add_argument("--plumb", default="build/release/plumb")
     ap.add_argument("--other", help="a second plumb binary, alternated with the first")
     ap.add_argument("--runs", type=int, default=25)
+    ap.add_argument("--separate-db", action="store_true", help="a history database per binary (--db in a temporary folder)")
     ap.add_argument("extra", nargs="*", help="arguments after `plumb check` (after --)")
     a = ap.parse_args()
     if shutil.which("perf") is None:
@@ -49,7 +52,8 @@ def main():
     for b in bins:
         if os.path.basename(b) != "plumb":
             sys.exit(f"check_timeline: {b}: the binary must be named plumb (copy it to DIR/plumb)")
-    cmds = [[b, "check"] + a.extra for b in bins]
+    dbdir = tempfile.mkdtemp(prefix="plumb-timeline-") if a.separate_db else None
+    cmds = [[b, "check"] + a.extra + (["--db", os.path.join(dbdir, f"{k}.db")] if dbdir else []) for k, b in enumerate(bins)]
     rounds = a.runs + 1
     body = "; ".join(" ".join(shlex.quote(w) for w in c) + " >/dev/null 2>&1" for c in cmds)
     driver = f"for i in $(seq 1 {rounds}); do {body}; done"
@@ -63,6 +67,8 @@ def main():
             sys.exit("check_timeline: perf record failed: " + (rec.stderr.strip().splitlines() or ["?"])[-1])
         out = subprocess.run(["perf", "script", "-i", data, "-F", "comm,pid,tid,time,event"],
                              capture_output=True, text=True, check=False).stdout
+    if dbdir:
+        shutil.rmtree(dbdir, ignore_errors=True)
     runs, cur = [], None
     for line in out.splitlines():
         p = line.split()
