@@ -88,7 +88,7 @@ int run_check(const CheckArgs& a) {
   r.findings = judgement.judge_rest(r.facts, cfg.thresholds, sel);
   // Each converted finding at its place in r.findings.
   std::vector<const std::string*> converted;
-  if (early_json.size() == judgement.early_positions().size()) {
+  if (writes_json) {
     converted.assign(r.findings.size(), nullptr);
     for (std::size_t k = 0; k < early_json.size(); ++k) converted[judgement.early_positions()[k]] = &early_json[k];
   }
