@@ -44,7 +44,7 @@ ApplyFacts run_quick(const Context& ctx) {
 }
 
 const bool kQuick = register_collector({"collect.bench_quick",
-                                        {"quick benchmarks (with --bench quick)", "快速基准测试（--bench quick 时）"},
+                                        {"quick benchmarks (with --bench quick)", "快速基准测试（--bench quick 时）"}, {"bench"},
                                         run_quick,
                                         std::chrono::milliseconds(120000),
                                         true});

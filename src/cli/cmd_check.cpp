@@ -4,6 +4,7 @@
 #include <future>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string_view>
 
 #include "cli/check_options.h"
@@ -69,12 +70,21 @@ int run_check(const CheckArgs& a) {
   CollectionTimings timings;
   // The rules that read no slow collector's facts are judged while the slow ones (the framework
   // probe's interpreter) still run, and their findings converted for the JSON document then.
+  // The facts areas no slow collector writes are printed as JSON then too (for the report and
+  // the history database); meta and bench are written after the collection, by this function.
   const RenderOptions ro = render_options(a.output);
   const bool writes_json = a.output.format == "json" || !a.save.empty();
+  const bool records = check_records_history(a.history, ctx.root.root());
   SplitJudgement judgement;
   std::vector<std::string> early_json;
+  FactsText facts_text;
   collect(ctx, sel, r.facts, a.timings ? &timings : nullptr, [&](const Facts& partial) {
     judgement.judge_early(partial, cfg.thresholds, sel, slow_collector_ids(ctx));
+    if (writes_json || records) {
+      std::set<std::string> later = slow_collector_areas(ctx);
+      later.insert({"meta", "bench"});
+      facts_text.prepare(partial, later);
+    }
     if (!writes_json) return;
     early_json.reserve(judgement.early().size());
     for (const auto& f : judgement.early()) early_json.push_back(finding_json_text(f, ro));
@@ -87,14 +97,15 @@ int run_check(const CheckArgs& a) {
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.findings = judgement.judge_rest(r.facts, cfg.thresholds, sel);
   // Each converted finding at its place in r.findings.
-  std::vector<const std::string*> converted;
+  PreparedJson prepared;
+  prepared.facts = &facts_text;
   if (writes_json) {
-    converted.assign(r.findings.size(), nullptr);
-    for (std::size_t k = 0; k < early_json.size(); ++k) converted[judgement.early_positions()[k]] = &early_json[k];
+    prepared.findings.assign(r.findings.size(), nullptr);
+    for (std::size_t k = 0; k < early_json.size(); ++k) prepared.findings[judgement.early_positions()[k]] = &early_json[k];
   }
   // --timings: facts.meta.timings in every JSON this run writes, the table on stderr at the end.
   auto json_text = [&] {
-    std::string text = render_json_text(r, ro, converted);
+    std::string text = render_json_text(r, ro, prepared);
     return a.timings ? with_timings(text, timings) : text;
   };
   if (!a.save.empty()) {
@@ -102,7 +113,7 @@ int run_check(const CheckArgs& a) {
     if (!w) throw UsageError(w.error().message);
   }
   // Recording (more file syncs) overlaps rendering: both only read the report.
-  auto recording = std::async(std::launch::async, [&] { record_report(history.get(), r, true); });
+  auto recording = std::async(std::launch::async, [&] { record_report(history.get(), r, true, &facts_text); });
   if (!a.sched.active()) {
     if (a.output.format == "json") {
       write_output(json_text(), a.output.out);  // the output was checked before collecting

@@ -42,9 +42,12 @@ void attach_baseline(Facts& facts, HistoryDb* db, const HistoryOptions& o) {
   facts.bench.baseline = load_baseline(*db, o.baseline);
 }
 
+bool check_records_history(const HistoryOptions& o, const std::string& root) {
+  return !o.no_history && (root == "/" || !o.db.empty());  // a fixture tree is not this machine
+}
+
 std::unique_ptr<HistoryDb> open_history_for_check(const HistoryOptions& o, const std::string& root) {
-  if (o.no_history) return nullptr;
-  if (root != "/" && o.db.empty()) return nullptr;  // a fixture tree is not this machine
+  if (!check_records_history(o, root)) return nullptr;
   auto db = HistoryDb::open(history_path(o), true);
   if (!db) {
     std::cerr << "plumb: history not recorded: " << db.error().message << "\n";
@@ -53,9 +56,9 @@ std::unique_ptr<HistoryDb> open_history_for_check(const HistoryOptions& o, const
   return std::move(db.value());
 }
 
-bool record_report(HistoryDb* db, const Report& r, bool quiet) {
+bool record_report(HistoryDb* db, const Report& r, bool quiet, const FactsText* facts_text) {
   if (db == nullptr) return true;
-  auto id = db->record(r.facts, r.findings);
+  auto id = db->record(r.facts, r.findings, facts_text);
   if (!id) {
     std::cerr << "plumb: could not record the run: " << id.error().message << "\n";
     return false;

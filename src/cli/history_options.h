@@ -29,8 +29,11 @@ void attach_baseline(Facts& facts, HistoryDb* db, const HistoryOptions& o);
 // For `plumb check`: opens the history unless disabled or the run reads a fixture --root (then
 // only with an explicit --db); a broken database is reported on stderr and the check goes on.
 std::unique_ptr<HistoryDb> open_history_for_check(const HistoryOptions& o, const std::string& root);
+// Whether open_history_for_check tries to open one (it may still fail).
+bool check_records_history(const HistoryOptions& o, const std::string& root);
 // Records the run when db is not null; unless quiet, prints "recorded as run N" on stderr.
-// Returns false (after printing the reason on stderr) when recording failed.
-bool record_report(HistoryDb* db, const Report& r, bool quiet = false);
+// Returns false (after printing the reason on stderr) when recording failed. `facts_text`: the
+// facts' JSON with areas printed earlier (core/facts_text.h), or null.
+bool record_report(HistoryDb* db, const Report& r, bool quiet = false, const FactsText* facts_text = nullptr);
 
 }  // namespace plumb

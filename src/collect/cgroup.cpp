@@ -469,7 +469,7 @@ CgroupFacts read_cgroup(const Context& ctx) {
 namespace {
 
 const bool kCgroupCollector = register_collector({"collect.cgroup", {"cgroup v1/v2: memory limit, OOM kills, CPU quota, cpuset",
-                                                               "cgroup v1/v2：内存上限、OOM 杀进程、CPU 配额、cpuset"},
+                                                               "cgroup v1/v2：内存上限、OOM 杀进程、CPU 配额、cpuset"}, {"host"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               CgroupFacts cg = read_cgroup(ctx);
                                               return [cg](Facts& f) { f.host.cgroup = cg; };

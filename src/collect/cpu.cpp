@@ -221,7 +221,7 @@ namespace {
 
 const bool kCpuCollector = register_collector({"collect.cpu",
                                             {"CPU model, cores, sockets, NUMA nodes, frequency governors",
-                                             "CPU 型号、核数、路数、NUMA 节点、调频策略"},
+                                             "CPU 型号、核数、路数、NUMA 节点、调频策略"}, {"host"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               CpuFacts cpu = read_cpu(ctx.root);
                                               return [cpu](Facts& f) {

@@ -437,7 +437,7 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
 }
 
 namespace {
-const bool kGpuCudaCollector = register_collector({"collect.cuda", {"CUDA libraries, versions and device query", "CUDA 库、版本与设备查询"},
+const bool kGpuCudaCollector = register_collector({"collect.cuda", {"CUDA libraries, versions and device query", "CUDA 库、版本与设备查询"}, {"gpu"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               CudaStackFacts c = read_cuda_stack(ctx);
                                               return [c](Facts& f) { f.gpu.cuda = c; };

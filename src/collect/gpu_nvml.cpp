@@ -526,7 +526,7 @@ std::chrono::milliseconds nvml_budget(std::chrono::milliseconds deadline) {
   return deadline > margin * 2 ? deadline - margin : deadline / 2;
 }
 
-const bool kGpuNvmlCollector = register_collector({"collect.gpu", {"NVIDIA GPUs through NVML", "通过 NVML 读取 NVIDIA GPU 状态"},
+const bool kGpuNvmlCollector = register_collector({"collect.gpu", {"NVIDIA GPUs through NVML", "通过 NVML 读取 NVIDIA GPU 状态"}, {"gpu"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               GpuFacts g = read_gpu_facts(ctx, nvml_budget(ctx.deadline));
                                               return [g](Facts& f) {

@@ -91,7 +91,7 @@ GpuProcessFacts read_gpu_processes(const Context& ctx) {
 }
 
 const bool kGpuProcessesCollector = register_collector({"collect.gpu_processes",
-                                            {"Processes holding GPU memory (NVML against /proc)", "占用显存的进程（NVML 对照 /proc）"},
+                                            {"Processes holding GPU memory (NVML against /proc)", "占用显存的进程（NVML 对照 /proc）"}, {"sysconfig"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               GpuProcessFacts g = read_gpu_processes(ctx);
                                               return [g](Facts& f) { f.sysconfig.gpu_processes = g; };

@@ -96,7 +96,7 @@ Result<std::vector<GidPort>> read_gid_ports(const HostRoot& root) {
 }
 
 const bool kIbGidsCollector = register_collector({"collect.ib_gids",
-                                            {"RDMA port GID tables (RoCE versions)", "RDMA 端口 GID 表（RoCE 版本）"},
+                                            {"RDMA port GID tables (RoCE versions)", "RDMA 端口 GID 表（RoCE 版本）"}, {"sysconfig"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               auto g = Fact<std::vector<GidPort>>::from(read_gid_ports(ctx.root), "/sys/class/infiniband");
                                               return [g](Facts& f) { f.sysconfig.gid_ports = g; };

@@ -86,7 +86,7 @@ IommuFacts read_iommu(const HostRoot& root) {
 }
 
 const bool kIommuCollector = register_collector({"collect.iommu",
-                                            {"IOMMU mode and the DMA domains of GPUs and NICs", "IOMMU 模式与 GPU/网卡的 DMA 域"},
+                                            {"IOMMU mode and the DMA domains of GPUs and NICs", "IOMMU 模式与 GPU/网卡的 DMA 域"}, {"sysconfig"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               IommuFacts io = read_iommu(ctx.root);
                                               return [io](Facts& f) { f.sysconfig.iommu = Fact<IommuFacts>::of(io, "/sys/kernel/iommu_groups"); };

@@ -554,7 +554,7 @@ namespace {
 
 const bool kKmsgCollector = register_collector({"collect.kmsg",
                                             {"kernel log: OOM-killer events and NVIDIA Xid errors (/dev/kmsg or --kmsg FILE)",
-                                             "内核日志：OOM Killer 事件与 NVIDIA Xid 错误（/dev/kmsg 或 --kmsg 文件）"},
+                                             "内核日志：OOM Killer 事件与 NVIDIA Xid 错误（/dev/kmsg 或 --kmsg 文件）"}, {"host"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               KernelLogFacts k = read_kernel_log(ctx);
                                               return [k](Facts& f) { f.host.kmsg = k; };

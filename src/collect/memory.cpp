@@ -130,7 +130,7 @@ namespace {
 
 const bool kMemoryCollector = register_collector({"collect.memory",
                                             {"Memory: meminfo, swap devices, transparent hugepages",
-                                             "内存：meminfo、交换分区、透明大页"},
+                                             "内存：meminfo、交换分区、透明大页"}, {"host"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               MemoryFacts m = read_memory(ctx.root);
                                               return [m](Facts& f) {

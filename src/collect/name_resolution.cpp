@@ -101,7 +101,7 @@ NameResolutionFacts read_name_resolution(const HostRoot& root) {
 }
 
 const bool kNameResolutionCollector = register_collector({"collect.names",
-                                            {"Host name and /etc/hosts", "主机名与 /etc/hosts"},
+                                            {"Host name and /etc/hosts", "主机名与 /etc/hosts"}, {"sysconfig"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               NameResolutionFacts n = read_name_resolution(ctx.root);
                                               return [n](Facts& f) { f.sysconfig.names = n; };

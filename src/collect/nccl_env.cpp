@@ -44,7 +44,7 @@ std::map<std::string, std::string> parse_nccl_conf(std::string_view text) {
 namespace {
 const bool kNcclEnvCollector = register_collector(
     {"collect.nccl_env",
-     {"NCCL and torch.distributed environment, nccl.conf, NCCL_TOPO_FILE", "NCCL 与 torch.distributed 环境变量、nccl.conf、NCCL_TOPO_FILE"},
+     {"NCCL and torch.distributed environment, nccl.conf, NCCL_TOPO_FILE", "NCCL 与 torch.distributed 环境变量、nccl.conf、NCCL_TOPO_FILE"}, {"comm"},
      [](const Context& ctx) -> ApplyFacts {
        std::string src = ctx.proc_dir() + "/environ";
        auto raw = ctx.root.read(src);

@@ -206,7 +206,7 @@ std::vector<NicRef> nic_refs(const std::vector<IbPort>& ports, const std::vector
 namespace {
 const bool kNetworkCollector = register_collector(
     {"collect.network",
-     {"RDMA ports, network interfaces and firewall hints", "RDMA 端口、网卡接口与防火墙线索"},
+     {"RDMA ports, network interfaces and firewall hints", "RDMA 端口、网卡接口与防火墙线索"}, {"comm"},
      [](const Context& ctx) -> ApplyFacts {
        auto ports = read_ib_ports(ctx.root);
        auto ifaces = read_interfaces(ctx.root);

@@ -58,7 +58,7 @@ OsFacts read_os(const HostRoot& root) {
 }
 
 namespace {
-const bool kOsCollector = register_collector({"collect.os", {"OS release and kernel version", "操作系统发行版与内核版本"},
+const bool kOsCollector = register_collector({"collect.os", {"OS release and kernel version", "操作系统发行版与内核版本"}, {"host"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               OsFacts os = read_os(ctx.root);
                                               return [os](Facts& f) { f.host.os = os; };

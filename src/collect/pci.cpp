@@ -122,7 +122,7 @@ namespace {
 // facts (collect.gpu*, collect.nvml*) are already there to name GPUs and supply NVLink data.
 const bool kPciCollector = register_collector(
     {"collect.topology",
-     {"GPU/NIC PCIe topology and NUMA affinity", "GPU/网卡 PCIe 拓扑与 NUMA 亲和性"},
+     {"GPU/NIC PCIe topology and NUMA affinity", "GPU/网卡 PCIe 拓扑与 NUMA 亲和性"}, {"comm"},
      [](const Context& ctx) -> ApplyFacts {
        auto pci = read_pci_functions(ctx.root);
        auto ports = read_ib_ports(ctx.root);

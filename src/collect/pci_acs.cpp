@@ -122,7 +122,7 @@ Result<std::vector<PciAcsBridge>> read_acs(const HostRoot& root) {
 }
 
 const bool kPciAcsCollector = register_collector({"collect.pci_acs",
-                                            {"PCIe ACS on the bridges above GPUs and NICs", "GPU 与网卡上游桥的 PCIe ACS"},
+                                            {"PCIe ACS on the bridges above GPUs and NICs", "GPU 与网卡上游桥的 PCIe ACS"}, {"sysconfig"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               auto acs = Fact<std::vector<PciAcsBridge>>::from(read_acs(ctx.root), "/sys/bus/pci/devices/*/config");
                                               return [acs](Facts& f) { f.sysconfig.acs = acs; };

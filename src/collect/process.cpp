@@ -117,7 +117,7 @@ ProcessFacts read_process(const Context& ctx) {
 namespace {
 const bool kProcessCollector = register_collector({"collect.process",
                                             {"Target process: environment, resource limits, status",
-                                             "目标进程：环境变量、资源限制、状态"},
+                                             "目标进程：环境变量、资源限制、状态"}, {"host"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               ProcessFacts p = read_process(ctx);
                                               return [p](Facts& f) { f.host.process = p; };

@@ -67,7 +67,7 @@ PressureFacts read_pressure(const HostRoot& root) {
 
 namespace {
 const bool kPsiCollector = register_collector({"collect.psi",
-                                            {"Pressure stall information: CPU, memory, IO", "压力停滞信息（PSI）：CPU、内存、IO"},
+                                            {"Pressure stall information: CPU, memory, IO", "压力停滞信息（PSI）：CPU、内存、IO"}, {"host"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               PressureFacts p = read_pressure(ctx.root);
                                               return [p](Facts& f) { f.host.memory.pressure = p; };

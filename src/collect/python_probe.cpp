@@ -414,7 +414,7 @@ constexpr std::chrono::milliseconds kProbeCeiling{60000};
 const bool kPythonProbeCollector = register_collector(
     {"collect.python",
      {"Python framework probe (PyTorch, TensorFlow, JAX, ONNX Runtime, numpy, h5py)",
-      "Python 框架探测（PyTorch、TensorFlow、JAX、ONNX Runtime、numpy、h5py）"},
+      "Python 框架探测（PyTorch、TensorFlow、JAX、ONNX Runtime、numpy、h5py）"}, {"framework"},
      [](const Context& ctx) -> ApplyFacts {
        auto timeout = std::clamp(ctx.deadline, kProbeFloor, kProbeCeiling);
        FrameworkFacts fw = python_probe_for(ctx, timeout);

@@ -370,7 +370,7 @@ namespace {
 
 const bool kStorageCollector = register_collector({"collect.storage",
                                             {"block devices (IO scheduler, read-ahead), --data file systems, /dev/shm",
-                                             "块设备（IO 调度器、预读）、--data 所在文件系统、/dev/shm"},
+                                             "块设备（IO 调度器、预读）、--data 所在文件系统、/dev/shm"}, {"host"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               StorageFacts st = read_storage(ctx);
                                               return [st](Facts& f) { f.host.storage = st; };

@@ -24,7 +24,7 @@ Fact<int> read_sysctl_int(const HostRoot& root, std::string_view name) {
 namespace {
 const bool kSysctlCollector = register_collector({"collect.sysctl",
                                             {"Kernel settings: kernel.numa_balancing, vm.swappiness",
-                                             "内核参数：kernel.numa_balancing、vm.swappiness"},
+                                             "内核参数：kernel.numa_balancing、vm.swappiness"}, {"host"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               auto numa = read_sysctl_int(ctx.root, "kernel.numa_balancing");
                                               auto swappiness = read_sysctl_int(ctx.root, "vm.swappiness");

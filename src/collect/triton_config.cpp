@@ -304,7 +304,7 @@ std::vector<std::string> parse_cmdline(std::string_view raw) {
 namespace {
 
 const bool kTritonConfigCollector = register_collector(
-    {"collect.serving", {"model server: command line, Triton model repository (--model-repo)", "模型服务：命令行、Triton 模型仓库（--model-repo）"},
+    {"collect.serving", {"model server: command line, Triton model repository (--model-repo)", "模型服务：命令行、Triton 模型仓库（--model-repo）"}, {"serving_config"},
      [](const Context& ctx) -> ApplyFacts {
        ServingConfigFacts s;
        s.collected = true;

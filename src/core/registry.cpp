@@ -14,6 +14,7 @@
 
 #include "core/catalog.h"
 #include "core/collect_timing.h"
+#include "core/facts_text.h"
 #include "core/json.h"
 #include "core/suggest.h"
 
@@ -150,6 +151,11 @@ std::mutex sort_mutex;  // a first read from two threads sorts once
 }  // namespace
 
 bool register_collector(CollectorInfo c) {
+  const auto& areas = facts_areas();
+  if (c.writes.empty()) throw std::logic_error("collector " + c.id + " declares no Facts area it writes");
+  for (const auto& w : c.writes) {
+    if (std::find(areas.begin(), areas.end(), w) == areas.end()) throw std::logic_error("collector " + c.id + ": no Facts area '" + w + "'");
+  }
   collector_table().push_back(std::move(c));
   collectors_sorted = false;
   return true;
@@ -226,6 +232,14 @@ std::vector<std::string> slow_collector_ids(const Context& ctx) {
     if (c.in_check && collector_is_slow(c, ctx)) ids.push_back(c.id);
   }
   return ids;
+}
+
+std::set<std::string> slow_collector_areas(const Context& ctx) {
+  std::set<std::string> areas;
+  for (const auto& c : collectors()) {
+    if (c.in_check && collector_is_slow(c, ctx)) areas.insert(c.writes.begin(), c.writes.end());
+  }
+  return areas;
 }
 
 void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionTimings* timings,

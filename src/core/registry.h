@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ using ApplyFacts = std::function<void(Facts&)>;
 struct CollectorInfo {
   std::string id;     // "collect.cgroup"
   Text title;
+  // The Facts areas its results write (top-level members: "host", "gpu"...; facts_areas()). A
+  // test holds every collector to it on the fixture machines; `plumb check` prints the areas no
+  // slow collector writes while the slow ones run.
+  std::vector<std::string> writes;
   std::function<ApplyFacts(const Context&)> run;
   std::chrono::milliseconds deadline{0};  // 0: the Context's
   bool in_check = true;  // part of `plumb check` (benchmarks and traces register with false)
@@ -67,6 +72,8 @@ std::vector<std::string> unknown_selectors(const Selection& sel);
 bool collector_is_slow(const CollectorInfo& c, const Context& ctx);
 // The ids of the in-check collectors that are slow for `ctx`.
 std::vector<std::string> slow_collector_ids(const Context& ctx);
+// The Facts areas those collectors write (their `writes`).
+std::set<std::string> slow_collector_areas(const Context& ctx);
 
 // Runs the selected in-check collectors (each under its deadline, in parallel) into `facts`,
 // recording each one's outcome in facts.meta.collectors (in table order).

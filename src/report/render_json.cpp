@@ -1,8 +1,11 @@
 // JSON report: schema_version, tool, run summary, facts and findings (snake_case keys,
 // documented in docs/json-schema.md). It is also the snapshot format.
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "core/catalog.h"
+#include "core/facts_text.h"
 #include "core/json.h"
 #include "report/report.h"
 
@@ -46,9 +49,10 @@ std::string finding_json_text(const Finding& f, const RenderOptions& o) {
   return out;
 }
 
-std::string render_json_text(const Report& r, const RenderOptions& o) { return render_json_text(r, o, {}); }
+std::string render_json_text(const Report& r, const RenderOptions& o) { return render_json_text(r, o, PreparedJson{}); }
 
-std::string render_json_text(const Report& r, const RenderOptions& o, const std::vector<const std::string*>& converted) {
+std::string render_json_text(const Report& r, const RenderOptions& o, const PreparedJson& prepared) {
+  const auto& converted = prepared.findings;
   json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["tool"] = {{"name", "plumb"}, {"version", plumb_version()}};
@@ -56,21 +60,40 @@ std::string render_json_text(const Report& r, const RenderOptions& o, const std:
   Tally t = tally(r.findings);
   doc["summary"] = {{"fail", t.fail}, {"warn", t.warn}, {"skip", t.skip}, {"info", t.info}, {"pass", t.pass},
                     {"exit_code", exit_code_for(r.findings)}};
-  doc["facts"] = r.facts;
-  std::string text = dump_pretty(doc);
-  // "findings" goes between "facts" and "lang" (keys in order), as the JSON library would print
-  // it: the document's second level is two spaces in, so "\n  \"lang\": " is that key's line.
-  std::string findings = "\n  \"findings\": [";
+  const std::string rest = dump_pretty(doc);
+  // "facts" and "findings" go before "lang" (keys in order), as the JSON library would print them:
+  // the document's second level is two spaces in, so "\n  \"lang\": " is that key's line.
+  const auto at = rest.find("\n  \"lang\": ");
+  if (at == std::string::npos) throw std::logic_error("JSON report without its lang key");
+  const std::string facts = prepared.facts != nullptr ? prepared.facts->report_text(r.facts) : FactsText{}.report_text(r.facts);
+  // The findings not converted beforehand, then the text in one piece of the size it needs (a
+  // document of a few hundred kilobytes: copied once, not at every doubling).
   const auto list = ordered(r.findings);
+  std::vector<std::string> here(list.size());
+  std::vector<const std::string*> texts(list.size());
+  std::size_t size = rest.size() + facts.size() + 64;
   for (std::size_t k = 0; k < list.size(); ++k) {
     auto i = static_cast<std::size_t>(list[k] - r.findings.data());
-    findings += k == 0 ? "\n" : ",\n";
-    findings += i < converted.size() && converted[i] != nullptr ? *converted[i] : finding_json_text(*list[k], o);
+    if (i < converted.size() && converted[i] != nullptr) {
+      texts[k] = converted[i];
+    } else {
+      here[k] = finding_json_text(*list[k], o);
+      texts[k] = &here[k];
+    }
+    size += texts[k]->size() + 2;
   }
-  findings += list.empty() ? "]," : "\n  ],";
-  auto at = text.find("\n  \"lang\": ");
-  if (at == std::string::npos) throw std::logic_error("JSON report without its lang key");
-  text.insert(at, findings);
+  std::string text;
+  text.reserve(size);
+  text.append(rest, 0, at);
+  text += "\n  \"facts\": ";
+  text += facts;
+  text += ",\n  \"findings\": [";
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    text += k == 0 ? "\n" : ",\n";
+    text += *texts[k];
+  }
+  text += list.empty() ? "]," : "\n  ],";
+  text.append(rest, at);
   text += "\n";
   return text;
 }

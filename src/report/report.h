@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/facts.h"
+#include "core/facts_text.h"
 #include "core/finding.h"
 #include "core/i18n.h"
 #include "core/version.h"
@@ -108,10 +109,15 @@ std::string render_json_text(const Report& r, const RenderOptions& o);
 // One finding as that document writes it (its fields, the catalogue's layer, pillar, title...,
 // its texts in o.lang), as text indented for its place in the document's findings array.
 std::string finding_json_text(const Finding& f, const RenderOptions& o);
-// render_json_text with some findings converted beforehand: `converted[i]`, when not null, is
-// finding_json_text(r.findings[i], o) (`plumb check` converts the findings it judges while its
-// slow collectors still run). Shorter than r.findings: the rest are converted here.
-std::string render_json_text(const Report& r, const RenderOptions& o, const std::vector<const std::string*>& converted);
+// Parts of the JSON document converted beforehand: `plumb check` converts the findings it judges
+// and the facts areas it has while its slow collectors still run. The text is the same.
+struct PreparedJson {
+  // findings[i], when not null, is finding_json_text(r.findings[i], o); shorter than r.findings:
+  // the rest are converted when the document is.
+  std::vector<const std::string*> findings;
+  const FactsText* facts = nullptr;  // the facts, some areas printed early (core/facts_text.h)
+};
+std::string render_json_text(const Report& r, const RenderOptions& o, const PreparedJson& prepared);
 // Reads the facts back from a snapshot/JSON report; errors name the problem in one line.
 Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin);
 

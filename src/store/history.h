@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/facts.h"
+#include "core/facts_text.h"
 #include "core/finding.h"
 #include "core/result.h"
 
@@ -50,8 +51,9 @@ class HistoryDb {
   HistoryDb& operator=(const HistoryDb&) = delete;
 
   [[nodiscard]] const std::string& path() const { return path_; }
-  // Stores a run (facts, findings, metrics of every benchmark result) and returns its id.
-  Result<std::int64_t> record(const Facts& facts, const std::vector<Finding>& findings);
+  // Stores a run (facts, findings, metrics of every benchmark result) and returns its id. With
+  // `text`, the facts' JSON comes from it (some areas printed earlier: core/facts_text.h).
+  Result<std::int64_t> record(const Facts& facts, const std::vector<Finding>& findings, const FactsText* text = nullptr);
   // Stores a baseline imported from a file as a run of command "import".
   Result<std::int64_t> record_imported(const std::string& started_at, const std::string& hostname, const std::string& origin,
                                        const std::vector<BenchMetric>& metrics, const std::map<std::string, std::string>& env);

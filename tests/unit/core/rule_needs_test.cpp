@@ -53,6 +53,8 @@ Facts with_probe_environment_only(Facts f) {
 TEST(RuleNeeds, TheSlowCollectorsAreTheOnesThisTestForgets) {
   auto ids = slow_collector_ids(Context{});
   EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()), kSlow) << "a new slow collector: add what it writes to forget_slow_collectors";
+  EXPECT_EQ(slow_collector_areas(Context{}), (std::set<std::string>{"framework", "bench"}))
+      << "the slow collectors write other areas: reset them in forget_slow_collectors";
 }
 
 TEST(RuleNeeds, ARuleThatNamesNoSlowCollectorReadsNoneOfItsFacts) {

@@ -60,9 +60,9 @@ TEST(RenderJson, FindingsConvertedBeforehandGiveTheSameText) {
   for (const auto& f : r.findings) texts.push_back(finding_json_text(f, o));
   std::vector<const std::string*> some(r.findings.size(), nullptr);
   for (std::size_t i = 0; i < some.size(); i += 2) some[i] = &texts[i];
-  EXPECT_EQ(render_json_text(r, o, some), plain);
+  EXPECT_EQ(render_json_text(r, o, PreparedJson{some, nullptr}), plain);
   std::vector<const std::string*> fewer(some.begin(), some.begin() + static_cast<std::ptrdiff_t>(some.size() / 3));
-  EXPECT_EQ(render_json_text(r, o, fewer), plain);
+  EXPECT_EQ(render_json_text(r, o, PreparedJson{fewer, nullptr}), plain);
 }
 
 TEST(RenderJson, InvalidUtf8FromTheMachineIsReplacedNotThrown) {

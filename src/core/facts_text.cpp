@@ -1,0 +1,151 @@
+#include "core/facts_text.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string_view>
+
+#include "core/json.h"
+
+namespace plumb {
+
+struct FactsText::Area {
+  bool printed = false;
+  std::string report;   // dump(2), every line after the first four spaces further in
+  std::string compact;  // dump(); builds with assertions compare it with the area at each use
+};
+
+namespace {
+
+struct AreaDef {
+  std::string_view key;
+  json (*convert)(const Facts&);
+};
+
+// One entry per member named in PLUMB_FACTS_AREAS (core/facts.h), the list the JSON conversion of
+// Facts is generated from, so the two cannot disagree.
+#define PLUMB_FACTS_AREA(field) AreaDef{#field, [](const Facts& f) { return json(f.field); }},
+const std::vector<AreaDef>& area_defs() {
+  static const std::vector<AreaDef> defs = [] {
+    std::vector<AreaDef> d{NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(PLUMB_FACTS_AREA, PLUMB_FACTS_AREAS))};
+    std::sort(d.begin(), d.end(), [](const AreaDef& a, const AreaDef& b) { return a.key < b.key; });
+    return d;
+  }();
+  return defs;
+}
+#undef PLUMB_FACTS_AREA
+
+// Values read from the machine (environ, sysfs) may hold invalid UTF-8: replaced, never thrown.
+std::string dump(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+// A value printed with indent 2 as it sits one level into the facts object: a JSON text has no
+// raw newline inside a string, so every newline starts a line of the value.
+std::string report_form(const json& j) {
+  std::string flat = dump(j, 2);
+  std::string out;
+  out.reserve(flat.size() + flat.size() / 8);
+  for (char c : flat) {
+    out += c;
+    if (c == '\n') out += "    ";
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& facts_areas() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& d : area_defs()) n.emplace_back(d.key);
+    return n;
+  }();
+  return names;
+}
+
+FactsText::FactsText() = default;
+FactsText::~FactsText() = default;
+FactsText::FactsText(FactsText&&) noexcept = default;
+FactsText& FactsText::operator=(FactsText&&) noexcept = default;
+
+void FactsText::prepare(const Facts& f, const std::set<std::string>& later) {
+  const auto& defs = area_defs();
+  for (const auto& name : later) {
+    if (std::none_of(defs.begin(), defs.end(), [&](const AreaDef& d) { return d.key == name; })) {
+      throw std::invalid_argument("no facts area named '" + name + "'");
+    }
+  }
+  std::vector<Area> areas(defs.size());
+  for (std::size_t i = 0; i < defs.size(); ++i) {
+    if (later.count(std::string(defs[i].key)) != 0) continue;
+    Area& a = areas[i];
+    a.printed = true;
+    const json value = defs[i].convert(f);
+    a.report = report_form(value);
+    a.compact = dump(value, -1);
+  }
+  areas_ = std::move(areas);
+}
+
+bool FactsText::prepared() const { return !areas_.empty(); }
+
+const FactsText::Area* FactsText::area(std::size_t i, const Facts& f) const {
+  if (areas_.empty() || !areas_[i].printed) return nullptr;
+#ifndef NDEBUG
+  if (dump(area_defs()[i].convert(f), -1) != areas_[i].compact) {
+    throw std::logic_error("facts area '" + std::string(area_defs()[i].key) +
+                           "' changed after it was printed (a collector writes an area it does not declare?)");
+  }
+#else
+  (void)f;
+#endif
+  return &areas_[i];
+}
+
+std::string FactsText::report_text(const Facts& f) const {
+  const auto& defs = area_defs();
+  std::vector<std::string> late(defs.size());
+  std::vector<const std::string*> parts(defs.size());
+  std::size_t size = 8;
+  for (std::size_t i = 0; i < defs.size(); ++i) {
+    const Area* a = area(i, f);
+    if (a == nullptr) late[i] = report_form(defs[i].convert(f));
+    parts[i] = a != nullptr ? &a->report : &late[i];
+    size += defs[i].key.size() + parts[i]->size() + 10;
+  }
+  std::string out;
+  out.reserve(size);
+  out += "{";
+  for (std::size_t i = 0; i < defs.size(); ++i) {
+    out += i == 0 ? "\n    \"" : ",\n    \"";
+    out += defs[i].key;
+    out += "\": ";
+    out += *parts[i];
+  }
+  out += "\n  }";
+  return out;
+}
+
+std::string FactsText::compact_text(const Facts& f) const {
+  const auto& defs = area_defs();
+  std::vector<std::string> late(defs.size());
+  std::vector<const std::string*> parts(defs.size());
+  std::size_t size = 2;
+  for (std::size_t i = 0; i < defs.size(); ++i) {
+    const Area* a = area(i, f);
+    if (a == nullptr) late[i] = dump(defs[i].convert(f), -1);
+    parts[i] = a != nullptr ? &a->compact : &late[i];
+    size += defs[i].key.size() + parts[i]->size() + 4;
+  }
+  std::string out;
+  out.reserve(size);
+  out += "{";
+  for (std::size_t i = 0; i < defs.size(); ++i) {
+    out += i == 0 ? "\"" : ",\"";
+    out += defs[i].key;
+    out += "\":";
+    out += *parts[i];
+  }
+  out += "}";
+  return out;
+}
+
+}  // namespace plumb
