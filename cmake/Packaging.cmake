@@ -57,9 +57,13 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Depends: from the shared libraries the binaries link (dpkg-shlibdeps, package dpkg-dev). The GPU
-# libraries (NVML, CUDA, ONNX Runtime) are opened at run time when present and are no dependency.
+# Depends: from the shared libraries the binaries link (dpkg-shlibdeps, package dpkg-dev), and the
+# two Debian libraries plumb opens at their first use instead of linking (SQLite for the history,
+# Vectorscan for the log scan: src/vendor/sqlite_api.h, hs_api.h), named here as dpkg-shlibdeps
+# cannot see them. The GPU libraries (NVML, CUDA, ONNX Runtime) are opened at run time when
+# present and are no dependency.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libsqlite3-0 (>= 3.30), libvectorscan5")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/conffiles)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

@@ -1,7 +1,7 @@
 # The portable build (preset portable, docs/packaging.md): a plumb binary whose only run-time
 # requirement is glibc. libstdc++ and libgcc are linked statically, and so is every library plumb
-# links that Debian ships as a static archive (zlib, SQLite, pugixml, Vectorscan). toml++ is used
-# header-only. simdjson is the one library Debian ships as a shared object alone: its amalgamated
+# links or opens at run time that Debian ships as a static archive (zlib, SQLite, pugixml,
+# Vectorscan). toml++ is compiled in from its headers in every build. simdjson is the one library Debian ships as a shared object alone: its amalgamated
 # source (the upstream release the Debian package is built from, pinned by hash) is compiled in.
 # The GPU libraries (NVML, CUDA, ONNX Runtime) and TurboJPEG stay loaded at run time with dlopen.
 # Included from cmake/Packaging.cmake, after plumb_obj exists: it swaps plumb_obj's libraries.
@@ -19,17 +19,17 @@ plumb_static_archive(PLUMB_Z_A libz.a)
 plumb_static_archive(PLUMB_SQLITE_A libsqlite3.a)
 plumb_static_archive(PLUMB_HS_A libhs.a)
 
+# SQLite and Vectorscan linked in: their function tables (src/vendor/sqlite_api.h, hs_api.h) are
+# filled from the archives instead of the shared objects the Debian build opens at run time.
 add_library(plumb_static_hs INTERFACE)
 target_include_directories(plumb_static_hs SYSTEM INTERFACE ${HS_INCLUDE_DIRS})
+target_compile_definitions(plumb_static_hs INTERFACE PLUMB_LINKED_HS=1)
 target_link_libraries(plumb_static_hs INTERFACE ${PLUMB_HS_A} m)
 
 add_library(plumb_static_sqlite INTERFACE)
 target_include_directories(plumb_static_sqlite SYSTEM INTERFACE ${SQLite3_INCLUDE_DIRS})
+target_compile_definitions(plumb_static_sqlite INTERFACE PLUMB_LINKED_SQLITE=1)
 target_link_libraries(plumb_static_sqlite INTERFACE ${PLUMB_SQLITE_A} m ${CMAKE_DL_LIBS} Threads::Threads)
-
-add_library(plumb_static_toml INTERFACE)
-target_include_directories(plumb_static_toml SYSTEM INTERFACE $<TARGET_PROPERTY:tomlplusplus::tomlplusplus,INTERFACE_INCLUDE_DIRECTORIES>)
-target_compile_definitions(plumb_static_toml INTERFACE TOML_HEADER_ONLY=1)
 
 # simdjson 3.0.1: the orig tarball of Debian 12's libsimdjson-dev. PLUMB_SIMDJSON_TARBALL names a
 # local copy for machines without network.
@@ -71,10 +71,9 @@ target_link_libraries(plumb_static_simdjson PUBLIC Threads::Threads)
 foreach(prop LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
   get_target_property(libs plumb_obj ${prop})
   list(TRANSFORM libs REPLACE "^ZLIB::ZLIB$" "${PLUMB_Z_A}")
-  list(TRANSFORM libs REPLACE "^SQLite::SQLite3$" plumb_static_sqlite)
+  list(TRANSFORM libs REPLACE "^plumb_sqlite_api$" plumb_static_sqlite)
   list(TRANSFORM libs REPLACE "^pugixml::pugixml$" pugixml::static)
   list(TRANSFORM libs REPLACE "^simdjson::simdjson$" plumb_static_simdjson)
-  list(TRANSFORM libs REPLACE "^tomlplusplus::tomlplusplus$" plumb_static_toml)
-  list(TRANSFORM libs REPLACE "^PkgConfig::HS$" plumb_static_hs)
+  list(TRANSFORM libs REPLACE "^plumb_hs_api$" plumb_static_hs)
   set_property(TARGET plumb_obj PROPERTY ${prop} ${libs})
 endforeach()

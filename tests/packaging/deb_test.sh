@@ -38,6 +38,10 @@ dpkg-deb -e "$deb" "$tmp/control"
 grep -qx /etc/plumb/plumb.toml "$tmp/control/conffiles" 2>/dev/null || bad "/etc/plumb/plumb.toml is not a conffile"
 depends=$(dpkg-deb -f "$deb" Depends)
 [[ "$depends" == *libc6* ]] || bad "Depends has no libc6 (dpkg-shlibdeps did not run?): '$depends'"
+# The libraries opened at their first use, not linked: dpkg-shlibdeps cannot see them.
+for lib in libsqlite3-0 libvectorscan5; do
+  [[ "$depends" == *"$lib"* ]] || bad "Depends has no $lib (opened at run time by plumb): '$depends'"
+done
 echo "Depends: $depends"
 
 dpkg-deb -x "$deb" "$tmp/root"
