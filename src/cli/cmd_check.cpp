@@ -76,7 +76,7 @@ int run_check(const CheckArgs& a) {
   const bool writes_json = a.output.format == "json" || !a.save.empty();
   const bool records = check_records_history(a.history, ctx.root.root());
   SplitJudgement judgement;
-  std::vector<std::string> early_json;
+  std::vector<std::string> early_json, early_record;
   FactsText facts_text;
   collect(ctx, sel, r.facts, a.timings ? &timings : nullptr, [&](const Facts& partial) {
     judgement.judge_early(partial, cfg.thresholds, sel, slow_collector_ids(ctx));
@@ -84,6 +84,10 @@ int run_check(const CheckArgs& a) {
       std::set<std::string> later = slow_collector_areas(ctx);
       later.insert({"meta", "bench"});
       facts_text.prepare(partial, later);
+    }
+    if (records) {
+      early_record.reserve(judgement.early().size());
+      for (const auto& f : judgement.early()) early_record.push_back(finding_record_text(f));
     }
     if (!writes_json) return;
     early_json.reserve(judgement.early().size());
@@ -103,6 +107,12 @@ int run_check(const CheckArgs& a) {
     prepared.findings.assign(r.findings.size(), nullptr);
     for (std::size_t k = 0; k < early_json.size(); ++k) prepared.findings[judgement.early_positions()[k]] = &early_json[k];
   }
+  PreparedRecord record;
+  record.facts = &facts_text;
+  if (records) {
+    record.findings.assign(r.findings.size(), nullptr);
+    for (std::size_t k = 0; k < early_record.size(); ++k) record.findings[judgement.early_positions()[k]] = &early_record[k];
+  }
   // --timings: facts.meta.timings in every JSON this run writes, the table on stderr at the end.
   auto json_text = [&] {
     std::string text = render_json_text(r, ro, prepared);
@@ -113,7 +123,7 @@ int run_check(const CheckArgs& a) {
     if (!w) throw UsageError(w.error().message);
   }
   // Recording (more file syncs) overlaps rendering: both only read the report.
-  auto recording = std::async(std::launch::async, [&] { record_report(history.get(), r, true, &facts_text); });
+  auto recording = std::async(std::launch::async, [&] { record_report(history.get(), r, true, &record); });
   if (!a.sched.active()) {
     if (a.output.format == "json") {
       write_output(json_text(), a.output.out);  // the output was checked before collecting

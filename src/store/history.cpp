@@ -268,15 +268,26 @@ Result<std::int64_t> HistoryDb::finish_run(bool inserted, const std::vector<Benc
   return id;
 }
 
-Result<std::int64_t> HistoryDb::record(const Facts& facts, const std::vector<Finding>& findings, const FactsText* text) {
-  // Printed before the transaction begins: it holds the database's write lock.
-  const std::string facts_json = text != nullptr ? text->compact_text(facts) : FactsText{}.compact_text(facts);
+std::string finding_record_text(const Finding& f) { return json(f).dump(-1, ' ', false, json::error_handler_t::replace); }
+
+Result<std::int64_t> HistoryDb::record(const Facts& facts, const std::vector<Finding>& findings, const PreparedRecord* prepared) {
+  // Printed before the transaction begins: it holds the database's write lock. The findings as
+  // the JSON library prints the array (values read from the machine may hold invalid UTF-8: replaced).
+  const std::string facts_json = prepared != nullptr && prepared->facts != nullptr ? prepared->facts->compact_text(facts)
+                                                                                  : FactsText{}.compact_text(facts);
+  std::string findings_json = "[";
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    if (i > 0) findings_json += ',';
+    const std::string* early = prepared != nullptr && i < prepared->findings.size() ? prepared->findings[i] : nullptr;
+    findings_json += early != nullptr ? *early : finding_record_text(findings[i]);
+  }
+  findings_json += ']';
   if (auto r = exec("BEGIN IMMEDIATE"); !r) return r.error();
   Stmt s(db_, "INSERT INTO runs(started_at, command, hostname, benches, environment, facts, findings) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   bool ok = s.ok();
   if (ok) {
     s.bind(1, facts.meta.started_at).bind(2, facts.meta.command).bind(3, facts.meta.hostname).bind(4, benches_of(facts));
-    s.bind(5, json(run_environment(facts)).dump()).bind(6, facts_json).bind(7, json(findings).dump());
+    s.bind(5, json(run_environment(facts)).dump()).bind(6, facts_json).bind(7, findings_json);
     ok = s.step() == SQLITE_DONE;
   }
   return finish_run(ok, metrics_of(facts), "recording the run");

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "bench/stats.h"
+#include "core/json.h"
 #include "store/baseline_file.h"
 #include "store/history.h"
 #include "../../test_util.h"
@@ -208,6 +209,58 @@ TEST(HistoryDb, DefaultPathFollowsXdg) {
   ::setenv("PLUMB_DB", "/tmp/p.db", 1);
   EXPECT_EQ(default_db_path(), "/tmp/p.db");
   ::unsetenv("PLUMB_DB");
+}
+
+}  // namespace
+}  // namespace plumb
+
+namespace plumb {
+namespace {
+
+// The stored texts of run `id` (facts, findings), read with SQLite directly.
+std::pair<std::string, std::string> stored_texts(const std::string& path, std::int64_t id) {
+  sqlite3* raw = nullptr;
+  std::pair<std::string, std::string> out;
+  if (sqlite3_open(path.c_str(), &raw) != SQLITE_OK) return out;
+  sqlite3_stmt* s = nullptr;
+  std::string sql = "SELECT facts, findings FROM runs WHERE id = " + std::to_string(id);
+  if (sqlite3_prepare_v2(raw, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW) {
+    out.first = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));   // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast): SQLite's text is unsigned char
+    out.second = reinterpret_cast<const char*>(sqlite3_column_text(s, 1));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+  }
+  sqlite3_finalize(s);
+  sqlite3_close(raw);
+  return out;
+}
+
+TEST(HistoryDb, PartsPrintedBeforehandStoreTheSameText) {
+  auto opened = HistoryDb::open(fresh_db("prepared"));
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  auto& db = *opened.value();
+  Facts f = run_with(30, "6.1.0");
+  f.host.process.environ = Fact<std::map<std::string, std::string>>::of({{"BAD", "x\xff y"}}, "/proc/1/environ");
+  std::vector<Finding> findings(3);
+  findings[0].id = "l3.host.swap";
+  findings[0].status = Status::warn;
+  findings[1].id = "l2.gpu.util";
+  findings[1].args["value"] = "bad \xfe byte";
+  findings[2].id = "l3.framework.tf32";
+  auto plain = db.record(f, findings);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  // Everything but the bench area and the last finding printed "early".
+  FactsText text;
+  text.prepare(f, {"bench", "meta"});
+  std::vector<std::string> early = {finding_record_text(findings[0]), finding_record_text(findings[1])};
+  PreparedRecord prepared;
+  prepared.facts = &text;
+  prepared.findings = {&early[0], nullptr};  // shorter than the findings: the rest printed at the end
+  auto split = db.record(f, findings, &prepared);
+  ASSERT_TRUE(split.ok()) << split.error().message;
+  auto a = stored_texts(db.path(), *plain);
+  auto b = stored_texts(db.path(), *split);
+  ASSERT_FALSE(a.first.empty());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.second, json(findings).dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace
