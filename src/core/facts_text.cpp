@@ -100,51 +100,35 @@ const FactsText::Area* FactsText::area(std::size_t i, const Facts& f) const {
   return &areas_[i];
 }
 
-std::string FactsText::report_text(const Facts& f) const {
+std::string FactsText::report_text(const Facts& f) const { return joined(f, true); }
+
+std::string FactsText::compact_text(const Facts& f) const { return joined(f, false); }
+
+std::string FactsText::joined(const Facts& f, bool report) const {
   const auto& defs = area_defs();
   std::vector<std::string> late(defs.size());
   std::vector<const std::string*> parts(defs.size());
   std::size_t size = 8;
   for (std::size_t i = 0; i < defs.size(); ++i) {
     const Area* a = area(i, f);
-    if (a == nullptr) late[i] = report_form(defs[i].convert(f));
-    parts[i] = a != nullptr ? &a->report : &late[i];
+    if (a == nullptr) late[i] = report ? report_form(defs[i].convert(f)) : dump(defs[i].convert(f), -1);
+    parts[i] = a == nullptr ? &late[i] : report ? &a->report : &a->compact;
     size += defs[i].key.size() + parts[i]->size() + 10;
   }
+  // The report's keys sit four spaces in, one per line; the compact form has no white space.
+  const char* before_key = report ? "\n    \"" : "\"";
+  const char* after_key = report ? "\": " : "\":";
   std::string out;
   out.reserve(size);
-  out += "{";
+  out += '{';
   for (std::size_t i = 0; i < defs.size(); ++i) {
-    out += i == 0 ? "\n    \"" : ",\n    \"";
+    if (i > 0) out += ',';
+    out += before_key;
     out += defs[i].key;
-    out += "\": ";
+    out += after_key;
     out += *parts[i];
   }
-  out += "\n  }";
-  return out;
-}
-
-std::string FactsText::compact_text(const Facts& f) const {
-  const auto& defs = area_defs();
-  std::vector<std::string> late(defs.size());
-  std::vector<const std::string*> parts(defs.size());
-  std::size_t size = 2;
-  for (std::size_t i = 0; i < defs.size(); ++i) {
-    const Area* a = area(i, f);
-    if (a == nullptr) late[i] = dump(defs[i].convert(f), -1);
-    parts[i] = a != nullptr ? &a->compact : &late[i];
-    size += defs[i].key.size() + parts[i]->size() + 4;
-  }
-  std::string out;
-  out.reserve(size);
-  out += "{";
-  for (std::size_t i = 0; i < defs.size(); ++i) {
-    out += i == 0 ? "\"" : ",\"";
-    out += defs[i].key;
-    out += "\":";
-    out += *parts[i];
-  }
-  out += "}";
+  out += report ? "\n  }" : "}";
   return out;
 }
 

@@ -43,6 +43,8 @@ class FactsText {
   // Area i of the sorted list when it was printed early (checked against `f` where assertions
   // are on), else null.
   const Area* area(std::size_t i, const Facts& f) const;
+  // The facts object in the report's form or the compact one.
+  std::string joined(const Facts& f, bool report) const;
 };
 
 }  // namespace plumb
