@@ -100,19 +100,14 @@ int run_check(const CheckArgs& a) {
   }
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.findings = judgement.judge_rest(r.facts, cfg.thresholds, sel);
-  // Each converted finding at its place in r.findings.
-  PreparedJson prepared;
-  prepared.facts = &facts_text;
-  if (writes_json) {
-    prepared.findings.assign(r.findings.size(), nullptr);
-    for (std::size_t k = 0; k < early_json.size(); ++k) prepared.findings[judgement.early_positions()[k]] = &early_json[k];
-  }
-  PreparedRecord record;
-  record.facts = &facts_text;
-  if (records) {
-    record.findings.assign(r.findings.size(), nullptr);
-    for (std::size_t k = 0; k < early_record.size(); ++k) record.findings[judgement.early_positions()[k]] = &early_record[k];
-  }
+  // Each finding printed early at its place in r.findings (none when that form was not printed).
+  auto placed = [&](const std::vector<std::string>& texts) {
+    std::vector<const std::string*> at(texts.empty() ? 0 : r.findings.size(), nullptr);
+    for (std::size_t k = 0; k < texts.size(); ++k) at[judgement.early_positions()[k]] = &texts[k];
+    return at;
+  };
+  PreparedJson prepared{placed(early_json), &facts_text};
+  PreparedRecord record{&facts_text, placed(early_record)};
   // --timings: facts.meta.timings in every JSON this run writes, the table on stderr at the end.
   auto json_text = [&] {
     std::string text = render_json_text(r, ro, prepared);

@@ -20,8 +20,12 @@ namespace plumb {
 
 namespace {
 
-// SQLite's functions (vendor/sqlite_api.h): HistoryDb::open loads them before anything else runs.
-const SqliteApi& sq() { return *sqlite_api().value(); }
+// SQLite's functions (vendor/sqlite_api.h): HistoryDb::open loads them before anything else runs,
+// so the first call here finds them loaded.
+const SqliteApi& sq() {
+  static const SqliteApi& api = *sqlite_api().value();
+  return api;
+}
 
 constexpr int kSchemaVersion = 1;
 
