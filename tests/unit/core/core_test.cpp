@@ -201,6 +201,39 @@ TEST(Config, OverridesThresholdsAndRejectsUnknownKeys) {
   EXPECT_EQ(Thresholds().get("test.core_limit"), 7);
 }
 
+std::string utf8(char32_t cp) {
+  std::string s;
+  if (cp < 0x800) {
+    s += static_cast<char>(0xC0 | (cp >> 6));
+  } else {
+    s += static_cast<char>(0xE0 | (cp >> 12));
+    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+  }
+  s += static_cast<char>(0x80 | (cp & 0x3F));
+  return s;
+}
+
+// Every non-ASCII code point where the parser looks for whitespace is an error, and none reaches
+// toml++ 3.3.0's unreachable branch (undefined behaviour, a runtime error under the sanitizers):
+// U+FB06..U+FEFE all did. Inside strings and comments the same code points are text.
+TEST(Config, NonAsciiCodePointsWhereWhitespaceMayStandAreErrors) {
+  for (char32_t cp = 0xA0; cp <= 0xFFFD; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    bool dense = cp >= 0xFB00 || (cp >= 0x2000 && cp <= 0x2060) || cp < 0x200;
+    if (!dense && cp % 61 != 0) continue;
+    std::string c = utf8(cp);
+    for (const std::string& text : {"[thresholds" + c + "]\n", "skip =" + c + "[]\n", "skip = []" + c + "\n"}) {
+      auto r = parse_config(text, "x.toml");
+      ASSERT_FALSE(r.ok()) << "U+" << std::hex << static_cast<unsigned>(cp);
+      EXPECT_NE(r.error().message.find("x.toml:1"), std::string::npos) << r.error().message;
+    }
+  }
+  auto text = parse_config("# \xe9\x98\x88\xe5\x80\xbc \xef\xb9\xbf\nskip = [\"l2\"] # \xef\xb9\xbf\xef\xbb\xbf\n",
+                           "x.toml");
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_EQ(text->skip, std::vector<std::string>{"l2"});
+}
+
 TEST(Selection, MatchesIdsAndPrefixes) {
   Selection s;
   s.only = {"l3.storage"};
