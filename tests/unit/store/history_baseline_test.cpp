@@ -2,7 +2,13 @@
 // corrupted file.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <sys/stat.h>
 
@@ -199,16 +205,44 @@ TEST(HistoryDb, CorruptedFileGivesAClearError) {
   EXPECT_NE(missing.error().message.find("does not exist"), std::string::npos);
 }
 
+// Sets environment variables for one test and puts back what was there (the test binary runs its
+// tests on one thread: nothing else reads the environment meanwhile).
+class EnvVars {
+ public:
+  EnvVars(std::initializer_list<const char*> names) {
+    for (const char* n : names) {
+      const char* v = std::getenv(n);  // NOLINT(concurrency-mt-unsafe)
+      saved_.emplace_back(n, v != nullptr ? std::optional<std::string>(v) : std::nullopt);
+    }
+  }
+  EnvVars(const EnvVars&) = delete;
+  EnvVars& operator=(const EnvVars&) = delete;
+  ~EnvVars() {
+    for (const auto& [n, v] : saved_) {
+      if (v) {
+        ::setenv(n.c_str(), v->c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+      } else {
+        ::unsetenv(n.c_str());  // NOLINT(concurrency-mt-unsafe)
+      }
+    }
+  }
+  static void set(const char* n, const char* v) { ::setenv(n, v, 1); }  // NOLINT(concurrency-mt-unsafe)
+  static void unset(const char* n) { ::unsetenv(n); }                    // NOLINT(concurrency-mt-unsafe)
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
 TEST(HistoryDb, DefaultPathFollowsXdg) {
-  ::setenv("PLUMB_DB", "", 1);
-  ::setenv("XDG_STATE_HOME", "/x/state", 1);
+  EnvVars env{"PLUMB_DB", "XDG_STATE_HOME", "HOME"};
+  EnvVars::set("PLUMB_DB", "");
+  EnvVars::set("XDG_STATE_HOME", "/x/state");
   EXPECT_EQ(default_db_path(), "/x/state/plumb/plumb.db");
-  ::unsetenv("XDG_STATE_HOME");
-  ::setenv("HOME", "/home/u", 1);
+  EnvVars::unset("XDG_STATE_HOME");
+  EnvVars::set("HOME", "/home/u");
   EXPECT_EQ(default_db_path(), "/home/u/.local/state/plumb/plumb.db");
-  ::setenv("PLUMB_DB", "/tmp/p.db", 1);
+  EnvVars::set("PLUMB_DB", "/tmp/p.db");
   EXPECT_EQ(default_db_path(), "/tmp/p.db");
-  ::unsetenv("PLUMB_DB");
 }
 
 }  // namespace
