@@ -1,8 +1,9 @@
 # The portable build (preset portable, docs/packaging.md): a plumb binary whose only run-time
 # requirement is glibc. libstdc++ and libgcc are linked statically, and so is every library plumb
 # links or opens at run time that Debian ships as a static archive (zlib, SQLite, pugixml,
-# Vectorscan). toml++ is compiled in from its headers in every build. simdjson is the one library Debian ships as a shared object alone: its amalgamated
-# source (the upstream release the Debian package is built from, pinned by hash) is compiled in.
+# Vectorscan). toml++ is compiled in from its headers in every build. simdjson is the one library
+# Debian ships as a shared object alone: its amalgamated source (the upstream release the Debian
+# package is built from, pinned by hash) is compiled in.
 # The GPU libraries (NVML, CUDA, ONNX Runtime) and TurboJPEG stay loaded at run time with dlopen.
 # Included from cmake/Packaging.cmake, after plumb_obj exists: it swaps plumb_obj's libraries.
 
