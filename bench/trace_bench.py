@@ -197,6 +197,30 @@ def bench_seed(a, label, seed):
     return row
 
 
+def free_page_reporting():
+    """Whether this machine's kernel reports free memory to a host: a virtio balloon (device 0x0005)
+    offering feature bit 5, VIRTIO_BALLOON_F_REPORTING (Linux Documentation/mm/free_page_reporting.rst).
+    There, a huge page freed more than 2 s ago costs many times one freed just before, and the
+    two-thread medians are bimodal (docs/performance-trace.md)."""
+    base = "/sys/bus/virtio/devices"
+    try:
+        devices = sorted(os.listdir(base))
+    except OSError:
+        return "no (no virtio devices)"
+    for d in devices:
+        try:
+            with open(os.path.join(base, d, "device")) as f:
+                if f.read().strip() != "0x0005":
+                    continue
+            with open(os.path.join(base, d, "features")) as f:
+                features = f.read().strip()
+        except OSError:
+            continue
+        if len(features) > 5 and features[5] == "1":
+            return "yes (virtio balloon %s): figures move with which huge pages the kernel has at hand" % d
+    return "no"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plumb", required=True)
@@ -211,6 +235,9 @@ def main():
     ap.add_argument("--dir", default=tempfile.gettempdir())
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
+    print("%s, %d CPUs, load average %s, free page reporting: %s" % (
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count() or 0,
+        " ".join("%.2f" % x for x in os.getloadavg()), free_page_reporting()), flush=True)
     rows = []
     for s in a.seeds.split(","):
         rows.append(bench_seed(a, s if s in SEEDS else os.path.basename(s), os.path.join(CORPUS, SEEDS[s]) if s in SEEDS else s))
