@@ -75,6 +75,10 @@ RecordBuilder::Thread RecordBuilder::thread_of(const RawEvent& e) {
       threads_.emplace(key, static_cast<std::uint32_t>(last_thread_));
       out_.cpu.emplace_back();
       out_.runtime.emplace_back();
+      if (!out_.huge_pages) {
+        out_.cpu.back().small_pages();
+        out_.runtime.back().small_pages();
+      }
       auto own = [](const TraceId& id) { return OwnedId{id.num, std::string(id.str), id.is_str}; };
       thread_ids_.emplace_back(own(e.pid), own(e.tid));
     }

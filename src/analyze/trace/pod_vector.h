@@ -78,7 +78,7 @@ class PodVector {
   }
   PodVector(PodVector&& o) noexcept
       : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), cap_(std::exchange(o.cap_, 0)),
-        mapped_bytes_(std::exchange(o.mapped_bytes_, 0)) {}
+        mapped_bytes_(std::exchange(o.mapped_bytes_, 0)), huge_pages_(o.huge_pages_) {}
   PodVector& operator=(PodVector&& o) noexcept {
     if (this != &o) {
       release();
@@ -86,6 +86,7 @@ class PodVector {
       n_ = std::exchange(o.n_, 0);
       cap_ = std::exchange(o.cap_, 0);
       mapped_bytes_ = std::exchange(o.mapped_bytes_, 0);
+      huge_pages_ = o.huge_pages_;
     }
     return *this;
   }
@@ -104,6 +105,12 @@ class PodVector {
     if (n > cap_) grow(n);
   }
   void clear() { n_ = 0; }
+  // Mappings made from now on get the kernel's default pages instead of asking for huge ones: for
+  // an array that is written once, read once and freed (a part's records until the merge), whose
+  // accesses gain little from huge pages. Where free memory is reported to a hypervisor, a huge
+  // page can cost sixty times a small one to back (docs/performance-trace.md).
+  void small_pages() { huge_pages_ = false; }
+  [[nodiscard]] bool huge_pages() const { return huge_pages_; }
   void append(const T* src, std::size_t n) {
     if (n == 0) return;
     if (n_ + n > cap_) grow(n_ + n);
@@ -169,7 +176,7 @@ class PodVector {
       }
       if (q == MAP_FAILED) throw std::bad_alloc();
 #if defined(MADV_HUGEPAGE)
-      ::madvise(q, bytes, MADV_HUGEPAGE);  // advice only: without THP the pages stay 4 KiB
+      if (huge_pages_) ::madvise(q, bytes, MADV_HUGEPAGE);  // advice only: without THP the pages stay 4 KiB
 #endif
       T* old = p_;
       p_ = static_cast<T*>(q);
@@ -220,6 +227,7 @@ class PodVector {
   T* p_ = nullptr;
   std::size_t n_ = 0, cap_ = 0;
   std::size_t mapped_bytes_ = 0;  // > 0: p_ is an anonymous mapping of this size
+  bool huge_pages_ = true;        // new mappings ask for transparent huge pages
 };
 
 }  // namespace plumb::trace

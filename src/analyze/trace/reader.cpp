@@ -136,6 +136,10 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
     auto p = std::make_unique<Part>(start);
     p->stop = stop;
     p->running = true;
+    // The records of every part but the first live until the merge copies them into the first
+    // part's: written once, read once. They take small pages, so a run on N threads asks the
+    // kernel for as many huge pages as a run on one (docs/performance-trace.md).
+    if (start > 0) p->rec.small_pages();
     p->pipe = std::make_unique<Pipeline>(name, p->rec, opt, true);
     return p;
   };

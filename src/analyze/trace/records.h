@@ -86,6 +86,18 @@ struct TraceRecords {
   std::optional<std::int64_t> rank, world_size;
   std::optional<double> base_time_ns;  // baseTimeNanoseconds: the clock that ts values are relative to
   std::vector<std::string> devices;
+  // Small pages for every record array, including those of threads seen later (PodVector::small_pages):
+  // for the records of a part read on its own thread, which live until the merge only.
+  bool huge_pages = true;
+  void small_pages() {
+    huge_pages = false;
+    for (auto* v : {&dataloader, &optimizer, &cpu_copy, &launches}) v->small_pages();
+    gpu.small_pages();
+    corr.small_pages();
+    syncs.small_pages();
+    for (auto& v : cpu) v.small_pages();
+    for (auto& v : runtime) v.small_pages();
+  }
 };
 
 struct StepFilter {

@@ -4,13 +4,17 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
+#include <sstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "analyze/trace/builder.h"
 #include "analyze/trace/nearly_sorted.h"
 #include "analyze/trace/pod_vector.h"
+#include "analyze/trace/records.h"
 #include "analyze/trace/search.h"
 
 namespace plumb::trace {
@@ -63,6 +67,88 @@ TEST(PodVector, ReserveAndAppendAcrossPopulatedSteps) {
   ASSERT_EQ(v.size(), static_cast<std::size_t>(next));
   EXPECT_GE(v.capacity(), v.size());
   for (int i = 0; i < next; ++i) ASSERT_EQ(v[static_cast<std::size_t>(i)].key, i) << i;
+}
+
+// The VmFlags of the mapping that holds `p` in /proc/self/smaps ("" when none holds it).
+std::string vm_flags_of(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(' ') != std::string::npos &&
+        line.find(':') > line.find(' ')) {
+      inside = lo <= at && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line.substr(8);
+  }
+  return "";
+}
+
+// A mapping asks for transparent huge pages (MADV_HUGEPAGE: "hg" in its VmFlags) unless the array
+// was told to take small pages before it grew into one.
+TEST(PodVector, AsksForHugePagesUnlessToldSmall) {
+#if defined(PLUMB_POD_VECTOR_HEAP_ONLY)
+  GTEST_SKIP() << "sanitizer build: PodVector keeps every array on the heap";
+#else
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    GTEST_SKIP() << "this kernel has no transparent huge pages (no /sys/kernel/mm/transparent_hugepage)";
+  }
+  PodVector<Rec> huge, small;
+  small.small_pages();
+  EXPECT_TRUE(huge.huge_pages());
+  EXPECT_FALSE(small.huge_pages());
+  for (int i = 0; i < 600'000; ++i) {  // 4.8 MB each: past the 1 MiB switch to a mapping
+    huge.push_back({i, 0});
+    small.push_back({i, 0});
+  }
+  const std::string hf = vm_flags_of(huge.data()), sf = vm_flags_of(small.data());
+  ASSERT_FALSE(hf.empty()) << "no mapping holds the array in /proc/self/smaps";
+  ASSERT_FALSE(sf.empty()) << "no mapping holds the array in /proc/self/smaps";
+  EXPECT_NE(hf.find(" hg"), std::string::npos) << hf;
+  EXPECT_EQ(sf.find(" hg"), std::string::npos) << sf;
+  PodVector<Rec> moved = std::move(small);  // the choice moves with the array
+  EXPECT_FALSE(moved.huge_pages());
+#endif
+}
+
+// TraceRecords::small_pages reaches every record array, those of threads the builder meets later
+// included (the records of a part read on its own thread).
+TEST(TraceRecordsStorage, SmallPagesReachEveryArrayAndThreadsSeenLater) {
+  TraceRecords rec;
+  rec.cpu.emplace_back();
+  rec.runtime.emplace_back();
+  rec.small_pages();
+  for (const auto* v : {&rec.dataloader, &rec.optimizer, &rec.cpu_copy, &rec.launches}) EXPECT_FALSE(v->huge_pages());
+  EXPECT_FALSE(rec.gpu.huge_pages());
+  EXPECT_FALSE(rec.corr.huge_pages());
+  EXPECT_FALSE(rec.syncs.huge_pages());
+  EXPECT_FALSE(rec.cpu[0].huge_pages());
+  EXPECT_FALSE(rec.runtime[0].huge_pages());
+  RecordBuilder b("t.json", rec);
+  RawEvent e;
+  e.ph = 'X';
+  e.cat = Cat::cpu_op;
+  e.name = "aten::add";
+  e.has_name = e.has_ts = e.has_dur = true;
+  e.ts = 10;
+  e.dur = 5;
+  e.pid.num = 7;
+  e.tid.num = 8;
+  ASSERT_TRUE(b.on_event(e));
+  ASSERT_EQ(rec.cpu.size(), 2u);
+  EXPECT_FALSE(rec.cpu[1].huge_pages());
+  EXPECT_FALSE(rec.runtime[1].huge_pages());
+  TraceRecords whole;  // the first part's records (and a one-thread run's) keep huge pages
+  RecordBuilder w("t.json", whole);
+  ASSERT_TRUE(w.on_event(e));
+  ASSERT_EQ(whole.cpu.size(), 1u);
+  EXPECT_TRUE(whole.cpu[0].huge_pages());
+  EXPECT_TRUE(whole.gpu.huge_pages());
 }
 
 // Address space reserved ahead is advice: under a limit on it (RLIMIT_AS, as batch systems set)
