@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <memory>
 
+#include "analyze/trace/pod_vector.h"
 #include "analyze/trace/reader.h"
 #include "cli/check_options.h"
+#include "collect/memory.h"
 #include "cli/subcommand.h"
 #include "report/progress_text.h"
 #include "core/progress.h"
@@ -54,8 +56,18 @@ void keep_freed_blocks() {
 #endif
 }
 
+// On a guest whose kernel reports free memory to its host (free page reporting), a transparent huge
+// page taken from memory freed more than 2 s before is backed again by the host while the kernel
+// zeroes it: 25-30 us per 4 KiB against about 2 us for a small page on the VM measured, where a
+// one-thread run of a 1 GB trace spent 0.4-0.65 s more in the kernel with huge pages
+// (docs/performance-trace.md). The record arrays then take small pages.
+void choose_record_pages() {
+  if (free_page_reporting_device(HostRoot("/"))) trace::pod_vector_huge_pages = false;
+}
+
 int run_trace(const TraceArgs& a) {
   keep_freed_blocks();
+  choose_record_pages();
   Config cfg = load_config_or_throw(a.config);
   check_output(a.output);  // fails early with the hint; validates --lang
   trace::TraceOptions opt;

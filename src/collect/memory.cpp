@@ -126,6 +126,21 @@ MemoryFacts read_memory(const HostRoot& root) {
   return m;
 }
 
+std::optional<std::string> free_page_reporting_device(const HostRoot& root) {
+  const std::string dir = "/sys/bus/virtio/devices/";
+  auto names = root.list(dir);
+  if (!names) return std::nullopt;
+  constexpr std::size_t kReportingBit = 5;  // VIRTIO_BALLOON_F_REPORTING (Linux include/uapi/linux/virtio_balloon.h)
+  for (const auto& n : *names) {
+    const std::string dev = dir + n;
+    auto id = root.read_value(dev + "/device");
+    if (!id || *id != "0x0005") continue;  // the memory balloon device
+    auto features = root.read_value(dev + "/features");
+    if (features && features->size() > kReportingBit && (*features)[kReportingBit] == '1') return n;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 const bool kMemoryCollector = register_collector({"collect.memory",

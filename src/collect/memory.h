@@ -26,4 +26,11 @@ std::optional<std::string> parse_bracketed_choice(std::string_view text);
 // Everything of MemoryFacts except PSI (psi.cpp) and swappiness (sysctl.cpp).
 MemoryFacts read_memory(const HostRoot& root);
 
+// The virtio balloon through which this guest's kernel reports free memory to its host (free page
+// reporting, Linux Documentation/mm/free_page_reporting.rst): a virtio device of id 0x0005 whose
+// negotiated features (one '0'/'1' per bit) have bit 5, VIRTIO_BALLOON_F_REPORTING, set. Its name
+// under /sys/bus/virtio/devices, or nullopt. There, a transparent huge page taken from memory
+// that was free for more than 2 s is backed again by the host as it is first touched.
+std::optional<std::string> free_page_reporting_device(const HostRoot& root);
+
 }  // namespace plumb

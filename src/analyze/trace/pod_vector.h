@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -28,6 +29,11 @@
 #endif
 
 namespace plumb::trace {
+
+// Whether new PodVector mappings ask for transparent huge pages. The trace reader turns it off on a
+// guest whose kernel reports free memory to its host, where a huge page can cost sixty times a
+// small one to back (docs/performance-trace.md).
+inline std::atomic<bool> pod_vector_huge_pages{true};
 
 // Makes the pages of a heap block that is about to be filled present in one system call
 // (MADV_POPULATE_WRITE, Linux 5.14) instead of a page fault per 4 KiB page, which costs twice as
@@ -227,7 +233,7 @@ class PodVector {
   T* p_ = nullptr;
   std::size_t n_ = 0, cap_ = 0;
   std::size_t mapped_bytes_ = 0;  // > 0: p_ is an anonymous mapping of this size
-  bool huge_pages_ = true;        // new mappings ask for transparent huge pages
+  bool huge_pages_ = pod_vector_huge_pages.load(std::memory_order_relaxed);  // new mappings ask for huge pages
 };
 
 }  // namespace plumb::trace

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
 
 #include "collect/cpu.h"
 #include "collect/memory.h"
@@ -132,6 +134,50 @@ TEST(ReadMemory, GarbageMeminfoLeavesValuesMissing) {
   EXPECT_FALSE(m.mem_total_bytes.has());
   EXPECT_NE(m.mem_total_bytes.why().find("MemTotal"), std::string::npos);
   EXPECT_FALSE(m.thp_enabled.has());
+}
+
+// The features files below are those of a KVM guest's virtio devices (Linux 6.18: one '0'/'1' per
+// feature bit, bit 0 first): its balloon (device 0x0005) offers bit 5, VIRTIO_BALLOON_F_REPORTING.
+constexpr const char* kBalloonFeatures =
+    "01100101000000000000000000000000100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
+constexpr const char* kBlockFeatures =
+    "00100010011001000000000000000100100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
+
+TEST(FreePageReporting, ABalloonOfferingTheReportingBit) {
+  TempRoot t("fpr_yes");
+  t.put("sys/bus/virtio/devices/virtio0/device", "0x0005\n");
+  t.put("sys/bus/virtio/devices/virtio0/features", std::string(kBalloonFeatures) + "\n");
+  t.put("sys/bus/virtio/devices/virtio1/device", "0x0002\n");
+  t.put("sys/bus/virtio/devices/virtio1/features", std::string(kBlockFeatures) + "\n");
+  EXPECT_EQ(free_page_reporting_device(t.root()), std::optional<std::string>("virtio0"));
+}
+
+TEST(FreePageReporting, NoneWithoutABalloonOrWithoutTheBit) {
+  TempRoot none("fpr_none");
+  EXPECT_EQ(free_page_reporting_device(none.root()), std::nullopt);  // no virtio bus: bare metal
+  TempRoot no_bit("fpr_no_bit");
+  std::string features = kBalloonFeatures;
+  features[5] = '0';  // a balloon that only inflates and deflates
+  no_bit.put("sys/bus/virtio/devices/virtio0/device", "0x0005\n");
+  no_bit.put("sys/bus/virtio/devices/virtio0/features", features + "\n");
+  EXPECT_EQ(free_page_reporting_device(no_bit.root()), std::nullopt);
+  TempRoot other("fpr_other_device");  // bit 5 of another device means something else
+  std::string block = kBlockFeatures;
+  block[5] = '1';
+  other.put("sys/bus/virtio/devices/virtio1/device", "0x0002\n");
+  other.put("sys/bus/virtio/devices/virtio1/features", block + "\n");
+  EXPECT_EQ(free_page_reporting_device(other.root()), std::nullopt);
+}
+
+TEST(FreePageReporting, GarbageFilesAreNotABalloon) {
+  TempRoot t("fpr_garbage");
+  t.put("sys/bus/virtio/devices/virtio0/device", "0x0005 \xff\n");
+  t.put("sys/bus/virtio/devices/virtio0/features", std::string(kBalloonFeatures) + "\n");
+  t.put("sys/bus/virtio/devices/virtio1/device", "0x0005\n");
+  t.put("sys/bus/virtio/devices/virtio1/features", "01\n");  // too short to have bit 5
+  t.put("sys/bus/virtio/devices/virtio2/device", "0x0005\n");  // no features file
+  t.put("sys/bus/virtio/devices/virtio3/features", std::string(kBalloonFeatures));  // no device file
+  EXPECT_EQ(free_page_reporting_device(t.root()), std::nullopt);
 }
 
 TEST(ReadPressure, PresentAndAbsent) {

@@ -98,6 +98,7 @@ TEST(PodVector, AsksForHugePagesUnlessToldSmall) {
   if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
     GTEST_SKIP() << "this kernel has no transparent huge pages (no /sys/kernel/mm/transparent_hugepage)";
   }
+  pod_vector_huge_pages = true;
   PodVector<Rec> huge, small;
   small.small_pages();
   EXPECT_TRUE(huge.huge_pages());
@@ -113,6 +114,14 @@ TEST(PodVector, AsksForHugePagesUnlessToldSmall) {
   EXPECT_EQ(sf.find(" hg"), std::string::npos) << sf;
   PodVector<Rec> moved = std::move(small);  // the choice moves with the array
   EXPECT_FALSE(moved.huge_pages());
+  pod_vector_huge_pages = false;  // as `plumb trace` sets it where free memory is reported to a host
+  PodVector<Rec> later;
+  pod_vector_huge_pages = true;
+  EXPECT_FALSE(later.huge_pages());
+  for (int i = 0; i < 600'000; ++i) later.push_back({i, 0});
+  const std::string lf = vm_flags_of(later.data());
+  ASSERT_FALSE(lf.empty());
+  EXPECT_EQ(lf.find(" hg"), std::string::npos) << lf;
 #endif
 }
 
