@@ -30,7 +30,7 @@
 
 namespace plumb::trace {
 
-// Whether new PodVector mappings ask for transparent huge pages. The trace reader turns it off on a
+// Whether new PodVector mappings ask for transparent huge pages. `plumb trace` turns it off on a
 // guest whose kernel reports free memory to its host, where a huge page can cost sixty times a
 // small one to back (docs/performance-trace.md).
 inline std::atomic<bool> pod_vector_huge_pages{true};
