@@ -73,12 +73,7 @@ RecordBuilder::Thread RecordBuilder::thread_of(const RawEvent& e) {
     } else {
       last_thread_ = static_cast<std::int64_t>(out_.cpu.size());
       threads_.emplace(key, static_cast<std::uint32_t>(last_thread_));
-      out_.cpu.emplace_back();
-      out_.runtime.emplace_back();
-      if (!out_.huge_pages) {
-        out_.cpu.back().small_pages();
-        out_.runtime.back().small_pages();
-      }
+      out_.add_thread();
       auto own = [](const TraceId& id) { return OwnedId{id.num, std::string(id.str), id.is_str}; };
       thread_ids_.emplace_back(own(e.pid), own(e.tid));
     }
@@ -107,8 +102,7 @@ void RecordBuilder::append(RecordBuilder& later) {
     }
     dest[t] = out_.cpu.size();
     threads_.emplace(key, static_cast<std::uint32_t>(dest[t]));
-    out_.cpu.emplace_back();
-    out_.runtime.emplace_back();
+    out_.add_thread();
     thread_ids_.push_back(ids);
   }
   last_thread_ = -1;

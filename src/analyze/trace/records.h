@@ -86,7 +86,17 @@ struct TraceRecords {
   std::optional<std::int64_t> rank, world_size;
   std::optional<double> base_time_ns;  // baseTimeNanoseconds: the clock that ts values are relative to
   std::vector<std::string> devices;
-  // Small pages for every record array, including those of threads seen later (PodVector::small_pages):
+  // A thread's two record arrays (CPU ops, runtime calls), appended at index cpu.size(), with the
+  // pages the other arrays take.
+  void add_thread() {
+    cpu.emplace_back();
+    runtime.emplace_back();
+    if (!huge_pages) {
+      cpu.back().small_pages();
+      runtime.back().small_pages();
+    }
+  }
+  // Small pages for every record array, those of threads added later included (PodVector::small_pages):
   // for the records of a part read on its own thread, which live until the merge only.
   bool huge_pages = true;
   void small_pages() {

@@ -129,8 +129,7 @@ TEST(PodVector, AsksForHugePagesUnlessToldSmall) {
 // included (the records of a part read on its own thread).
 TEST(TraceRecordsStorage, SmallPagesReachEveryArrayAndThreadsSeenLater) {
   TraceRecords rec;
-  rec.cpu.emplace_back();
-  rec.runtime.emplace_back();
+  rec.add_thread();
   rec.small_pages();
   for (const auto* v : {&rec.dataloader, &rec.optimizer, &rec.cpu_copy, &rec.launches}) EXPECT_FALSE(v->huge_pages());
   EXPECT_FALSE(rec.gpu.huge_pages());
