@@ -428,6 +428,17 @@ void summarize_memory(const TraceRecords& rec, TraceSummary& sum) {
   if (rec.memory.empty()) sum.unavailable["memory"] = "no [memory] events (profile with profile_memory=True)";
 }
 
+// Kineto writes each thread's ops almost in time order: sorting is near linear then.
+void sort_thread(TraceRecords& rec, std::size_t t) {
+  auto order = [](const CpuRec& a, const CpuRec& b) { return nests_before(a, b); };
+  sort_nearly_sorted(rec.cpu[t].data(), rec.cpu[t].size(), order);
+  sort_nearly_sorted(rec.runtime[t].data(), rec.runtime[t].size(), order);
+}
+
+void sort_correlations(TraceRecords& rec) {
+  sort_nearly_sorted(rec.corr.data(), rec.corr.size(), [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; });
+}
+
 // Top operators by self time, inside the complete steps (sorts each thread's records in place).
 void rank_top_ops(TraceRecords& rec, const StepWindows& w, TraceSummary& sum) {
   struct Acc {
@@ -436,10 +447,7 @@ void rank_top_ops(TraceRecords& rec, const StepWindows& w, TraceSummary& sum) {
   };
   std::vector<Acc> ops(rec.names.size());  // by interned name id
   for (std::size_t t = 0; t < rec.cpu.size(); ++t) {
-    // Kineto writes each thread's ops almost in time order: sorting is near linear then.
-    auto order = [](const CpuRec& a, const CpuRec& b) { return nests_before(a, b); };
-    sort_nearly_sorted(rec.cpu[t].data(), rec.cpu[t].size(), order);
-    sort_nearly_sorted(rec.runtime[t].data(), rec.runtime[t].size(), order);
+    sort_thread(rec, t);
     std::size_t hint = 0;
     walk_nesting(rec.cpu[t], rec.runtime[t], [&](const CpuRec& c, double child) {
       if (!c.op) return;
@@ -462,6 +470,11 @@ void rank_top_ops(TraceRecords& rec, const StepWindows& w, TraceSummary& sum) {
 
 }  // namespace
 
+void sort_records(TraceRecords& rec) {
+  sort_correlations(rec);
+  for (std::size_t t = 0; t < rec.cpu.size(); ++t) sort_thread(rec, t);
+}
+
 Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out, int threads) {
   const bool has_gpu = detect_accelerator(rec, out);
   if (!rec.any_x) return make_error(ErrorKind::invalid, out.file + ": no complete (ph \"X\") events: nothing to analyse");
@@ -473,7 +486,7 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
   // From here on the GPU and correlation rows are only read. HTA's breakdown (GPU and correlation
   // rows) and the top operators (the only user of the CPU and runtime rows, which it sorts) can
   // then run on a second thread beside the rest, each into its own result.
-  sort_nearly_sorted(rec.corr.data(), rec.corr.size(), [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; });
+  sort_correlations(rec);
   auto side_work = [&rec, &w] {
     TraceSummary side;
     side.hta = hta_breakdown(rec);

@@ -154,6 +154,9 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
     auto src = range_source(ra, part.start);
     try {
       part.stats = stream_trace(*src, name, *part.pipe, opt.limits, range);
+      // Sorted here, on the part's thread: the analysis' sorts of the merged arrays are then one
+      // linear pass (records.h, sort_records).
+      if (*part.stats) sort_records(part.rec);
     } catch (const std::exception& e) {
       part.stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
     }

@@ -116,6 +116,13 @@ struct StepFilter {
   [[nodiscard]] bool active() const { return last >= first; }
 };
 
+// Sorts the records the analysis needs in order (the correlation rows by correlation, each thread's
+// CPU ops and runtime calls by start, enclosing first), stably. The records of a trace read in parts
+// are sorted part by part on the parts' threads: the merge then appends sorted runs, which
+// analyze_records sorts again in one linear pass with the same result (a stable sort of sorted runs
+// in file order orders equal records as a stable sort of the whole does).
+void sort_records(TraceRecords& rec);
+
 // Steps, summary and notes of one rank from its records (records are sorted in place). With
 // threads > 1, HTA's breakdown runs on a second thread beside the rest.
 Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceRank& out, int threads = 1);

@@ -236,6 +236,72 @@ TEST(NearlySorted, SameOrderAsStableSort) {
   }
 }
 
+// A trace read in parts has each part's records sorted on its own thread (sort_records) before the
+// merge appends them in file order; sorting the appended arrays must then give exactly what sorting
+// the whole does, ties included: ops that start together, correlation ids seen twice, records far
+// out of place across the cut.
+TEST(SortRecords, PartsSortedApartThenAppendedSortLikeTheWhole) {
+  std::mt19937 rng(7);
+  for (int t = 0; t < 300; ++t) {
+    const std::size_t n = 1 + rng() % 400;
+    TraceRecords whole;
+    whole.add_thread();
+    for (std::size_t i = 0; i < n; ++i) {
+      CpuRec c;
+      c.ts = static_cast<double>(i / 3);  // ties
+      if (t % 3 == 1 && rng() % 8 == 0) c.ts = static_cast<double>(rng() % (n / 3 + 1));  // out of place
+      if (t % 3 == 2) c.ts = static_cast<double>(rng() % 20);                            // far from sorted
+      c.end = c.ts + static_cast<double>(rng() % 4);
+      c.name = static_cast<std::uint32_t>(i);  // tells equal records apart
+      (i % 2 == 0 ? whole.cpu[0] : whole.runtime[0]).push_back(c);
+      CorrRec k;
+      k.correlation = static_cast<std::int64_t>(t % 2 == 0 ? i / 2 : rng() % 50);
+      k.ts = static_cast<double>(i);
+      whole.corr.push_back(k);
+    }
+    const std::size_t cut_cpu = rng() % (whole.cpu[0].size() + 1), cut_rt = rng() % (whole.runtime[0].size() + 1);
+    const std::size_t cut_corr = rng() % (whole.corr.size() + 1);
+    TraceRecords first, second;
+    first.add_thread();
+    second.add_thread();
+    first.cpu[0].append(whole.cpu[0].data(), cut_cpu);
+    second.cpu[0].append(whole.cpu[0].data() + cut_cpu, whole.cpu[0].size() - cut_cpu);
+    first.runtime[0].append(whole.runtime[0].data(), cut_rt);
+    second.runtime[0].append(whole.runtime[0].data() + cut_rt, whole.runtime[0].size() - cut_rt);
+    first.corr.append(whole.corr.data(), cut_corr);
+    second.corr.append(whole.corr.data() + cut_corr, whole.corr.size() - cut_corr);
+    sort_records(first);
+    sort_records(second);
+    first.cpu[0].append(second.cpu[0].data(), second.cpu[0].size());
+    first.runtime[0].append(second.runtime[0].data(), second.runtime[0].size());
+    first.corr.append(second.corr.data(), second.corr.size());
+    sort_records(first);
+    sort_records(whole);
+    auto same_rows = [&](const PodVector<CpuRec>& a, const PodVector<CpuRec>& b, const char* what) {
+      ASSERT_EQ(a.size(), b.size()) << what;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(a[i].ts, b[i].ts) << what << " case " << t << " index " << i;
+        ASSERT_EQ(a[i].end, b[i].end) << what << " case " << t << " index " << i;
+        ASSERT_EQ(a[i].name, b[i].name) << what << " case " << t << " index " << i << " (ties keep file order)";
+      }
+    };
+    // In order: by start, the enclosing (longer) record first; correlation rows by id.
+    auto nests = [](const CpuRec& a, const CpuRec& b) { return a.ts != b.ts ? a.ts < b.ts : a.end > b.end; };
+    ASSERT_TRUE(std::is_sorted(whole.cpu[0].begin(), whole.cpu[0].end(), nests)) << "case " << t;
+    ASSERT_TRUE(std::is_sorted(whole.runtime[0].begin(), whole.runtime[0].end(), nests)) << "case " << t;
+    ASSERT_TRUE(std::is_sorted(whole.corr.begin(), whole.corr.end(),
+                               [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; }))
+        << "case " << t;
+    same_rows(first.cpu[0], whole.cpu[0], "CPU ops");
+    same_rows(first.runtime[0], whole.runtime[0], "runtime calls");
+    ASSERT_EQ(first.corr.size(), whole.corr.size());
+    for (std::size_t i = 0; i < whole.corr.size(); ++i) {
+      ASSERT_EQ(first.corr[i].correlation, whole.corr[i].correlation) << "case " << t << " index " << i;
+      ASSERT_EQ(first.corr[i].ts, whole.corr[i].ts) << "case " << t << " index " << i << " (ties keep file order)";
+    }
+  }
+}
+
 // The search from a hint gives std::partition_point's answer whatever the hint: before, at or after
 // the answer, at either end, on empty ranges and on runs of equal keys.
 TEST(SearchFromHint, SameAsPartitionPoint) {
