@@ -52,19 +52,73 @@ bool nests_before(const CpuRec& a, const CpuRec& b) {
   return a.end > b.end;
 }
 
-// Walks one thread's CPU ops and runtime calls (each sorted, merged on the fly, ops first on
-// ties) with a stack of the enclosing records; `done(record, direct children time)` is called
-// once per record when it closes.
+// One thread's rows of one kind in nesting order: its sorted arrays (the first part's, then those
+// of later parts, TraceRecords::cpu_later) merged on the fly, the earlier array first on ties,
+// which is the order a stable sort of the arrays laid end to end gives.
+class NestingOrder {
+ public:
+  NestingOrder(const PodVector<CpuRec>& first, const std::vector<PodVector<CpuRec>>& later) {
+    runs_.push_back({first.begin(), first.end()});
+    for (const auto& v : later) runs_.push_back({v.begin(), v.end()});
+    pick();
+  }
+  // The next record, or null when all are taken.
+  [[nodiscard]] const CpuRec* peek() const { return next_; }
+  const CpuRec* take() {
+    const CpuRec* c = next_;
+    auto& run = runs_[at_];
+    ++run.first;
+    // The other arrays' heads do not move while this one is taken from: one comparison with the
+    // first of them per record, as long as this array stays ahead.
+    if (run.first != run.second && (limit_ == nullptr || ahead_of_limit(*run.first))) {
+      next_ = run.first;
+    } else {
+      pick();
+    }
+    return c;
+  }
+
+ private:
+  // The head of array at_ goes before limit_ (the earliest head of the other arrays).
+  [[nodiscard]] bool ahead_of_limit(const CpuRec& head) const {
+    return nests_before(head, *limit_) || (!nests_before(*limit_, head) && at_ < limit_at_);
+  }
+  // The earliest head (the earlier array on ties) as next_, and the earliest of the others as limit_.
+  void pick() {
+    next_ = limit_ = nullptr;
+    for (std::size_t k = 0; k < runs_.size(); ++k) {
+      const CpuRec* head = runs_[k].first;
+      if (head == runs_[k].second) continue;
+      if (next_ == nullptr || nests_before(*head, *next_)) {
+        limit_ = next_;
+        limit_at_ = at_;
+        next_ = head;
+        at_ = k;
+      } else if (limit_ == nullptr || nests_before(*head, *limit_)) {
+        limit_ = head;
+        limit_at_ = k;
+      }
+    }
+  }
+  std::vector<std::pair<const CpuRec*, const CpuRec*>> runs_;
+  const CpuRec* next_ = nullptr;
+  std::size_t at_ = 0;
+  const CpuRec* limit_ = nullptr;
+  std::size_t limit_at_ = 0;
+};
+
+// Walks one thread's CPU ops and runtime calls (each in nesting order, merged on the fly, ops
+// first on ties) with a stack of the enclosing records; `done(record, direct children time)` is
+// called once per record when it closes.
 template <class Done>
-void walk_nesting(const PodVector<CpuRec>& ops, const PodVector<CpuRec>& calls, Done done) {
+void walk_nesting(NestingOrder ops, NestingOrder calls, Done done) {
   struct Open {
     const CpuRec* rec;
     double child;
   };
   std::vector<Open> stack;
-  std::size_t i = 0, j = 0;
-  while (i < ops.size() || j < calls.size()) {
-    const CpuRec* c = j == calls.size() || (i < ops.size() && !nests_before(calls[j], ops[i])) ? &ops[i++] : &calls[j++];
+  while (ops.peek() != nullptr || calls.peek() != nullptr) {
+    const CpuRec* c = calls.peek() == nullptr || (ops.peek() != nullptr && !nests_before(*calls.peek(), *ops.peek())) ? ops.take() : calls.take();
     while (!stack.empty() && stack.back().rec->end <= c->ts) {
       done(*stack.back().rec, stack.back().child);
       stack.pop_back();
@@ -181,10 +235,10 @@ ActivityUnions build_unions(const TraceRecords& rec) {
   u.optimizer = merged(rec.optimizer);
   u.cpu_copy = merged(rec.cpu_copy);
   // The GPU lists in one pass over the rows (each in row order, as a pass per list would give).
-  reserve_present(u.gpu_busy, rec.gpu.size());
+  reserve_present(u.gpu_busy, rec.gpu_rows());
   reserve_present(u.compute, static_cast<std::size_t>(rec.n_compute_rows));
   reserve_present(u.comm, static_cast<std::size_t>(rec.n_comm_rows));
-  for (const auto& g : rec.gpu) {
+  for (const auto* rows : rec.gpu_parts()) for (const auto& g : *rows) {
     const Interval iv{g.ts, g.end};
     if (g.cat != Cat::cuda_sync) u.gpu_busy.push_back(iv);
     if (g.cat == Cat::memcpy) {
@@ -271,7 +325,7 @@ std::vector<std::int64_t> count_launches(const TraceRecords& rec, const StepWind
   std::vector<std::int64_t> matched(out.steps.size(), 0);
   const CorrRec* at = rec.corr.begin();  // kernels come mostly in launch order: search from the last match
   hint = 0;
-  for (const auto& g : rec.gpu) {
+  for (const auto* rows : rec.gpu_parts()) for (const auto& g : *rows) {
     if (g.cat != Cat::kernel || g.correlation < 0) continue;
     const CorrRec* it = partition_point_from(rec.corr.begin(), rec.corr.end(), at,
                                              [v = g.correlation](const CorrRec& c) { return c.correlation < v; });
@@ -391,7 +445,7 @@ void summarize_gpu(const TraceRecords& rec, const StepWindows& w, const GpuTotal
   }
   double h2d_dur = 0, d2h_dur = 0;
   std::size_t hint = 0;
-  for (const auto& r : rec.gpu) {
+  for (const auto* rows : rec.gpu_parts()) for (const auto& r : *rows) {
     if (r.cat != Cat::memcpy) continue;
     if (!w.in_complete_step(r.ts, hint)) continue;
     if (r.dir == CopyDir::htod) {
@@ -433,6 +487,9 @@ void sort_thread(TraceRecords& rec, std::size_t t) {
   auto order = [](const CpuRec& a, const CpuRec& b) { return nests_before(a, b); };
   sort_nearly_sorted(rec.cpu[t].data(), rec.cpu[t].size(), order);
   sort_nearly_sorted(rec.runtime[t].data(), rec.runtime[t].size(), order);
+  for (auto* later : {&rec.cpu_later[t], &rec.runtime_later[t]}) {
+    for (auto& v : *later) sort_nearly_sorted(v.data(), v.size(), order);
+  }
 }
 
 void sort_correlations(TraceRecords& rec) {
@@ -449,7 +506,7 @@ void rank_top_ops(TraceRecords& rec, const StepWindows& w, TraceSummary& sum) {
   for (std::size_t t = 0; t < rec.cpu.size(); ++t) {
     sort_thread(rec, t);
     std::size_t hint = 0;
-    walk_nesting(rec.cpu[t], rec.runtime[t], [&](const CpuRec& c, double child) {
+    walk_nesting({rec.cpu[t], rec.cpu_later[t]}, {rec.runtime[t], rec.runtime_later[t]}, [&](const CpuRec& c, double child) {
       if (!c.op) return;
       if (!w.in_complete_step(c.ts, hint)) return;
       auto& op = ops[c.name];

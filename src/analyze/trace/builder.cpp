@@ -125,21 +125,29 @@ void RecordBuilder::append(RecordBuilder& later) {
   move_pod(out_.dataloader, b.dataloader);
   move_pod(out_.optimizer, b.optimizer);
   move_pod(out_.cpu_copy, b.cpu_copy);
-  move_pod(out_.gpu, b.gpu);
+  if (!b.gpu.empty()) out_.gpu_later.push_back(std::move(b.gpu));  // handed over, not copied
+  for (auto& later : b.gpu_later) out_.gpu_later.push_back(std::move(later));
+  b.gpu = PodVector<GpuRec>();
+  b.gpu_later.clear();
   move_pod(out_.corr, b.corr);
   move_pod(out_.launches, b.launches);
   move_pod(out_.syncs, b.syncs);
-  std::size_t rows = b.gpu.size() + b.corr.size();
+  std::size_t rows = b.corr.size();
   for (std::size_t t = 0; t < b.cpu.size(); ++t) {
     rows += b.cpu[t].size() + b.runtime[t].size();
-    jobs.push_back({(b.cpu[t].size() + b.runtime[t].size()) * sizeof(CpuRec), [this, &b, &name_map, &dest, t] {
-                      for (auto* part : {&b.cpu[t], &b.runtime[t]}) {
-                        for (auto& r : *part) r.name = name_map[r.name];
-                      }
-                      out_.cpu[dest[t]].append(b.cpu[t].data(), b.cpu[t].size());
-                      out_.runtime[dest[t]].append(b.runtime[t].data(), b.runtime[t].size());
-                      b.cpu[t] = PodVector<CpuRec>();
-                      b.runtime[t] = PodVector<CpuRec>();
+    // A thread's rows are renamed in place and handed over as arrays of their own, after the ones
+    // it has: no copy (TraceRecords::cpu_later).
+    jobs.push_back({(b.cpu[t].size() + b.runtime[t].size()) * sizeof(CpuRec) / 4, [this, &b, &name_map, &dest, t] {
+                      auto hand_over = [&name_map](PodVector<CpuRec>& rows, std::vector<PodVector<CpuRec>>& to) {
+                        if (rows.empty()) return;
+                        for (auto& r : rows) r.name = name_map[r.name];
+                        to.push_back(std::move(rows));
+                        rows = PodVector<CpuRec>();
+                      };
+                      hand_over(b.cpu[t], out_.cpu_later[dest[t]]);
+                      for (auto& rows : b.cpu_later[t]) hand_over(rows, out_.cpu_later[dest[t]]);
+                      hand_over(b.runtime[t], out_.runtime_later[dest[t]]);
+                      for (auto& rows : b.runtime_later[t]) hand_over(rows, out_.runtime_later[dest[t]]);
                     }});
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& x, const Job& y) { return x.bytes > y.bytes; });

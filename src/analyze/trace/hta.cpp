@@ -45,10 +45,10 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
   std::vector<Interval> all, comp, comm;
   // Room up front for every row each list can take (the counts kept while reading), made present in
   // one step each: no copies while they grow, no page fault per page.
-  reserve_present(all, rec.gpu.size());
+  reserve_present(all, rec.gpu_rows());
   reserve_present(comp, static_cast<std::size_t>(rec.n_compute_rows));
   reserve_present(comm, static_cast<std::size_t>(rec.n_comm_rows));
-  for (const auto& g : rec.gpu) {
+  for (const auto* rows : rec.gpu_parts()) for (const auto& g : *rows) {
     if (g.stream == -1) continue;  // G = rows with stream != -1
     if (filter) {
       bool keep = g.hta_gpu ? (g.correlation == -1 || launched_before_last(g.correlation)) : rts(g.ts) < last_start;

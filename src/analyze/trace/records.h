@@ -67,7 +67,15 @@ struct TraceRecords {
   // By thread (index = interned (pid, tid)): CPU ops and annotations, and runtime calls apart, as
   // Kineto writes them in two sections, each almost in time order.
   std::vector<PodVector<CpuRec>> cpu, runtime;
+  // By thread, the same rows of the parts read after the first (parallel reading), one array per
+  // part in file order: the merge hands the parts' arrays over instead of copying them (the copy
+  // and its fresh pages were most of the merge's cost). The top operators walk a thread's arrays
+  // merged on the fly, which orders them as one sorted array would (sort_records).
+  std::vector<std::vector<PodVector<CpuRec>>> cpu_later, runtime_later;
   PodVector<GpuRec> gpu;
+  // The GPU rows of the parts read after the first, one array per part in file order (handed over
+  // by the merge like cpu_later; every use of the GPU rows is a pass in file order: gpu_parts()).
+  std::vector<PodVector<GpuRec>> gpu_later;
   PodVector<CorrRec> corr;
   PodVector<Span> launches;  // launch runtime calls (for the launch count per step)
   PodVector<SyncRec> syncs;
@@ -86,11 +94,24 @@ struct TraceRecords {
   std::optional<std::int64_t> rank, world_size;
   std::optional<double> base_time_ns;  // baseTimeNanoseconds: the clock that ts values are relative to
   std::vector<std::string> devices;
+  // The GPU rows in file order: `gpu`, then the arrays of later parts.
+  [[nodiscard]] std::vector<const PodVector<GpuRec>*> gpu_parts() const {
+    std::vector<const PodVector<GpuRec>*> v{&gpu};
+    for (const auto& later : gpu_later) v.push_back(&later);
+    return v;
+  }
+  [[nodiscard]] std::size_t gpu_rows() const {
+    std::size_t n = gpu.size();
+    for (const auto& later : gpu_later) n += later.size();
+    return n;
+  }
   // A thread's two record arrays (CPU ops, runtime calls), appended at index cpu.size(), with the
   // pages the other arrays take.
   void add_thread() {
     cpu.emplace_back();
     runtime.emplace_back();
+    cpu_later.emplace_back();
+    runtime_later.emplace_back();
     if (!huge_pages) {
       cpu.back().small_pages();
       runtime.back().small_pages();
@@ -120,7 +141,8 @@ struct StepFilter {
 // CPU ops and runtime calls by start, enclosing first), stably. The records of a trace read in parts
 // are sorted part by part on the parts' threads: the merge then appends sorted runs, which
 // analyze_records sorts again in one linear pass with the same result (a stable sort of sorted runs
-// in file order orders equal records as a stable sort of the whole does).
+// in file order orders equal records as a stable sort of the whole does), or keeps them apart
+// (cpu_later, runtime_later) for a stable merge on the fly, which gives that order too.
 void sort_records(TraceRecords& rec);
 
 // Steps, summary and notes of one rank from its records (records are sorted in place). With

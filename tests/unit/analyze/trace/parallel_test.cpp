@@ -48,8 +48,10 @@ std::vector<std::string> names(bool cutter_traps) {
 }
 
 // A Kineto (or legacy) trace of `steps` steps on two CPU threads (one with string ids) and one
-// GPU stream, with kernels, copies, runtime calls, memory instants, flows and metadata.
-std::string make_trace(int steps, bool cutter_traps, bool legacy) {
+// GPU stream, with kernels, copies, runtime calls, memory instants, flows and metadata. With
+// `late_enclosing`, each step also has an op that encloses the step's ops on thread 1 but is written
+// after them (as a profiler writes an op that ends last), so a cut can fall between them.
+std::string make_trace(int steps, bool cutter_traps, bool legacy, bool late_enclosing = false) {
   const auto ns = names(cutter_traps);
   std::string s = legacy ? "[\n" : R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100"}, {"id": 1, "name": "NVIDIA A100"}],
   "traceEvents": [
@@ -95,6 +97,11 @@ std::string make_trace(int steps, bool cutter_traps, bool legacy) {
       add(buf);
       ++corr;
     }
+    if (late_enclosing) {
+      std::snprintf(buf, sizeof buf, R"({"ph": "X", "cat": "cpu_op", "name": "aten::outer", "pid": 1, "tid": 1, "ts": %.3f, "dur": 8000})",
+                    t0 + 500);
+      add(buf);
+    }
     std::snprintf(buf, sizeof buf,
                   R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": %.3f, "dur": 50, "args": {"stream": 7, "correlation": %lld, "bytes": %d}})J",
                   t0 + 300, corr++, 4096 * (k + 1));
@@ -138,6 +145,27 @@ TEST(TraceParallel, PartsOfOneTraceGiveTheOneThreadResult) {
     auto many = must_parallel(analyze_trace_bytes(text, "t.json", parallel(threads, 4096, &parts)));
     EXPECT_EQ(parts, static_cast<std::size_t>(threads)) << "the trace was not read in parts";
     expect_same(one, many);
+  }
+}
+
+// A thread's records of later parts are not copied into the first part's arrays but walked merged
+// on the fly: where a cut leaves an enclosing op in the part after its children, the parts' rows
+// overlap in time, and the walk must still nest them as the one-thread read does.
+TEST(TraceParallel, OpsWrittenAfterTheirChildrenNestAcrossParts) {
+  const std::string text = make_trace(60, false, false, true);
+  auto one = must_parallel(analyze_trace_bytes(text, "t.json"));
+  ASSERT_FALSE(one.summary.top_ops.empty());
+  auto outer = std::find_if(one.summary.top_ops.begin(), one.summary.top_ops.end(),
+                            [](const TraceOp& o) { return o.name == "aten::outer"; });
+  ASSERT_NE(outer, one.summary.top_ops.end());
+  EXPECT_LT(outer->self_us, outer->total_us) << "the late op must enclose the ops written before it";
+  for (int threads : {2, 3, 5, 8, 13, 16}) {
+    for (std::size_t min_part : {1024u, 3000u, 7777u}) {
+      std::size_t parts = 0;
+      auto many = must_parallel(analyze_trace_bytes(text, "t.json", parallel(threads, min_part, &parts)));
+      EXPECT_GT(parts, 1u);
+      expect_same(one, many);
+    }
   }
 }
 
