@@ -1,6 +1,7 @@
 // The per-step breakdown of one rank: where each ProfilerStep's time went, and totals over the
 // complete steps (each share = total time / total step time, never a mean of per-step ratios).
 #include <algorithm>
+#include <atomic>
 #include <future>
 #include <cmath>
 #include <map>
@@ -497,33 +498,81 @@ void sort_correlations(TraceRecords& rec) {
 }
 
 // Top operators by self time, inside the complete steps (sorts each thread's records in place).
-void rank_top_ops(TraceRecords& rec, const StepWindows& w, TraceSummary& sum) {
+// Each CPU thread's ops are summed apart, then the threads' sums are added in thread order: the
+// result does not depend on which worker took which thread, so the threads can be shared by the
+// analysis' two workers (help()) and still give the one-worker figures to the last bit.
+class TopOps {
+ public:
+  TopOps(TraceRecords& rec, const StepWindows& w) : rec_(rec), w_(w), sums_(rec.cpu.size()) {
+    for (std::size_t t = 0; t < rec.cpu.size(); ++t) {
+      std::size_t rows = rec.cpu[t].size() + rec.runtime[t].size();
+      for (const auto& v : rec.cpu_later[t]) rows += v.size();
+      for (const auto& v : rec.runtime_later[t]) rows += v.size();
+      if (rows > 0) order_.emplace_back(rows, t);
+    }
+    // The largest threads first: the two workers then end close together.
+    std::stable_sort(order_.begin(), order_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  }
+  // Takes threads until none is left; any number of workers may call it at once.
+  void help() {
+    std::vector<Acc> acc;  // by interned name id, for the thread at hand
+    std::vector<std::uint32_t> seen;
+    for (std::size_t k = next_.fetch_add(1); k < order_.size(); k = next_.fetch_add(1)) {
+      const std::size_t t = order_[k].second;
+      if (acc.empty()) acc.resize(rec_.names.size());
+      sort_thread(rec_, t);
+      std::size_t hint = 0;
+      walk_nesting({rec_.cpu[t], rec_.cpu_later[t]}, {rec_.runtime[t], rec_.runtime_later[t]}, [&](const CpuRec& c, double child) {
+        if (!c.op) return;
+        if (!w_.in_complete_step(c.ts, hint)) return;
+        auto& op = acc[c.name];
+        if (op.calls == 0) seen.push_back(c.name);
+        ++op.calls;
+        op.total_us += c.end - c.ts;
+        op.self_us += std::max(0.0, c.end - c.ts - child);
+      });
+      auto& out = sums_[t];
+      out.reserve(seen.size());
+      for (std::uint32_t id : seen) {
+        out.emplace_back(id, acc[id]);
+        acc[id] = Acc{};
+      }
+      seen.clear();
+    }
+  }
+  // Once every worker is done: the ten operators with the most self time.
+  [[nodiscard]] std::vector<TraceOp> result() const {
+    std::vector<Acc> ops(rec_.names.size());
+    for (const auto& thread : sums_) {
+      for (const auto& [id, a] : thread) {
+        ops[id].calls += a.calls;
+        ops[id].total_us += a.total_us;
+        ops[id].self_us += a.self_us;
+      }
+    }
+    std::vector<TraceOp> top;
+    for (std::size_t id = 0; id < ops.size(); ++id) {
+      if (ops[id].calls == 0) continue;
+      top.push_back({rec_.names[id], ops[id].calls, ops[id].self_us, ops[id].total_us});
+    }
+    std::sort(top.begin(), top.end(), [](const TraceOp& a, const TraceOp& b) {
+      return a.self_us != b.self_us ? a.self_us > b.self_us : a.name < b.name;
+    });
+    if (top.size() > kTopOps) top.resize(kTopOps);
+    return top;
+  }
+
+ private:
   struct Acc {
     std::int64_t calls = 0;
     double total_us = 0, self_us = 0;
   };
-  std::vector<Acc> ops(rec.names.size());  // by interned name id
-  for (std::size_t t = 0; t < rec.cpu.size(); ++t) {
-    sort_thread(rec, t);
-    std::size_t hint = 0;
-    walk_nesting({rec.cpu[t], rec.cpu_later[t]}, {rec.runtime[t], rec.runtime_later[t]}, [&](const CpuRec& c, double child) {
-      if (!c.op) return;
-      if (!w.in_complete_step(c.ts, hint)) return;
-      auto& op = ops[c.name];
-      ++op.calls;
-      op.total_us += c.end - c.ts;
-      op.self_us += std::max(0.0, c.end - c.ts - child);
-    });
-  }
-  for (std::size_t id = 0; id < ops.size(); ++id) {
-    if (ops[id].calls == 0) continue;
-    sum.top_ops.push_back({rec.names[id], ops[id].calls, ops[id].self_us, ops[id].total_us});
-  }
-  std::sort(sum.top_ops.begin(), sum.top_ops.end(), [](const TraceOp& a, const TraceOp& b) {
-    return a.self_us != b.self_us ? a.self_us > b.self_us : a.name < b.name;
-  });
-  if (sum.top_ops.size() > kTopOps) sum.top_ops.resize(kTopOps);
-}
+  TraceRecords& rec_;
+  const StepWindows& w_;
+  std::vector<std::pair<std::size_t, std::size_t>> order_;              // (rows, thread)
+  std::atomic<std::size_t> next_{0};                                    // the next entry of order_ to take
+  std::vector<std::vector<std::pair<std::uint32_t, Acc>>> sums_;        // by thread: (name id, sums)
+};
 
 }  // namespace
 
@@ -542,12 +591,14 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
   const StepWindows& w = *windows;
   // From here on the GPU and correlation rows are only read. HTA's breakdown (GPU and correlation
   // rows) and the top operators (the only user of the CPU and runtime rows, which it sorts) can
-  // then run on a second thread beside the rest, each into its own result.
+  // then run on a second thread beside the rest, each into its own result; this thread takes its
+  // share of the top operators' CPU threads when done with the rest.
   sort_correlations(rec);
-  auto side_work = [&rec, &w] {
+  TopOps top(rec, w);
+  auto side_work = [&rec, &top] {
     TraceSummary side;
     side.hta = hta_breakdown(rec);
-    rank_top_ops(rec, w, side);
+    top.help();
     return side;
   };
   std::future<TraceSummary> side;
@@ -560,9 +611,10 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
   const GpuTotals g = sum_complete_steps(rec, w, u, has_gpu, out);
   summarize_gpu(rec, w, g, has_gpu, out);
   summarize_memory(rec, out.summary);
+  if (side.valid()) top.help();  // the threads the second worker has not taken yet
   TraceSummary done = side.valid() ? side.get() : side_work();
   out.summary.hta = std::move(done.hta);
-  out.summary.top_ops = std::move(done.top_ops);
+  out.summary.top_ops = top.result();
   return true;
 }
 
