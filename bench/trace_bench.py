@@ -2,7 +2,7 @@
 """plumb trace throughput, thread speed-up and peak memory against Python's json module.
 
     bench/trace_bench.py --plumb build/release/plumb [--seeds kernel,cpu,nccl] [--size-mb 300]
-                         [--runs 5] [--threads 2] [--check] [--gzip]
+                         [--runs 5] [--threads 2] [--check] [--gzip] [--ceiling]
 
 For each seed trace (a real Kineto trace; the defaults: a kernel-heavy ResNet-50 run, a
 CPU-operator-heavy MTIA inference run and an 8x A100 NCCL training rank, all in
@@ -16,6 +16,9 @@ the page cache before each run:
   3. python3 -c 'import json; json.load(open(BIG))'   (--baseline-runs; 0 skips it)
   4. with --check: bench/trace_reference.py --check on plumb's JSON (worst difference, pp)
   5. with --gzip: plumb trace BIG.gz --threads 1 (MB/s of uncompressed JSON, inflate included)
+  6. with --ceiling: N one-thread runs at once, interleaved with 1. and 2.: N x the one-thread wall
+     over theirs is the speed-up N independent reads get on this machine (what the CPUs, memory
+     and hypervisor allow), the ceiling for 2.
 and prints one table row per seed. The big files are deleted afterwards unless --keep.
 """
 import argparse
@@ -132,15 +135,30 @@ def median_runs(cmd, n, path):
     return summary(runs)
 
 
-def paired_runs(cmds, n, path):
+def at_once(cmd, n):
+    """Wall seconds until the last of n copies of cmd, started together, has ended."""
+    t0 = time.monotonic()
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(n)]
+    for p in procs:
+        if p.wait() not in (0, 1):
+            raise SystemExit("command failed (%d): %s" % (p.returncode, " ".join(cmd)))
+    return time.monotonic() - t0
+
+
+def paired_runs(cmds, n, path, together=None):
     """n runs of each command, interleaved (a b a b ...), the file warmed before each: a drift of
-    the machine during the series then moves every command alike."""
+    the machine during the series then moves every command alike. With together = (cmd, k), each
+    round also times k copies of cmd at once (at_once); their walls come last."""
     runs = [[] for _ in cmds]
+    walls = []
     for _ in range(n):
         for i, cmd in enumerate(cmds):
             warm(path)
             runs[i].append(timed(cmd))
-    return [summary(r) for r in runs]
+        if together:
+            warm(path)
+            walls.append(at_once(*together))
+    return [summary(r) for r in runs] + ([walls] if together else [])
 
 
 def reference_check(a, big):
@@ -164,14 +182,21 @@ def bench_seed(a, label, seed):
     print("== %s: %s (%.1f MB, %d copies of %s)" % (label, big, mb, copies, os.path.basename(seed)), flush=True)
     row = {"label": label, "seed": os.path.basename(seed), "mb": mb}
     try:
-        one, many = paired_runs([[a.plumb, "trace", big, "-f", "json", "--threads", "1"],
-                                 [a.plumb, "trace", big, "-f", "json", "--threads", str(a.threads)]], a.runs, big)
+        one_cmd = [a.plumb, "trace", big, "-f", "json", "--threads", "1"]
+        res = paired_runs([one_cmd, [a.plumb, "trace", big, "-f", "json", "--threads", str(a.threads)]], a.runs, big,
+                          (one_cmd, a.threads) if a.ceiling else None)
+        one, many = res[0], res[1]
         row.update(one=one, many=many)
-        print("plumb --threads 1   cpu %6.2f s (min %.2f, max %.2f) = %7.1f MB/s   wall %6.2f s   peak RSS %6.1f MB (%.3f x file)" % (
+        print("plumb --threads 1   cpu %6.3f s (min %.3f, max %.3f) = %7.1f MB/s   wall %6.3f s   peak RSS %6.1f MB (%.3f x file)" % (
             one["cpu"], one["cpu_min"], one["cpu_max"], mb / one["cpu"], one["wall"], one["rss"], one["rss"] / mb))
-        print("plumb --threads %-3d cpu %6.2f s   wall %6.2f s (runs %s)   speed-up %.2f x   peak RSS %6.1f MB (%.3f x file)" % (
-            a.threads, many["cpu"], many["wall"], " ".join("%.2f" % w for w in many["walls"]), one["wall"] / many["wall"],
+        print("plumb --threads %-3d cpu %6.3f s   wall %6.3f s (runs %s)   speed-up %.2f x   peak RSS %6.1f MB (%.3f x file)" % (
+            a.threads, many["cpu"], many["wall"], " ".join("%.3f" % w for w in many["walls"]), one["wall"] / many["wall"],
             many["rss"], many["rss"] / mb), flush=True)
+        if a.ceiling:
+            together = statistics.median(res[2])
+            row["ceiling"] = a.threads * one["wall"] / together
+            print("%d x --threads 1 at once   wall %6.3f s (runs %s)   ceiling %.2f x" % (
+                a.threads, together, " ".join("%.3f" % w for w in res[2]), row["ceiling"]), flush=True)
         if a.baseline_runs > 0:
             js = median_runs([a.python, "-c", "import json,sys; json.load(open(sys.argv[1]))", big], a.baseline_runs, big)
             row["json"] = js
@@ -231,6 +256,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--check", action="store_true", help="compare with bench/trace_reference.py")
     ap.add_argument("--gzip", action="store_true", help="also time the gzip-compressed trace")
+    ap.add_argument("--ceiling", action="store_true", help="also time --threads 1 runs, as many as --threads, at once")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--dir", default=tempfile.gettempdir())
     ap.add_argument("--keep", action="store_true")
@@ -242,12 +268,13 @@ def main():
     for s in a.seeds.split(","):
         rows.append(bench_seed(a, s if s in SEEDS else os.path.basename(s), os.path.join(CORPUS, SEEDS[s]) if s in SEEDS else s))
     print()
-    print("| trace | MB | CPU MB/s, 1 thread | wall speed-up, %d threads | peak RSS / file (1 / %d threads) | vs json.load (CPU) | reference |" % (a.threads, a.threads))
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print("| trace | MB | CPU MB/s, 1 thread | wall speed-up, %d threads | ceiling | peak RSS / file (1 / %d threads) | vs json.load (CPU) | reference |" % (a.threads, a.threads))
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         one, many = r["one"], r["many"]
-        print("| %s (%s) | %.0f | %.0f | %.2f× | %.3f / %.3f | %s | %s |" % (
-            r["label"], r["seed"], r["mb"], r["mb"] / one["cpu"], one["wall"] / many["wall"], one["rss"] / r["mb"],
+        print("| %s (%s) | %.0f | %.0f | %.2f× | %s | %.3f / %.3f | %s | %s |" % (
+            r["label"], r["seed"], r["mb"], r["mb"] / one["cpu"], one["wall"] / many["wall"],
+            "%.2f×" % r["ceiling"] if "ceiling" in r else "-", one["rss"] / r["mb"],
             many["rss"] / r["mb"], "%.1f×" % (r["json"]["cpu"] / one["cpu"]) if "json" in r else "-",
             "%.3f pp" % r["check"] if "check" in r else "-"))
     if any("gzip" in r for r in rows):
