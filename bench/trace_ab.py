@@ -10,8 +10,9 @@ speed-up of the round is the mean of the two one-thread walls over the N-thread 
 within a round moves both sides alike. Prints, per trace and build, the medians of the walls and
 CPU times (user + system, from wait4) and of the rounds' speed-ups. The traces are read through
 once first so that they come from the page cache (bench/trace_bench.py builds large ones).
---read-through yes reads the trace through before every run, as trace_bench.py does; both
-measures each build both ways in every round.
+--before says what comes just before every run, a comma-separated list measured side by side in
+every round: nothing (runs back to back), read-through (the trace read through, as trace_bench.py
+does), sleep (100 ms idle), busy (100 ms of one CPU spinning).
 """
 import argparse
 import os
@@ -38,17 +39,26 @@ def read_through(path):
             pass
 
 
+def busy():
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 0.1:
+        pass
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plumb", action="append", required=True, help="a plumb binary (give two or more)")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--read-through", choices=["no", "yes", "both"], default="no")
+    ap.add_argument("--before", default="nothing", help="comma-separated: nothing, read-through, sleep, busy")
     ap.add_argument("traces", nargs="+")
     a = ap.parse_args()
     print("%s, %d CPUs, load average %s" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count() or 0,
                                             " ".join("%.2f" % x for x in os.getloadavg())), flush=True)
-    ways = {"no": [False], "yes": [True], "both": [False, True]}[a.read_through]
+    ways = a.before.split(",")
+    for w in ways:
+        if w not in ("nothing", "read-through", "sleep", "busy"):
+            raise SystemExit("--before: unknown %r" % w)
     for trace in a.traces:
         read_through(trace)
         rounds = {(b, w): [] for b in a.plumb for w in ways}
@@ -58,13 +68,17 @@ def main():
                     cmd = [b, "trace", trace, "-f", "json", "--threads"]
                     runs = []
                     for t in ("1", str(a.threads), "1"):
-                        if way:
+                        if way == "read-through":
                             read_through(trace)
+                        elif way == "sleep":
+                            time.sleep(0.1)
+                        elif way == "busy":
+                            busy()
                         runs.append(timed(cmd + [t]))
                     (w1, c1), (wn, cn), (w1b, _) = runs
                     rounds[(b, way)].append((w1, wn, w1b, c1, cn))
         for (b, way), r in rounds.items():
-            label = b + (" (read through before each run)" if way else "")
+            label = b + ("" if len(ways) == 1 else " (before each run: %s)" % way)
             med = lambda i: statistics.median(x[i] for x in r) * 1e3
             speedup = statistics.median((x[0] + x[2]) / 2 / x[1] for x in r)
             print("%s  %s  1 thread: wall %.0f ms, cpu %.0f ms   %d threads: wall %.0f ms (runs %s), cpu %.0f ms   speed-up %.3f x" % (

@@ -126,7 +126,7 @@ void RecordBuilder::append(RecordBuilder& later) {
   move_pod(out_.optimizer, b.optimizer);
   move_pod(out_.cpu_copy, b.cpu_copy);
   if (!b.gpu.empty()) out_.gpu_later.push_back(std::move(b.gpu));  // handed over, not copied
-  for (auto& later : b.gpu_later) out_.gpu_later.push_back(std::move(later));
+  for (auto& rows : b.gpu_later) out_.gpu_later.push_back(std::move(rows));
   b.gpu = PodVector<GpuRec>();
   b.gpu_later.clear();
   move_pod(out_.corr, b.corr);
