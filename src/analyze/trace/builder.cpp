@@ -127,8 +127,7 @@ void RecordBuilder::append(RecordBuilder& later) {
   move_pod(out_.cpu_copy, b.cpu_copy);
   if (!b.gpu.empty()) out_.gpu_later.push_back(std::move(b.gpu));  // handed over, not copied
   for (auto& rows : b.gpu_later) out_.gpu_later.push_back(std::move(rows));
-  b.gpu = PodVector<GpuRec>();
-  b.gpu_later.clear();
+  b.gpu_later.clear();  // a moved-from PodVector is empty
   move_pod(out_.corr, b.corr);
   move_pod(out_.launches, b.launches);
   move_pod(out_.syncs, b.syncs);
@@ -142,7 +141,6 @@ void RecordBuilder::append(RecordBuilder& later) {
                         if (rows.empty()) return;
                         for (auto& r : rows) r.name = name_map[r.name];
                         to.push_back(std::move(rows));
-                        rows = PodVector<CpuRec>();
                       };
                       hand_over(b.cpu[t], out_.cpu_later[dest[t]]);
                       for (auto& rows : b.cpu_later[t]) hand_over(rows, out_.cpu_later[dest[t]]);

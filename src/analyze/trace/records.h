@@ -118,7 +118,8 @@ struct TraceRecords {
     }
   }
   // Small pages for every record array, those of threads added later included (PodVector::small_pages):
-  // for the records of a part read on its own thread, which live until the merge only.
+  // for the records of a part read on its own thread, written once and read once (by the merge, or
+  // handed over by it to the analysis).
   bool huge_pages = true;
   void small_pages() {
     huge_pages = false;
