@@ -18,6 +18,7 @@
 #include "analyze/trace/builder.h"
 #include "analyze/trace/event_parse.h"
 #include "collect/cgroup.h"
+#include "core/background.h"
 
 namespace plumb::trace {
 
@@ -216,7 +217,6 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
     into.append(parts[k]->pipe->builder());
     for (const auto& [key, value] : parts[k]->pipe->headers()) into.on_header(key, value);
     batches += (*parts[k]->stats)->batches;
-    parts[k].reset();  // its records now live in the first part's
   }
   c.stats = **parts[0]->stats;
   c.stats.bytes = size;
@@ -226,6 +226,9 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
   c.events = into.events();
   c.parts = parts.size();
   c.rec = std::move(parts[0]->rec);
+  // The parts' readers (parser buffers, the later parts' emptied arrays) are freed on another
+  // thread while this one analyses the records.
+  release_in_background(std::move(parts));
   return true;
 }
 
@@ -278,7 +281,11 @@ Result<TraceRank> analyze_trace_random_access(const RandomAccess& ra, const std:
     Collected c;
     if (opt.threads > 1 && read_parts(ra, name, opt, c)) {
       if (opt.parts_read != nullptr) *opt.parts_read = c.parts;
-      return analyze_collected(c, name, opt, start);
+      auto r = analyze_collected(c, name, opt, start);
+      // Unmapping the records takes milliseconds of system time: on a run given several threads it
+      // is done on another one while this one reports (docs/performance-trace.md).
+      release_in_background(std::move(c));
+      return r;
     }
   }
   Collected c;
