@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "collect/pid_status.h"
 #include "collect/process.h"
 #include "collect/pyenv.h"
 #include "core/registry.h"
@@ -216,7 +217,75 @@ Result<FrameworkFacts> parse_probe_output(std::string_view text, const std::stri
 }
 
 
+Result<std::optional<ProbeIdentity>> probe_identity(std::string_view status_text, unsigned plumb_euid) {
+  PidStatus st = parse_pid_status(status_text);
+  // "Uid:\treal\teffective\tsaved\tfs" (proc(5)); the real ids are whose process it is.
+  auto first_id = [&](const char* key) -> std::optional<unsigned> {
+    auto it = st.fields.find(key);
+    if (it == st.fields.end()) return std::nullopt;
+    auto words = split_ws(it->second);
+    if (words.empty()) return std::nullopt;
+    auto v = parse_int(words[0]);
+    if (!v || *v < 0 || *v > 0xFFFFFFFELL) return std::nullopt;
+    return static_cast<unsigned>(*v);
+  };
+  auto uid = first_id("Uid");
+  auto gid = first_id("Gid");
+  if (!uid || !gid) return make_error(ErrorKind::invalid, "no Uid or Gid line");
+  if (plumb_euid != 0 || *uid == 0) return std::optional<ProbeIdentity>();
+  ProbeIdentity id;
+  id.uid = *uid;
+  id.gid = *gid;
+  if (auto it = st.fields.find("Groups"); it != st.fields.end()) {
+    for (const auto& w : split_ws(it->second)) {
+      auto g = parse_int(w);
+      if (!g || *g < 0 || *g > 0xFFFFFFFELL) return make_error(ErrorKind::invalid, "a Groups entry is not a number: " + std::string(w));
+      id.groups.push_back(static_cast<unsigned>(*g));
+    }
+  }
+  return std::optional<ProbeIdentity>(std::move(id));
+}
+
+namespace {
+
+ProbeTarget choose_interpreter_for(const Context& ctx);
+
+}  // namespace
+
 ProbeTarget choose_interpreter(const Context& ctx) {
+  ProbeTarget t = choose_interpreter_for(ctx);
+  if (t.interpreter.empty() || ctx.pid <= 0 || !ctx.root.is_live() || ::geteuid() != 0) return t;
+  const std::string status = ctx.proc_dir() + "/status";
+  auto refuse = [&](const std::string& why) {
+    t.not_run = why + "; plumb runs as root and runs no other user's interpreter and environment as root";
+    t.interpreter.clear();
+    return t;
+  };
+  auto text = ctx.root.read(status);
+  if (!text) return refuse("cannot tell whose process pid " + std::to_string(ctx.pid) + " is: " + text.error().message);
+  auto id = probe_identity(*text, 0);
+  if (!id) return refuse(status + ": " + id.error().message);
+  if (!id->has_value()) return t;
+  ProbeIdentity who = std::move(**id);
+  for (const char* p : {"/usr/bin/setpriv", "/bin/setpriv"}) {
+    if (::access(p, X_OK) == 0) {
+      who.setpriv = p;
+      break;
+    }
+  }
+  if (who.setpriv.empty()) {
+    return refuse("pid " + std::to_string(ctx.pid) + " belongs to uid " + std::to_string(who.uid) +
+                  " and setpriv (util-linux), which would run the probe as that user, is not installed; run plumb as "
+                  "that user");
+  }
+  t.chosen_by += ", run as uid " + std::to_string(who.uid);
+  t.run_as = std::move(who);
+  return t;
+}
+
+namespace {
+
+ProbeTarget choose_interpreter_for(const Context& ctx) {
   ProbeTarget t;
   if (!ctx.python.empty()) {
     t.interpreter = ctx.python;
@@ -281,6 +350,8 @@ ProbeTarget choose_interpreter(const Context& ctx) {
   return t;
 }
 
+}  // namespace
+
 namespace {
 
 RunOptions probe_options(const ProbeTarget& target, std::chrono::milliseconds timeout) {
@@ -303,7 +374,6 @@ RunOptions probe_options(const ProbeTarget& target, std::chrono::milliseconds ti
   return opts;
 }
 
-std::vector<std::string> probe_argv(const ProbeTarget& target) { return {target.interpreter, "-c", python_probe_script()}; }
 
 // The run's outcome as facts: a missing interpreter, a timeout, a crash and garbage all become
 // missing facts with the reason.
@@ -369,6 +439,19 @@ std::optional<Prestarted> take_prestarted(const Context& ctx) {
 }
 
 }  // namespace
+
+std::vector<std::string> probe_argv(const ProbeTarget& target) {
+  std::vector<std::string> argv;
+  if (target.run_as) {
+    const ProbeIdentity& w = *target.run_as;
+    std::string groups;
+    for (unsigned g : w.groups) groups += (groups.empty() ? "" : ",") + std::to_string(g);
+    argv = {w.setpriv, "--reuid=" + std::to_string(w.uid), "--regid=" + std::to_string(w.gid),
+            groups.empty() ? std::string("--clear-groups") : "--groups=" + groups, "--"};
+  }
+  argv.insert(argv.end(), {target.interpreter, "-c", python_probe_script()});
+  return argv;
+}
 
 FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::milliseconds timeout) {
   if (target.interpreter.empty()) return probe_not_run(target.not_run.empty() ? "no interpreter" : target.not_run);

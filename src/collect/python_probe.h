@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "collect/process.h"
 #include "core/context.h"
@@ -35,12 +36,29 @@ FrameworkFacts probe_not_run(const std::string& why, const std::string& source =
 std::string probe_source(const std::string& interpreter);
 
 // Which interpreter to run and with which environment.
+// The user a probe runs as when it is not plumb's: with --pid, plumb running as root and the target
+// process belonging to another user, the probe runs that user's interpreter with that user's
+// environment (PYTHONPATH, LD_PRELOAD...) and so runs under that user's ids (setpriv(1)), never as root.
+struct ProbeIdentity {
+  unsigned uid = 0;
+  unsigned gid = 0;
+  std::vector<unsigned> groups;  // supplementary groups ("Groups:"), as the target has them
+  std::string setpriv;           // the util-linux program that switches to them
+};
+// The target's real uid, gid and groups from its /proc/N/status text when plumb's effective uid
+// `plumb_euid` is 0 and the target's real uid is not; nullopt when no switch is needed. An error when
+// the text names no uid or gid.
+Result<std::optional<ProbeIdentity>> probe_identity(std::string_view status_text, unsigned plumb_euid);
+
 struct ProbeTarget {
   std::string interpreter;   // path or a name looked up on PATH; empty: do not run
   std::string chosen_by;     // "--python" | "pid 1234 (/proc/1234/exe)" | "python3 on PATH"
   std::string not_run;       // why nothing runs (fixture root without --python)
   std::optional<std::map<std::string, std::string>> env;  // the target process's environment (--pid)
+  std::optional<ProbeIdentity> run_as;                    // see ProbeIdentity
 };
+// The probe's command line: the interpreter with the probe script, behind setpriv when run_as is set.
+std::vector<std::string> probe_argv(const ProbeTarget& target);
 // --python wins; with --pid the target's interpreter (argv[0] when it is a python path, else
 // /proc/N/exe, else $VIRTUAL_ENV/bin/python) and its environment; otherwise python3 on PATH.
 // A fixture --root without --python runs nothing: a fixture tree has no interpreter.

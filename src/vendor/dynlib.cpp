@@ -3,10 +3,13 @@
 
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <cstdlib>
 #include <optional>
+#include <system_error>
 
 namespace plumb::dynlib {
 
@@ -17,16 +20,16 @@ Result<Library> open(const std::string& path_or_name) {
     if (::stat(path_or_name.c_str(), &st) != 0) {
       int e = errno;
       return make_error(e == ENOENT || e == ENOTDIR ? ErrorKind::absent : e == EACCES ? ErrorKind::denied : ErrorKind::io,
-                        path_or_name + " not found (" + std::strerror(e) + ")");
+                        path_or_name + " not found (" + std::system_category().message(e) + ")");
     }
     if (!S_ISREG(st.st_mode)) {
       return make_error(ErrorKind::invalid, path_or_name + " is not a regular file, not a shared library");
     }
   }
-  ::dlerror();
+  ::dlerror();  // NOLINT(concurrency-mt-unsafe): glibc keeps dlerror state per thread
   void* h = ::dlopen(path_or_name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (h == nullptr) {
-    const char* e = ::dlerror();
+    const char* e = ::dlerror();  // NOLINT(concurrency-mt-unsafe): per thread in glibc
     std::string why = e != nullptr ? e : "unknown dlopen error";
     if (why.find("No such file") != std::string::npos) {
       return make_error(ErrorKind::absent, path_or_name + " not found (" + why + ")");
@@ -48,6 +51,53 @@ Result<Library> open_first(std::initializer_list<std::string> names) {
   if (refused) return *refused;
   if (first) return *first;
   return make_error(ErrorKind::invalid, "no library name given");
+}
+
+namespace {
+
+// Why `st` (of `what`) may not be trusted by `uid`; empty when it may.
+std::string untrusted(const std::string& what, const struct stat& st, unsigned uid) {
+  if (st.st_uid != 0 && st.st_uid != uid) return what + " is owned by uid " + std::to_string(st.st_uid);
+  const bool dir = S_ISDIR(st.st_mode);
+  const bool sticky = dir && (st.st_mode & S_ISVTX) != 0;
+  if ((st.st_mode & S_IWOTH) != 0 && !sticky) return what + " is writable by everyone";
+  if ((st.st_mode & S_IWGRP) != 0 && st.st_gid != 0 && !sticky) {
+    return what + " is writable by group " + std::to_string(st.st_gid);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string load_refusal(const std::string& path, unsigned uid) {
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) {
+    const int e = errno;
+    return path + " cannot be resolved (" + std::system_category().message(e) + ")";
+  }
+  std::string real(resolved);
+  std::free(resolved);  // NOLINT(cppcoreguidelines-no-malloc): realpath(3) allocates with malloc
+  struct stat st {};
+  if (::stat(real.c_str(), &st) != 0) {
+    const int e = errno;
+    return real + ": " + std::system_category().message(e);
+  }
+  if (std::string why = untrusted(real, st, uid); !why.empty()) return why;
+  for (std::string dir = real; dir.size() > 1;) {
+    auto slash = dir.rfind('/');
+    dir = slash == 0 ? std::string("/") : dir.substr(0, slash);
+    if (::stat(dir.c_str(), &st) != 0) {
+      const int e = errno;
+      return dir + ": " + std::system_category().message(e);
+    }
+    if (std::string why = untrusted(dir, st, uid); !why.empty()) return why;
+  }
+  return {};
+}
+
+std::string load_refusal_as_root(const std::string& path) {
+  if (::geteuid() != 0) return {};
+  return load_refusal(path, 0);
 }
 
 void* symbol(const Library& lib, const char* name) {

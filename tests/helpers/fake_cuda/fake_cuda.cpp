@@ -36,6 +36,12 @@ FAKE_EXPORT int cudaDriverGetVersion(int* v) {
 FAKE_EXPORT std::size_t cudnnGetVersion() { return CUDNN_VERSION; }
 #elif defined(FAKE_NCCL)
 #include "nccl.h"
+// NCCL's src/init.cc keeps this string in .rodata ("so that running strings on the lib can quickly
+// reveal the version"); plumb reads it without loading the library.
+#define FAKE_STR2(x) #x
+#define FAKE_STR(x) FAKE_STR2(x)
+[[gnu::used]] static const char kFakeNcclVersionString[] =
+    "NCCL version " FAKE_STR(NCCL_MAJOR) "." FAKE_STR(NCCL_MINOR) "." FAKE_STR(NCCL_PATCH) NCCL_SUFFIX "+cuda12.4";
 FAKE_EXPORT int ncclGetVersion(int* v) {
   if (v == nullptr) return 4;  // ncclInvalidArgument
   *v = NCCL_VERSION_CODE;

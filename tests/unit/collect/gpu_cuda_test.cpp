@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 
 #include "collect/gpu_cuda.h"
@@ -219,6 +220,32 @@ TEST(CudaMaps, DeletedMappingsAreFlagged) {
   EXPECT_EQ(m[0], (MappedFile{"/opt/nccl/libnccl.so.2.18.3", true}));
   EXPECT_EQ(m[1], (MappedFile{"/lib/libc.so.6", false}));
   EXPECT_TRUE(parse_proc_maps(std::string("\0\0 / /\n", 7)).empty());
+}
+
+TEST(CudaSearch, NcclsVersionComesFromItsRodataWithoutLoadingIt) {
+  // The fake NCCL library carries NCCL's version string; under a --root tree nothing is loaded, yet
+  // the version is the library's own, not its file name's (which says nothing here).
+  std::ifstream in(cuda_fake_lib("nccl"), std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  ASSERT_FALSE(bytes.empty());
+  CudaScratchRoot r;
+  r.file("/usr/lib/x86_64-linux-gnu/libnccl.so.2", bytes);
+  r.file("/usr/lib/x86_64-linux-gnu/libcudnn.so.9", "not an ELF file");
+  Context ctx;
+  ctx.root = HostRoot(r.dir());
+  CudaStackFacts c = read_cuda_stack(ctx);
+  std::map<std::string, const CudaLibCopy*> by_lib;
+  for (const auto& x : c.copies) by_lib[x.lib] = &x;
+  ASSERT_TRUE(by_lib.count("nccl") && by_lib.count("cudnn"));
+  const CudaLibCopy& n = *by_lib["nccl"];
+  ASSERT_TRUE(n.version.has()) << n.version.why();
+  EXPECT_EQ(*n.version, "2.21.5");
+  ASSERT_TRUE(n.raw_version.has());
+  EXPECT_EQ(*n.raw_version, 22105);
+  EXPECT_EQ(n.version.source, "\"NCCL version 2.21.5+cuda12.4\" in the .rodata of /usr/lib/x86_64-linux-gnu/libnccl.so.2");
+  // Not an ELF file: the file name's major version, as before.
+  ASSERT_TRUE(by_lib["cudnn"]->version.has());
+  EXPECT_EQ(by_lib["cudnn"]->version.source, "file name /usr/lib/x86_64-linux-gnu/libcudnn.so.9");
 }
 
 TEST(CudaSearch, NoPidOrUnreadableMapsSayWhy) {

@@ -206,6 +206,61 @@ TEST(ProbeTarget, FixtureRootRunsNothingWithoutPython) {
   EXPECT_EQ(t.chosen_by, "--python");
 }
 
+TEST(ProbeIdentity, RootSwitchesToTheTargetsRealIds) {
+  const std::string user = "Name:\tpython3\nUid:\t1000\t1000\t1000\t1000\nGid:\t1001\t1001\t1001\t1001\nGroups:\t27 44 1001 \n";
+  auto id = probe_identity(user, 0);
+  ASSERT_TRUE(id) << id.error().message;
+  ASSERT_TRUE(id->has_value());
+  EXPECT_EQ((*id)->uid, 1000u);
+  EXPECT_EQ((*id)->gid, 1001u);
+  EXPECT_EQ((*id)->groups, (std::vector<unsigned>{27, 44, 1001}));
+  // plumb not root, or the target root's own: nothing to switch.
+  EXPECT_FALSE(probe_identity(user, 1000)->has_value());
+  EXPECT_FALSE(probe_identity("Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n", 0)->has_value());
+  // A setuid-root process of user 1000 still runs as 1000 here (the real id says whose it is).
+  auto setuid = probe_identity("Uid:\t1000\t0\t0\t0\nGid:\t1000\t1000\t1000\t1000\nGroups:\n", 0);
+  ASSERT_TRUE(setuid && setuid->has_value());
+  EXPECT_EQ((*setuid)->uid, 1000u);
+  EXPECT_TRUE((*setuid)->groups.empty());
+  EXPECT_FALSE(probe_identity("Name:\tx\n", 0));
+  EXPECT_FALSE(probe_identity("Uid:\tabc\nGid:\t1\n", 0));
+  EXPECT_FALSE(probe_identity("Uid:\t-1\nGid:\t1\n", 0));
+  EXPECT_FALSE(probe_identity("Uid:\t5\nGid:\t5\nGroups:\t1 x\n", 0));
+}
+
+TEST(ProbeIdentity, TheProbeRunsBehindSetprivAsThatUser) {
+  ProbeTarget t = target_of("/usr/bin/python3");
+  t.run_as = ProbeIdentity{1000, 1001, {27, 1001}, "/usr/bin/setpriv"};
+  auto argv = probe_argv(t);
+  ASSERT_GE(argv.size(), 8u);
+  EXPECT_EQ(std::vector<std::string>(argv.begin(), argv.begin() + 7),
+            (std::vector<std::string>{"/usr/bin/setpriv", "--reuid=1000", "--regid=1001", "--groups=27,1001", "--",
+                                      "/usr/bin/python3", "-c"}));
+  t.run_as->groups.clear();
+  EXPECT_EQ(probe_argv(t)[3], "--clear-groups");
+  t.run_as.reset();
+  EXPECT_EQ(probe_argv(t)[0], "/usr/bin/python3");
+}
+
+TEST(ProbeIdentity, AsRootTheProbeReallyRunsAsTheTargetUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "switching users needs root; this test runs as uid " << ::geteuid();
+  if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/setpriv (util-linux) here";
+  // A fake interpreter that answers with the ids it runs under: not probe JSON, so the reason the
+  // probe failed quotes that first line.
+  char tmpl[] = "/tmp/plumb-probe-id-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  const std::string py = dir + "/python3";
+  std::ofstream(py) << "#!/bin/sh\necho \"ids $(id -u) $(id -g) $(id -G)\"\n";
+  ASSERT_EQ(::chmod(py.c_str(), 0755), 0);
+  ProbeTarget t = target_of(py);
+  t.run_as = ProbeIdentity{65534, 65534, {65534, 44}, "/usr/bin/setpriv"};
+  auto f = run_python_probe(t, std::chrono::milliseconds(5000));
+  EXPECT_NE(f.torch.missing.find("ids 65534 65534 65534 44"), std::string::npos) << f.torch.missing;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ProbeTarget, PidThatIsNotPythonFallsBackToPath) {
   Context ctx;  // live root: this test process is the target, and it is not Python
   ctx.pid = static_cast<int>(::getpid());

@@ -73,5 +73,46 @@ TEST(Dynlib, FirstNameThatOpensAndSymbolFallbacks) {
   EXPECT_NE(none.error().message.find("libplumb-no-such-library.so.1"), std::string::npos);
 }
 
+TEST(Dynlib, LoadRefusalFollowsOwnersAndWriteBits) {
+  char tmpl[] = "/tmp/plumb-trust-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string lib = dir + "/libx.so";
+  std::fclose(std::fopen(lib.c_str(), "w"));
+  ASSERT_EQ(::chmod(lib.c_str(), 0644), 0);
+  const unsigned me = ::geteuid();
+  // Owned by this user under /tmp (sticky, writable by everyone: no one else can replace the entry).
+  EXPECT_EQ(dynlib::load_refusal(lib, me), "");
+  ASSERT_EQ(::chmod(lib.c_str(), 0666), 0);
+  EXPECT_EQ(dynlib::load_refusal(lib, me), lib + " is writable by everyone");
+  ASSERT_EQ(::chmod(lib.c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);  // a folder anyone may write, without the sticky bit
+  EXPECT_EQ(dynlib::load_refusal(lib, me), dir + " is writable by everyone");
+  ASSERT_EQ(::chmod(dir.c_str(), 01777), 0);
+  EXPECT_EQ(dynlib::load_refusal(lib, me), "");
+  ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);
+  // A link is judged by what it points to.
+  const std::string link = dir + "/libx.so.1";
+  ASSERT_EQ(::symlink("libx.so", link.c_str()), 0);
+  EXPECT_EQ(dynlib::load_refusal(link, me), "");
+  if (me != 0) {
+    // Seen from root, a file this user owns is another user's.
+    EXPECT_EQ(dynlib::load_refusal(lib, 0), lib + " is owned by uid " + std::to_string(me));
+  } else {
+    ASSERT_EQ(::chown(lib.c_str(), 12345, 0), 0);
+    EXPECT_EQ(dynlib::load_refusal(link, 0), lib + " is owned by uid 12345");
+    EXPECT_EQ(dynlib::load_refusal(lib, 12345), "");  // that user may load its own file
+    ASSERT_EQ(::chown(lib.c_str(), 0, 12345), 0);
+    ASSERT_EQ(::chmod(lib.c_str(), 0664), 0);
+    EXPECT_EQ(dynlib::load_refusal(lib, 0), lib + " is writable by group 12345");
+    ASSERT_EQ(::chown(lib.c_str(), 0, 0), 0);
+    EXPECT_EQ(dynlib::load_refusal(lib, 0), "");  // group root may write: root's own
+  }
+  EXPECT_NE(dynlib::load_refusal(dir + "/missing.so", me).find("cannot be resolved"), std::string::npos);
+  ::unlink(link.c_str());
+  ::unlink(lib.c_str());
+  ::rmdir(dir.c_str());
+}
+
 }  // namespace
 }  // namespace plumb
