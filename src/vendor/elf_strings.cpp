@@ -1,6 +1,8 @@
 // ELF64 section lookup by name; see vendor/elf_strings.h.
 #include "vendor/elf_strings.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace plumb {
@@ -35,7 +37,7 @@ Section section_at(std::string_view table, std::size_t i, std::size_t entsize) {
 
 std::string find_elf_section_string(const ElfReadAt& read, std::string_view section, std::string_view prefix,
                                     const std::function<bool(std::string_view)>& accept, const ElfStringLimits& limits) {
-  if (prefix.empty()) return {};
+  if (prefix.empty() || prefix.size() > limits.max_string) return {};
   auto head = read(0, kEhdrSize);
   if (!head || head->size() != kEhdrSize) return {};
   std::string_view h = *head;
@@ -63,13 +65,22 @@ std::string find_elf_section_string(const ElfReadAt& read, std::string_view sect
     n = n.substr(0, n.find('\0'));
     if (n != section) continue;
     if (s.type == kShtNobits || s.size == 0 || s.size > limits.max_section) return {};
-    auto bytes = read(s.offset, static_cast<std::size_t>(s.size));
-    if (!bytes || bytes->size() != s.size) return {};
-    std::string_view b = *bytes;
-    for (std::size_t at = b.find(prefix); at != std::string_view::npos; at = b.find(prefix, at + 1)) {
-      std::string_view str = b.substr(at, limits.max_string);
-      str = str.substr(0, str.find('\0'));
-      if (accept(str)) return std::string(str);
+    // In windows of 64 KiB (NCCL's .rodata is 217 KB): one buffer's pages, reused, rather than the
+    // whole section's fresh ones. Each window reaches max_string past its end, so a string that
+    // starts inside it is whole; a match is taken from the window it starts in.
+    constexpr std::uint64_t kWindow = 64u << 10;
+    for (std::uint64_t pos = 0; pos < s.size; pos += kWindow) {
+      const std::uint64_t want = std::min<std::uint64_t>(s.size - pos, kWindow + limits.max_string);
+      if (s.offset > UINT64_MAX - pos) return {};
+      auto bytes = read(s.offset + pos, static_cast<std::size_t>(want));
+      if (!bytes || bytes->size() != want) return {};
+      std::string_view b = *bytes;
+      const std::size_t starts = static_cast<std::size_t>(std::min<std::uint64_t>(want, kWindow));
+      for (std::size_t at = b.find(prefix); at != std::string_view::npos && at < starts; at = b.find(prefix, at + 1)) {
+        std::string_view str = b.substr(at, limits.max_string);
+        str = str.substr(0, str.find('\0'));
+        if (accept(str)) return std::string(str);
+      }
     }
     return {};
   }

@@ -152,6 +152,22 @@ TEST(ElfStrings, BuiltFilesAndTheirBreakages) {
     std::string s = find_elf_section_string(reader_of(broken), ".rodata", "NCCL version ", nccl_string);
     EXPECT_TRUE(s.empty() || s.rfind("NCCL version ", 0) == 0) << i;
   }
+  // Sections are read in 64 KiB windows: a string across a window's end, or at the start of the
+  // next, is found once and whole.
+  for (std::size_t at : {std::size_t{65536 - 20}, std::size_t{65536}, std::size_t{65536 - 1}, std::size_t{3 * 65536 + 7}}) {
+    std::string big(at, 'x');
+    big += std::string("\0NCCL version 2.19.3+cuda12.2\0", 30);
+    big.append(70000, 'y');
+    int calls = 0;
+    EXPECT_EQ(find_elf_section_string(reader_of(build_elf(".rodata", big)), ".rodata", "NCCL version ",
+                                      [&calls](std::string_view str) {
+                                        ++calls;
+                                        return str == "NCCL version 2.19.3+cuda12.2";
+                                      }),
+              "NCCL version 2.19.3+cuda12.2")
+        << at;
+    EXPECT_EQ(calls, 1) << at;
+  }
   std::string elf32 = elf;
   elf32[4] = 1;  // ELFCLASS32
   EXPECT_EQ(find_elf_section_string(reader_of(elf32), ".rodata", "NCCL version ", nccl_string), "");
