@@ -338,6 +338,7 @@ Fact<std::string> toolkit_version(const Context& ctx, const Env& env) {
     if (!env.get(v).empty()) homes.push_back(env.get(v));
   }
   homes.emplace_back("/usr/local/cuda");
+  std::vector<std::string> not_run;  // each nvcc refused, for the reason of a missing version
   // Without the /usr/local/cuda link, the versioned toolkits, newest first.
   if (auto names = ctx.root.list("/usr/local")) {
     std::vector<std::pair<std::vector<int>, std::string>> versioned;
@@ -370,7 +371,13 @@ Fact<std::string> toolkit_version(const Context& ctx, const Env& env) {
       }
     }
     std::string nvcc = h + "/bin/nvcc";
+    // CUDA_HOME may come from --pid's environment: as root, an nvcc another user owns or can change
+    // is not run (it would run as root).
     if (ctx.root.is_live() && ctx.root.exists(nvcc)) {
+      if (std::string why = dynlib::load_refusal_as_root(nvcc); !why.empty()) {
+        not_run.push_back(nvcc + " --version not run: " + why + " (plumb runs as root)");
+        continue;
+      }
       RunOptions o;
       o.timeout = std::chrono::milliseconds(3000);
       auto r = run_program({nvcc, "--version"}, o);
@@ -379,7 +386,9 @@ Fact<std::string> toolkit_version(const Context& ctx, const Env& env) {
       }
     }
   }
-  return Fact<std::string>::none("no CUDA toolkit found (CUDA_HOME, CUDA_PATH, /usr/local/cuda)", "/usr/local/cuda");
+  std::string why = "no CUDA toolkit found (CUDA_HOME, CUDA_PATH, /usr/local/cuda)";
+  for (const auto& n : not_run) why += "; " + n;
+  return Fact<std::string>::none(why, "/usr/local/cuda");
 }
 
 }  // namespace

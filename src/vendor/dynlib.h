@@ -31,8 +31,9 @@ Result<Library> open_first(std::initializer_list<std::string> names);
 // Why a process of user `uid` should not load `path`: the file (symlinks resolved) or a folder above
 // it is owned by someone other than root and `uid`, or is writable by a group other than root's or by
 // everyone (a folder writable by everyone passes with its sticky bit, as /tmp: no one else can
-// replace the entry). Empty when it may. Loading a library runs its constructors: plumb as root must
-// not run code another user can change (the rule of OpenSSH's StrictModes, auth.c safe_path()).
+// replace the entry). Empty when it may. Loading a library runs its constructors, and running a
+// program (a toolkit's nvcc) runs it: plumb as root must not run code another user can change (the
+// rule of OpenSSH's StrictModes, auth.c safe_path()).
 std::string load_refusal(const std::string& path, unsigned uid);
 // load_refusal for this process when it runs as root (effective uid 0); empty otherwise: an
 // unprivileged plumb loads what its user could load anyway.

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -246,6 +247,43 @@ TEST(CudaSearch, NcclsVersionComesFromItsRodataWithoutLoadingIt) {
   // Not an ELF file: the file name's major version, as before.
   ASSERT_TRUE(by_lib["cudnn"]->version.has());
   EXPECT_EQ(by_lib["cudnn"]->version.source, "file name /usr/lib/x86_64-linux-gnu/libcudnn.so.9");
+}
+
+TEST(CudaSearch, AsRootAnNvccOthersCanChangeIsNotRun) {
+  if (::geteuid() != 0) GTEST_SKIP() << "the refusal applies to plumb running as root; this test runs as uid " << ::geteuid();
+  // CUDA_HOME names a toolkit with no version file: only its nvcc could say. It notes each run.
+  CudaScratchRoot r;
+  const std::string home = r.dir() + "/toolkit";
+  const std::string nvcc = home + "/bin/nvcc";
+  const std::string ran = r.dir() + "/nvcc-ran";
+  r.file("/toolkit/bin/nvcc", "#!/bin/sh\ntouch '" + ran + "'\necho 'Cuda compilation tools, release 99.9, V99.9.1'\n");
+  ASSERT_EQ(::chmod(r.dir().c_str(), 0755), 0);
+  const char* old = std::getenv("CUDA_HOME");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("CUDA_HOME", home.c_str(), 1);
+  Context ctx;  // the live machine: plumb's own environment names the toolkit
+  CudaSearchOptions opts;
+  opts.probe_versions = false;
+  opts.device_query = false;
+  ASSERT_EQ(::chmod(nvcc.c_str(), 0777), 0);  // anyone may rewrite it
+  CudaStackFacts c = read_cuda_stack(ctx, opts);
+  EXPECT_FALSE(fs::exists(ran)) << "an nvcc anyone can change was run as root";
+  EXPECT_FALSE(c.toolkit_version.has() && *c.toolkit_version == "99.9.1");
+  if (!c.toolkit_version.has()) {
+    EXPECT_NE(c.toolkit_version.why().find(nvcc + " --version not run: " + nvcc + " is writable by everyone"), std::string::npos)
+        << c.toolkit_version.why();
+  }
+  ASSERT_EQ(::chmod(nvcc.c_str(), 0755), 0);  // root's own, in root's folders: run
+  c = read_cuda_stack(ctx, opts);
+  EXPECT_TRUE(fs::exists(ran));
+  ASSERT_TRUE(c.toolkit_version.has()) << c.toolkit_version.why();
+  EXPECT_EQ(*c.toolkit_version, "99.9.1");
+  EXPECT_EQ(c.toolkit_version.source, nvcc + " --version");
+  if (old != nullptr) {
+    ::setenv("CUDA_HOME", saved.c_str(), 1);
+  } else {
+    ::unsetenv("CUDA_HOME");
+  }
 }
 
 TEST(CudaSearch, NoPidOrUnreadableMapsSayWhy) {
