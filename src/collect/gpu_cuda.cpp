@@ -375,7 +375,11 @@ Fact<std::string> toolkit_version(const Context& ctx, const Env& env) {
     // is not run (it would run as root).
     if (ctx.root.is_live() && ctx.root.exists(nvcc)) {
       if (std::string why = dynlib::load_refusal_as_root(nvcc); !why.empty()) {
-        not_run.push_back(nvcc + " --version not run: " + why + " (plumb runs as root)");
+        std::string note = nvcc;
+        note += " --version not run: ";
+        note += why;
+        note += " (plumb runs as root)";
+        not_run.push_back(std::move(note));
         continue;
       }
       RunOptions o;
