@@ -1,5 +1,5 @@
 // Fuzzes the CUDA-stack version parsers (version.json/txt, nvcc output, file and dist-info names,
-// NVML bus ids) and the integer decoders.
+// pip RECORD files, NVML bus ids) and the integer encoders and decoders.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   plumb::parse_cuda_version_txt(s);
   plumb::parse_nvcc_version(s);
   plumb::parse_dist_info_name(s);
+  plumb::record_file_size(s, "libcudnn.so.9");
+  plumb::encode_cudnn_version(s);
   plumb::soname_version(s, "libcudart.so");
   plumb::normalise_bus_id(s);
   auto v = plumb::parse_version_numbers(s);

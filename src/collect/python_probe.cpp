@@ -217,6 +217,17 @@ Result<FrameworkFacts> parse_probe_output(std::string_view text, const std::stri
 }
 
 
+namespace {
+
+// A user or group id as /proc/<pid>/status writes it; (uid_t)-1 is not an id.
+std::optional<unsigned> parse_id(std::string_view word) {
+  auto v = parse_int(word);
+  if (!v || *v < 0 || *v > 0xFFFFFFFELL) return std::nullopt;
+  return static_cast<unsigned>(*v);
+}
+
+}  // namespace
+
 Result<std::optional<ProbeIdentity>> probe_identity(std::string_view status_text, unsigned plumb_euid) {
   PidStatus st = parse_pid_status(status_text);
   // "Uid:\treal\teffective\tsaved\tfs" (proc(5)); the real ids are whose process it is.
@@ -225,9 +236,7 @@ Result<std::optional<ProbeIdentity>> probe_identity(std::string_view status_text
     if (it == st.fields.end()) return std::nullopt;
     auto words = split_ws(it->second);
     if (words.empty()) return std::nullopt;
-    auto v = parse_int(words[0]);
-    if (!v || *v < 0 || *v > 0xFFFFFFFELL) return std::nullopt;
-    return static_cast<unsigned>(*v);
+    return parse_id(words[0]);
   };
   auto uid = first_id("Uid");
   auto gid = first_id("Gid");
@@ -238,9 +247,9 @@ Result<std::optional<ProbeIdentity>> probe_identity(std::string_view status_text
   id.gid = *gid;
   if (auto it = st.fields.find("Groups"); it != st.fields.end()) {
     for (const auto& w : split_ws(it->second)) {
-      auto g = parse_int(w);
-      if (!g || *g < 0 || *g > 0xFFFFFFFELL) return make_error(ErrorKind::invalid, "a Groups entry is not a number: " + std::string(w));
-      id.groups.push_back(static_cast<unsigned>(*g));
+      auto g = parse_id(w);
+      if (!g) return make_error(ErrorKind::invalid, "a Groups entry is not a number: " + std::string(w));
+      id.groups.push_back(*g);
     }
   }
   return std::optional<ProbeIdentity>(std::move(id));

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <system_error>
 
 namespace plumb {
 
@@ -292,6 +293,22 @@ bool HostRoot::exists(std::string_view abs) const {
 }
 
 void host_root_force_walk_for_testing(bool on) { g_force_walk.store(on); }
+
+Result<std::size_t> pread_full(int fd, std::uint64_t offset, char* dst, std::size_t n, const std::string& name) {
+  std::size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(offset + got));
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      const int e = errno;
+      // std::strerror is not thread safe.
+      return make_error(error_kind_from_errno(e), name + ": read failed (" + std::generic_category().message(e) + ")");
+    }
+    got += static_cast<std::size_t>(r);
+  }
+  return got;
+}
 
 Result<int> open_user_file(const std::string& path) {
   // O_NONBLOCK so that opening a FIFO with no writer returns at once; cleared before reading.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,10 @@ Result<std::string> read_user_file(const std::string& path, std::size_t max_byte
 // Opens a user-given path for reading without blocking on a FIFO, and refuses anything but a
 // regular file ("not a regular file"); the descriptor comes back blocking. The caller owns it.
 Result<int> open_user_file(const std::string& path);
+
+// pread(2) from `offset` until `n` bytes, the end of the file or an error (EINTR retried): the
+// count read. The error names `name`. Safe to call from several threads on one descriptor.
+Result<std::size_t> pread_full(int fd, std::uint64_t offset, char* dst, std::size_t n, const std::string& name);
 
 // Tests only: resolve inside the root by the component walk even where openat2(2) exists.
 void host_root_force_walk_for_testing(bool on);

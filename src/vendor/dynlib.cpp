@@ -97,7 +97,9 @@ std::string load_refusal(const std::string& path, unsigned uid) {
 
 std::string load_refusal_as_root(const std::string& path) {
   if (::geteuid() != 0) return {};
-  return load_refusal(path, 0);
+  std::string why = load_refusal(path, 0);
+  if (!why.empty()) why += " (plumb runs as root)";
+  return why;
 }
 
 void* symbol(const Library& lib, const char* name) {

@@ -35,8 +35,8 @@ Result<Library> open_first(std::initializer_list<std::string> names);
 // program (a toolkit's nvcc) runs it: plumb as root must not run code another user can change (the
 // rule of OpenSSH's StrictModes, auth.c safe_path()).
 std::string load_refusal(const std::string& path, unsigned uid);
-// load_refusal for this process when it runs as root (effective uid 0); empty otherwise: an
-// unprivileged plumb loads what its user could load anyway.
+// load_refusal for this process when it runs as root (effective uid 0), ending in " (plumb runs as
+// root)"; empty otherwise: an unprivileged plumb loads what its user could load anyway.
 std::string load_refusal_as_root(const std::string& path);
 
 // The address of `name`, nullptr when the library does not export it.

@@ -190,18 +190,7 @@ class FileAccess : public RandomAccess {
   FileAccess(const FileAccess&) = delete;
   FileAccess& operator=(const FileAccess&) = delete;
   Result<std::size_t> read_at(std::uint64_t offset, char* dst, std::size_t n) const override {
-    std::size_t got = 0;
-    while (got < n) {
-      ssize_t r = ::pread(fd_, dst + got, n - got, static_cast<off_t>(offset + got));
-      if (r == 0) break;
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        // Called from several threads: std::strerror is not thread safe.
-        return make_error(ErrorKind::io, name_ + ": read failed (" + std::generic_category().message(errno) + ")");
-      }
-      got += static_cast<std::size_t>(r);
-    }
-    return got;
+    return pread_full(fd_, offset, dst, n, name_);
   }
   [[nodiscard]] std::uint64_t size() const override { return size_; }
 

@@ -109,4 +109,43 @@ std::optional<std::pair<std::string, std::string>> parse_dist_info_name(std::str
   return std::make_pair(std::string(name.substr(0, dash)), std::string(ver));
 }
 
+std::optional<unsigned long long> record_file_size(std::string_view record, std::string_view base_name) {
+  if (base_name.empty()) return std::nullopt;
+  while (!record.empty()) {
+    auto nl = record.find('\n');
+    std::string_view row = record.substr(0, nl);
+    record = nl == std::string_view::npos ? std::string_view() : record.substr(nl + 1);
+    if (!row.empty() && row.back() == '\r') row.remove_suffix(1);
+    // The path may be quoted (it holds a comma); the hash and the size never are: split from the right.
+    auto c2 = row.rfind(',');
+    if (c2 == std::string_view::npos || c2 == 0) continue;
+    auto c1 = row.rfind(',', c2 - 1);
+    if (c1 == std::string_view::npos) continue;
+    std::string_view path = row.substr(0, c1);
+    std::string_view size = row.substr(c2 + 1);
+    if (path.size() >= 2 && path.front() == '"' && path.back() == '"') path = path.substr(1, path.size() - 2);
+    auto slash = path.rfind('/');
+    if ((slash == std::string_view::npos ? path : path.substr(slash + 1)) != base_name) continue;
+    if (size.empty() || size.size() > 19) return std::nullopt;
+    unsigned long long n = 0;
+    for (char ch : size) {
+      if (ch < '0' || ch > '9') return std::nullopt;
+      n = n * 10 + static_cast<unsigned long long>(ch - '0');
+    }
+    return n;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> encode_cudnn_version(std::string_view dotted) {
+  auto v = parse_version_numbers(dotted);
+  if (!v || v->size() < 3) return std::nullopt;
+  const int major = (*v)[0], minor = (*v)[1], patch = (*v)[2];
+  if (major < 1 || major > 99 || minor < 0 || minor > 99 || patch < 0 || patch > 99) return std::nullopt;
+  // cudnn_version.h: CUDNN_VERSION is MAJOR*1000+MINOR*100+PATCH up to 8, MAJOR*10000+MINOR*100+PATCH from 9.
+  if (major >= 9) return major * 10000 + minor * 100 + patch;
+  if (minor > 9) return std::nullopt;
+  return major * 1000 + minor * 100 + patch;
+}
+
 }  // namespace plumb

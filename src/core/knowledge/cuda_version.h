@@ -37,5 +37,12 @@ std::optional<std::string> parse_cuda_version_txt(std::string_view text);
 std::optional<std::string> parse_nvcc_version(std::string_view text);
 // A pip dist-info directory name: "nvidia_cublas-13.1.0.3.dist-info" -> {"nvidia_cublas", "13.1.0.3"}.
 std::optional<std::pair<std::string, std::string>> parse_dist_info_name(std::string_view name);
+// The size a pip RECORD gives to the file named `base_name` (PyPA's "Recording installed projects":
+// one CSV row per installed file, "path,sha256=<digest>,size", the path relative to site-packages).
+// Nullopt when no row's path ends in that name or its size is not a decimal number.
+std::optional<unsigned long long> record_file_size(std::string_view record, std::string_view base_name);
+// cudnnGetVersion's integer for a dotted cuDNN version ("9.19.0.56" -> 91900, "8.9.2.26" -> 8902);
+// nullopt unless it has a major, minor and patch in range.
+std::optional<int> encode_cudnn_version(std::string_view dotted);
 
 }  // namespace plumb

@@ -210,6 +210,42 @@ TEST(CudaSearch, FindsEveryCopyAndTheLoadersPick) {
   EXPECT_EQ(c.device_query.status, "not_run");
 }
 
+TEST(CudaSearch, CudnnsVersionComesFromTheRecordOfTheWheelThatInstalledIt) {
+  // NVIDIA's redistributable layout (a toolkit with dist-info/), with the real RECORD of the
+  // nvidia-cudnn-cu13 wheel: it lists libcudnn.so.9 at 129240 bytes. A second cuDNN in a venv whose
+  // RECORD gives another size (the file was replaced) keeps the version of the folder's name.
+  const std::string record = test::read_fixture("gpu/pip-record/nvidia_cudnn_cu13-9.19.0.56.RECORD");
+  CudaScratchRoot r;
+  const std::string tk = "/usr/local/cuda-13.0/lib64/libcudnn.so.9";
+  r.file(tk, std::string(129240, 'x'));
+  r.file("/usr/local/cuda-13.0/dist-info/nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD", record);
+  const std::string venv = "/opt/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9";
+  r.file(venv, std::string(1000, 'x'));
+  r.file("/opt/venv/lib/python3.11/site-packages/nvidia_cudnn_cu12-9.5.1.17.dist-info/RECORD",
+         "nvidia/cudnn/lib/libcudnn.so.9,sha256=AAAA,129240\n");
+  static const char kEnv[] = "LD_LIBRARY_PATH=/usr/local/cuda-13.0/lib64\0VIRTUAL_ENV=/opt/venv\0";
+  r.file("/proc/4242/environ", std::string(kEnv, sizeof kEnv - 1));
+  Context ctx;
+  ctx.root = HostRoot(r.dir());
+  ctx.pid = 4242;
+  CudaStackFacts c = read_cuda_stack(ctx);
+  std::map<std::string, const CudaLibCopy*> by_path;
+  for (const auto& x : c.copies) by_path[x.real_path] = &x;
+  ASSERT_TRUE(by_path.count(tk) && by_path.count(venv));
+  const CudaLibCopy& t = *by_path[tk];
+  ASSERT_TRUE(t.version.has()) << t.version.why();
+  EXPECT_EQ(*t.version, "9.19.0");
+  ASSERT_TRUE(t.raw_version.has());
+  EXPECT_EQ(*t.raw_version, 91900);
+  EXPECT_EQ(t.version.source, "/usr/local/cuda-13.0/dist-info/nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD (it lists "
+                              "libcudnn.so.9 at the size of " + tk + ", 129240 bytes)");
+  const CudaLibCopy& v = *by_path[venv];
+  ASSERT_TRUE(v.version.has());
+  EXPECT_EQ(*v.version, "9.5.1.17");
+  EXPECT_EQ(v.version.source, "pip metadata next to " + venv);
+  EXPECT_FALSE(v.raw_version.has());
+}
+
 TEST(CudaMaps, DeletedMappingsAreFlagged) {
   auto m = parse_proc_maps(
       "7f0-7f1 r-xp 00000000 fe:00 12     /opt/nccl/libnccl.so.2.18.3 (deleted)\n"

@@ -4,6 +4,7 @@
 #include "core/json.h"
 #include "core/knowledge/cuda_compat.h"
 #include "core/knowledge/cuda_version.h"
+#include "../../../test_util.h"
 
 namespace plumb {
 namespace {
@@ -70,6 +71,36 @@ TEST(CudaVersion, ToolkitFiles) {
   EXPECT_EQ(d->second, "13.1.0.3");
   EXPECT_EQ(parse_dist_info_name("nvidia_cudnn_cu12-9.5.1.17.dist-info")->second, "9.5.1.17");
   EXPECT_FALSE(parse_dist_info_name("nvidia_cudnn_cu12.dist-info"));
+}
+
+TEST(CudaVersion, RecordGivesEachFilesSize) {
+  // The RECORD pip wrote for the real nvidia-cudnn-cu13 wheel.
+  const std::string record = test::read_fixture("gpu/pip-record/nvidia_cudnn_cu13-9.19.0.56.RECORD");
+  EXPECT_EQ(record_file_size(record, "libcudnn.so.9"), 129240u);
+  EXPECT_EQ(record_file_size(record, "libcudnn_graph.so.9"), 4451728u);
+  EXPECT_EQ(record_file_size(record, "cudnn_version.h"), 3114u);
+  // Its own row has no hash and no size; a name no row ends in; a prefix of a name.
+  EXPECT_FALSE(record_file_size(record, "RECORD"));
+  EXPECT_FALSE(record_file_size(record, "libcudnn.so.8"));
+  EXPECT_FALSE(record_file_size(record, "libcudnn.so"));
+  EXPECT_FALSE(record_file_size(record, ""));
+  // A quoted path holding a comma, CRLF rows, and a size that is not a number.
+  EXPECT_EQ(record_file_size("\"a,b/lib/x.so\",sha256=AA,12\r\n", "x.so"), 12u);
+  EXPECT_FALSE(record_file_size("lib/x.so,sha256=AA,12a\n", "x.so"));
+  EXPECT_FALSE(record_file_size("lib/x.so,sha256=AA,123456789012345678901\n", "x.so"));
+  EXPECT_FALSE(record_file_size(",x.so\n,\n,,\nx.so", "x.so"));
+}
+
+TEST(CudaVersion, CudnnVersionEncodesAsItsGetterDoes) {
+  EXPECT_EQ(encode_cudnn_version("9.19.0.56"), 91900);
+  EXPECT_EQ(encode_cudnn_version("9.1.0"), 90100);
+  EXPECT_EQ(encode_cudnn_version("8.9.2.26"), 8902);
+  EXPECT_EQ(decode_cudnn_version(*encode_cudnn_version("8.9.7.29")), "8.9.7");
+  EXPECT_FALSE(encode_cudnn_version("9.19"));
+  EXPECT_FALSE(encode_cudnn_version("8.10.0"));
+  EXPECT_FALSE(encode_cudnn_version("9.100.0"));
+  EXPECT_FALSE(encode_cudnn_version("0.1.2"));
+  EXPECT_FALSE(encode_cudnn_version("nine"));
 }
 
 TEST(CudaCompat, TableIsOrderedAndDriversNeverGoDown) {
