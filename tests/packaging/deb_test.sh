@@ -13,6 +13,12 @@ bad() {
   fail=1
 }
 
+for f in plumb.1.gz plumb.bash _plumb plumb.toml; do
+  if [ ! -f "$build/packaging/$f" ]; then
+    echo "FAIL: $build/packaging/$f missing: build the target plumb_packaging_files (or all) first"
+    exit 1
+  fi
+done
 if ! out=$(cpack -G DEB -B "$tmp/out" --config "$build/CPackConfig.cmake" 2>&1); then
   echo "FAIL: cpack: $out"
   exit 1

@@ -15,8 +15,16 @@ bad() {
 mapfile -t cmds < <("$plumb" | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 && $1 != "Commands:" {print $1}')
 [ "${#cmds[@]}" -ge 10 ] || bad "plumb alone lists ${#cmds[@]} commands: ${cmds[*]}"
 
+# The files come from the target plumb_packaging_files (built by `all`): without them every check
+# below would fail for one reason.
+for f in plumb.1.gz plumb.bash _plumb; do
+  if [ ! -f "$dir/$f" ]; then
+    echo "FAIL: $dir/$f missing: build the target plumb_packaging_files (or all) first"
+    exit 1
+  fi
+done
+
 # The page in the package is the page `plumb man` writes now.
-[ -f "$dir/plumb.1.gz" ] || bad "$dir/plumb.1.gz missing"
 page=$(zcat "$dir/plumb.1.gz")
 [ "$page" = "$("$plumb" man)" ] || bad "$dir/plumb.1.gz differs from plumb man (stale build?)"
 for c in "${cmds[@]}"; do
