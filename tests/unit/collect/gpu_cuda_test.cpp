@@ -246,6 +246,33 @@ TEST(CudaSearch, CudnnsVersionComesFromTheRecordOfTheWheelThatInstalledIt) {
   EXPECT_FALSE(v.raw_version.has());
 }
 
+TEST(CudaSearch, TheRealCudnnsRecordAgreesWithItsOwnGetter) {
+  // On a machine with NVIDIA's redistributable toolkit (the CUDA wheels unpacked into
+  // /usr/local/cuda, with their dist-info): the version the RECORD gives is what the library says.
+  std::string lib;
+  for (const char* d : {"/usr/local/cuda/lib64", "/usr/local/cuda/lib"}) {
+    if (fs::exists(std::string(d) + "/libcudnn.so.9")) lib = fs::canonical(std::string(d) + "/libcudnn.so.9").string();
+  }
+  if (lib.empty()) GTEST_SKIP() << "no libcudnn.so.9 under /usr/local/cuda on this machine";
+  Context ctx;  // the live machine
+  CudaSearchOptions opts;
+  opts.device_query = false;
+  CudaStackFacts c = read_cuda_stack(ctx, opts);
+  const CudaLibCopy* copy = nullptr;
+  for (const auto& x : c.copies) {
+    if (x.real_path == lib) copy = &x;
+  }
+  ASSERT_NE(copy, nullptr) << lib << " not found by the search";
+  if (copy->version.source.find("/RECORD (it lists libcudnn.so.9") == std::string::npos) {
+    GTEST_SKIP() << "no wheel RECORD lists " << lib << " at its size (version from " << copy->version.source << ")";
+  }
+  LibVersion got = probe_library_version("cudnn", lib);
+  ASSERT_TRUE(got.raw) << got.error;
+  ASSERT_TRUE(copy->raw_version.has());
+  EXPECT_EQ(*copy->raw_version, *got.raw);
+  EXPECT_EQ(*copy->version, got.version);
+}
+
 TEST(CudaMaps, DeletedMappingsAreFlagged) {
   auto m = parse_proc_maps(
       "7f0-7f1 r-xp 00000000 fe:00 12     /opt/nccl/libnccl.so.2.18.3 (deleted)\n"
