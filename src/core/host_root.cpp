@@ -28,7 +28,8 @@ Result<std::string> read_fd_all(int fd, const std::string& shown, std::size_t ma
       if (errno == EINTR) continue;
       int e = errno;
       ::close(fd);
-      return make_error(error_kind_from_errno(e), shown + " (" + std::strerror(e) + ")");
+      // Collectors read on many threads: std::strerror may share its buffer between them.
+      return make_error(error_kind_from_errno(e), shown + " (" + std::generic_category().message(e) + ")");
     }
     if (n == 0) break;
     if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
@@ -42,7 +43,7 @@ Result<std::string> read_fd_all(int fd, const std::string& shown, std::size_t ma
 }
 
 Result<std::string> fail(int e, std::string_view shown) {
-  return make_error(error_kind_from_errno(e), std::string(shown) + " (" + std::strerror(e) + ")");
+  return make_error(error_kind_from_errno(e), std::string(shown) + " (" + std::generic_category().message(e) + ")");
 }
 
 // Reads an open descriptor after refusing what is not a file to read: a directory, a FIFO or a
@@ -264,7 +265,8 @@ Result<std::vector<std::string>> HostRoot::list(std::string_view abs) const {
     return fail(e, abs).error();
   }
   std::vector<std::string> names;
-  while (dirent* ent = ::readdir(d)) {
+  // readdir(3) is safe on a stream no other thread reads (glibc's manual, "POSIX Safety Concepts").
+  while (dirent* ent = ::readdir(d)) {  // NOLINT(concurrency-mt-unsafe): this stream is this call's own
     std::string n = ent->d_name;
     if (n == "." || n == "..") continue;
     names.push_back(std::move(n));
