@@ -259,11 +259,6 @@ std::vector<std::pair<std::string, std::string>> dist_infos(const HostRoot& root
   return out;
 }
 
-std::string dist_info_version(const HostRoot& root, const CudaLibCopy& c, const CudaLibKind& k) {
-  auto d = dist_infos(root, c, k);
-  return d.empty() ? std::string() : d.front().second;
-}
-
 // cuDNN's version from the wheel that installed the file: a dist-info next to it whose RECORD lists
 // a file of this name at this file's size. Asking the library means loading it and its graph
 // library (cudnnGetVersion loads libcudnn_graph.so.9, 4.4 MB): about 4 ms of the check's CPU time
@@ -273,8 +268,8 @@ struct RecordedVersion {
   int raw = 0;
   std::string source;
 };
-std::optional<RecordedVersion> recorded_cudnn_version(const HostRoot& root, const CudaLibCopy& c, const CudaLibKind& k) {
-  auto infos = dist_infos(root, c, k);
+std::optional<RecordedVersion> recorded_cudnn_version(const HostRoot& root, const CudaLibCopy& c,
+                                                     const std::vector<std::pair<std::string, std::string>>& infos) {
   if (infos.empty()) return std::nullopt;
   auto fd = root.open(c.real_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (!fd) return std::nullopt;
@@ -287,7 +282,7 @@ std::optional<RecordedVersion> recorded_cudnn_version(const HostRoot& root, cons
     auto record = root.read(folder + "/RECORD", 1u << 20);
     if (!record) continue;
     auto size = record_file_size(*record, base);
-    if (!size || *size != static_cast<unsigned long long>(st.st_size)) continue;
+    if (!size || *size != static_cast<std::uint64_t>(st.st_size)) continue;
     auto raw = encode_cudnn_version(version);
     if (!raw) continue;
     RecordedVersion out;
@@ -347,8 +342,15 @@ void fill_versions(const Context& ctx, CudaStackFacts& out, bool probe) {
         continue;
       }
     }
-    if (c.lib == "cudnn" && !gone) {
-      if (auto v = recorded_cudnn_version(ctx.root, c, *k)) {
+    // The wheels' dist-info folders next to the copy: listed at the first need (cuDNN's RECORD, or the
+    // fallback after loading), at most once.
+    std::optional<std::vector<std::pair<std::string, std::string>>> listed;
+    auto infos = [&]() -> const std::vector<std::pair<std::string, std::string>>& {
+      if (!listed) listed = gone ? std::vector<std::pair<std::string, std::string>>() : dist_infos(ctx.root, c, *k);
+      return *listed;
+    };
+    if (c.lib == "cudnn") {
+      if (auto v = recorded_cudnn_version(ctx.root, c, infos())) {
         c.raw_version = Fact<int>::of(v->raw, v->source);
         c.version = Fact<std::string>::of(decode_cudnn_version(v->raw), v->source);
         continue;
@@ -373,8 +375,8 @@ void fill_versions(const Context& ctx, CudaStackFacts& out, bool probe) {
       }
       c.raw_version = Fact<int>::none(v.error, c.real_path);
     }
-    if (std::string d = gone ? std::string() : dist_info_version(ctx.root, c, *k); !d.empty()) {
-      c.version = Fact<std::string>::of(d, "pip metadata next to " + c.real_path);
+    if (!infos().empty()) {
+      c.version = Fact<std::string>::of(infos().front().second, "pip metadata next to " + c.real_path);
       continue;
     }
     std::string fv = soname_version(base_name(c.real_path), k->stem);

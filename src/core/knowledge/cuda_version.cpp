@@ -109,7 +109,7 @@ std::optional<std::pair<std::string, std::string>> parse_dist_info_name(std::str
   return std::make_pair(std::string(name.substr(0, dash)), std::string(ver));
 }
 
-std::optional<unsigned long long> record_file_size(std::string_view record, std::string_view base_name) {
+std::optional<std::uint64_t> record_file_size(std::string_view record, std::string_view base_name) {
   if (base_name.empty()) return std::nullopt;
   while (!record.empty()) {
     auto nl = record.find('\n');
@@ -126,13 +126,7 @@ std::optional<unsigned long long> record_file_size(std::string_view record, std:
     if (path.size() >= 2 && path.front() == '"' && path.back() == '"') path = path.substr(1, path.size() - 2);
     auto slash = path.rfind('/');
     if ((slash == std::string_view::npos ? path : path.substr(slash + 1)) != base_name) continue;
-    if (size.empty() || size.size() > 19) return std::nullopt;
-    unsigned long long n = 0;
-    for (char ch : size) {
-      if (ch < '0' || ch > '9') return std::nullopt;
-      n = n * 10 + static_cast<unsigned long long>(ch - '0');
-    }
-    return n;
+    return parse_uint(size);
   }
   return std::nullopt;
 }

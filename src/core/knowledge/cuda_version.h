@@ -3,6 +3,7 @@
 // and the small text formats that carry versions. All pure and total on garbage.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,7 +41,7 @@ std::optional<std::pair<std::string, std::string>> parse_dist_info_name(std::str
 // The size a pip RECORD gives to the file named `base_name` (PyPA's "Recording installed projects":
 // one CSV row per installed file, "path,sha256=<digest>,size", the path relative to site-packages).
 // Nullopt when no row's path ends in that name or its size is not a decimal number.
-std::optional<unsigned long long> record_file_size(std::string_view record, std::string_view base_name);
+std::optional<std::uint64_t> record_file_size(std::string_view record, std::string_view base_name);
 // cudnnGetVersion's integer for a dotted cuDNN version ("9.19.0.56" -> 91900, "8.9.2.26" -> 8902);
 // nullopt unless it has a major, minor and patch in range.
 std::optional<int> encode_cudnn_version(std::string_view dotted);
