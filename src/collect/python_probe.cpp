@@ -110,7 +110,7 @@ TensorFlowFacts tensorflow_from(const json& p) {
           str_list(p, "gpus")};
 }
 JaxFacts jax_from(const json& p) {
-  return {str_of(p, "version"), str_of(p, "jaxlib"), str_of(p, "backend"), str_list(p, "devices")};
+  return {str_of(p, "version"), str_of(p, "jaxlib"), str_list(p, "plugins")};
 }
 OnnxRuntimeFacts onnxruntime_from(const json& p) {
   return {str_of(p, "version"), str_of(p, "device"), str_list(p, "providers")};

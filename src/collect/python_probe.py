@@ -1,5 +1,6 @@
 # plumb framework probe: reports what this interpreter can import and how it is built, as one
-# JSON line after a marker. Read-only apart from initialising CUDA in its own process.
+# JSON line after a marker. Read-only apart from initialising CUDA in its own process (PyTorch's
+# device properties; no framework allocates device memory here).
 import os
 import sys
 import time
@@ -193,12 +194,35 @@ def probe_tensorflow():
 
 
 def probe_jax():
+    # Importing jax checks that jaxlib fits it and initialises no backend. Asking for devices
+    # (jax.devices(), jax.default_backend()) would start XLA's client on every GPU: a context per
+    # GPU in this process and seconds of start-up. The accelerator plugins installed beside jax
+    # (jax-cuda12-plugin, jax-cuda13-pjrt, jax-rocm*-plugin, libtpu) say which backends it can use.
     import jax
     d = {"version": str(jax.__version__)}
     d["jaxlib"] = safe(lambda: str(__import__("jaxlib").__version__), "")
-    d["backend"] = safe(lambda: str(jax.default_backend()), "")
-    d["devices"] = safe(lambda: [str(x) for x in jax.devices()], [])
+    d["plugins"] = safe(lambda: installed_dists(("jax_cuda", "jax_rocm", "libtpu")), [])
     return d
+
+
+def installed_dists(prefixes):
+    # "name version" of each installed distribution whose normalised name starts with one of
+    # prefixes, from the dist-info folder names on sys.path ("jax_cuda13_plugin-0.11.2.dist-info";
+    # PEP 427 / the packaging specification's recording-installed-packages), first copy of a name.
+    found = {}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for n in names:
+            if not n.endswith(".dist-info") or not n.lower().startswith(prefixes):
+                continue
+            name, _, version = n[:-len(".dist-info")].partition("-")
+            key = name.lower().replace("_", "-")
+            if version and key not in found:
+                found[key] = version
+    return ["%s %s" % (k, found[k]) for k in sorted(found)]
 
 
 def probe_onnxruntime():

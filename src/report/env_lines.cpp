@@ -151,7 +151,11 @@ const bool kEnvPythonProbe = register_env_lines(40, [](const Facts& f) {
   if (!fw.python.has()) return l;
   l.push_back({"env.pytorch", torch_line(fw.torch)});
   if (fw.tensorflow.has()) l.push_back({"env.tensorflow", fw.tensorflow->version});
-  if (fw.jax.has()) l.push_back({"env.jax", fw.jax->version + " (" + fw.jax->backend + ")"});
+  if (fw.jax.has()) {
+    std::string v = fw.jax->version + " (jaxlib " + fw.jax->jaxlib;
+    for (const auto& p : fw.jax->plugins) v += ", " + p;
+    l.push_back({"env.jax", v + ")"});
+  }
   if (fw.onnxruntime.has()) {
     std::string p;
     for (const auto& x : fw.onnxruntime->providers) p += (p.empty() ? "" : ", ") + x;

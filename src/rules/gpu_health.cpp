@@ -114,7 +114,9 @@ const bool kGpuHealthCatalog = register_findings([] {
      {{"pass", {"no pending page retirement on {count} GPUs", "{count} 块 GPU 无待生效的退役页"}},
       {"pending", {"page retirement pending ({sbe} single-bit, {dbe} double-bit pages): reset needed",
                    "有待生效的页退役（单比特 {sbe} 页、双比特 {dbe} 页）：需要重置"}},
-      {"fail", {"{total} pages retired, at DCGM's limit {limit}", "已退役 {total} 页，达到 DCGM 限值 {limit}"}}},
+      {"fail", {"{total} pages retired, at DCGM's limit {limit}", "已退役 {total} 页，达到 DCGM 限值 {limit}"}},
+      {"remapping", {"{count} GPUs repair memory by remapping rows, not by retiring pages: judged by l3.gpu.remapped_rows",
+                     "{count} 块 GPU 以行重映射而非页退役修复显存：由 l3.gpu.remapped_rows 判定"}}},
      {"Reset the GPU or reload the driver so pending retirements apply; at the limit, RMA the card.",
       "重置 GPU 或重新加载驱动使退役生效；达到限值则返修该卡。"},
      "nvidia-smi -q -d PAGE_RETIREMENT",
@@ -308,10 +310,26 @@ std::vector<Finding> judge_ecc(const Facts& f, const Thresholds&) {
   }, "== 0");
 }
 
+// NVML answers NOT_SUPPORTED for page retirement on the GPUs that repair memory by remapping rows
+// instead (A100, H100, H200 and later: NVIDIA's "GPU Memory Error Management", supported GPUs);
+// there the remapper's counters, read, say so, and l3.gpu.remapped_rows judges them.
+bool remaps_rows_instead(const GpuDevice& d) {
+  const auto& h = d.mem_health;
+  return !h.retired_pending.has() && !h.retired_double_bit.has() && h.remap_pending.has() &&
+         h.retired_pending.why().find("NOT_SUPPORTED") != std::string::npos;
+}
+
 std::vector<Finding> judge_retired(const Facts& f, const Thresholds& th) {
   const double limit = th.get("gpu.retired_pages_fail");
-  return per_gpu("l3.gpu.retired_pages", f.gpu, [&](const GpuDevice& d) {
+  int remapping = 0;
+  const GpuDevice* example = nullptr;
+  auto out = per_gpu("l3.gpu.retired_pages", f.gpu, [&](const GpuDevice& d) {
     const auto& h = d.mem_health;
+    if (remaps_rows_instead(d)) {
+      ++remapping;
+      if (example == nullptr) example = &d;
+      return Judged::pass();
+    }
     if (!h.retired_pending.has() && !h.retired_double_bit.has()) return Judged::skip(h.retired_pending.why());
     int sbe = h.retired_single_bit.has() ? *h.retired_single_bit : 0;
     int dbe = h.retired_double_bit.has() ? *h.retired_double_bit : 0;
@@ -336,6 +354,16 @@ std::vector<Finding> judge_retired(const Facts& f, const Thresholds& th) {
     }
     return Judged::pass();
   }, "no pending retirement, < " + fmt_num(limit, 0) + " pages");
+  for (auto& x : out) {
+    // Every passing GPU remaps rows: say that, not "no pending page retirement".
+    if (x.status != Status::pass || example == nullptr || x.args["count"] != std::to_string(remapping)) continue;
+    x.variant = "remapping";
+    const auto& h = example->mem_health;
+    x.add("page retirement", h.retired_pending.why(), h.retired_pending.source)
+        .add("row remapping pending", *h.remap_pending ? "yes" : "no", h.remap_pending.source);
+    x.threshold = "row remapping GPUs: see l3.gpu.remapped_rows";
+  }
+  return out;
 }
 
 std::vector<Finding> judge_remapped(const Facts& f, const Thresholds& th) {

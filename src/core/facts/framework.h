@@ -83,11 +83,12 @@ PLUMB_JSON(TensorFlowFacts, version, built_with_cuda, cuda, cudnn, gpus)
 struct JaxFacts {
   std::string version;
   std::string jaxlib;
-  std::string backend;               // jax.default_backend(): cpu | gpu | tpu
-  std::vector<std::string> devices;  // str(d) for d in jax.devices()
+  // The accelerator plugins installed beside jax, "jax-cuda13-plugin 0.11.2": read from their
+  // dist-info folders, since asking jax for its backend or devices starts XLA on every GPU.
+  std::vector<std::string> plugins;
   bool operator==(const JaxFacts&) const = default;
 };
-PLUMB_JSON(JaxFacts, version, jaxlib, backend, devices)
+PLUMB_JSON(JaxFacts, version, jaxlib, plugins)
 
 struct OnnxRuntimeFacts {
   std::string version;

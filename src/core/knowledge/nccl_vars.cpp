@@ -233,6 +233,10 @@ bool is_plugin_var(std::string_view name) {
 }
 
 bool is_audited_var(std::string_view name) {
+  // NVIDIA's CUDA container images record the NCCL package they ship in NCCL_VERSION
+  // ("ENV NCCL_VERSION 2.17.1-1", gitlab.com/nvidia/container-images/cuda runtime Dockerfiles):
+  // a label, not a setting, present in every job started from such an image.
+  if (name == "NCCL_VERSION") return false;
   return starts_with(name, "NCCL_") || starts_with(name, "TORCH_NCCL_") || starts_with(name, "TORCH_DISTRIBUTED_") ||
          starts_with(name, "TORCH_FR_");
 }

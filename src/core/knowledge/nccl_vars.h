@@ -30,7 +30,8 @@ const NcclVarSpec* find_nccl_var(std::string_view name);
 const MisnamedVar* find_misnamed_var(std::string_view name);
 // Prefixes of network plugins' own NCCL_* variables (GCP TCPX/TCPXO/FasTrak, AWS OFI).
 bool is_plugin_var(std::string_view name);
-// Variables this audit covers: NCCL_*, TORCH_NCCL_*, TORCH_DISTRIBUTED_*, TORCH_FR_*.
+// Variables this audit covers: NCCL_*, TORCH_NCCL_*, TORCH_DISTRIBUTED_*, TORCH_FR_*; not
+// NCCL_VERSION, the label NVIDIA's CUDA container images set.
 bool is_audited_var(std::string_view name);
 
 struct ValueVerdict {

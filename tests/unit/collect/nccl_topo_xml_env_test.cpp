@@ -107,6 +107,10 @@ TEST(NcclVars, ValueChecks) {
   EXPECT_EQ(find_nccl_var("NCCL_SOCKET_TIMEOUT"), nullptr);
   EXPECT_EQ(find_misnamed_var("NCCL_SOCKET_TIMEOUT")->kind, "myth");
   EXPECT_TRUE(is_plugin_var("NCCL_GPUDIRECTTCPX_FORCE_ACK"));
+  // NVIDIA's CUDA images label the NCCL they ship (NCCL_VERSION=2.28.3-1 on an H200 machine): not audited.
+  EXPECT_FALSE(is_audited_var("NCCL_VERSION"));
+  EXPECT_TRUE(is_audited_var("NCCL_VERSIONS"));
+  EXPECT_TRUE(is_audited_var("NCCL_DEBUG"));
 }
 
 TEST(Firewall, PolicyParsers) {

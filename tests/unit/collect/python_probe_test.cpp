@@ -68,7 +68,8 @@ TEST(ProbeParse, GpuBuildWithEveryFrameworkAfterANoiseLine) {
   ASSERT_TRUE(f->tensorflow.has());
   EXPECT_EQ(f->tensorflow->cuda, "12.2");
   ASSERT_TRUE(f->jax.has());
-  EXPECT_EQ(f->jax->backend, "gpu");
+  EXPECT_EQ(f->jax->jaxlib, "0.4.30");
+  EXPECT_EQ(f->jax->plugins, (std::vector<std::string>{"jax-cuda12-pjrt 0.4.30", "jax-cuda12-plugin 0.4.30"}));
   ASSERT_TRUE(f->onnxruntime.has());
   EXPECT_EQ(f->onnxruntime->providers.size(), 3u);
   ASSERT_TRUE(f->h5py.has());
@@ -159,6 +160,34 @@ TEST(ProbeScript, MappedLibrariesOfARealInterpreter) {
   EXPECT_EQ(r->exit_code, 0) << r->err;
   EXPECT_NE(r->out.find("\"lib\": \"nccl\""), std::string::npos) << r->out;
   EXPECT_NE(r->out.find("\"raw_version\": 22105"), std::string::npos) << r->out;  // NCCL_VERSION_CODE of 2.21.5
+}
+
+TEST(ProbeScript, JaxIsAskedForNoBackendAndItsPluginsComeFromTheirRecords) {
+  // A jax whose devices() and default_backend() end the interpreter: the probe must not call
+  // them (on a GPU machine they start XLA on every GPU). Its plugins are dist-info folders on
+  // sys.path, as pip installs them; jaxlib's own record and other packages are not plugins.
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "needs /usr/bin/python3 to run the probe script";
+  const std::string dir = ::testing::TempDir() + "/plumb_probe_jax_" + std::to_string(::getpid());
+  for (const char* d : {"jax", "jaxlib", "jax_cuda13_plugin-0.11.2.dist-info", "jax_cuda13_pjrt-0.11.2.dist-info",
+                        "jaxlib-0.11.2.dist-info", "numpy-2.5.2.dist-info", "libtpu-0.0.21.dist-info"}) {
+    std::filesystem::create_directories(dir + "/" + d);
+  }
+  std::ofstream(dir + "/jax/__init__.py") << "import os\n__version__ = '0.11.2'\n"
+                                             "def devices(): os._exit(7)\ndefault_backend = devices\n";
+  std::ofstream(dir + "/jaxlib/__init__.py") << "__version__ = '0.11.2'\n";
+  std::string script = python_probe_script();
+  auto main_loop = script.find("\nfor name, fn in");
+  ASSERT_NE(main_loop, std::string::npos);
+  std::string prog = "import sys\nsys.path.insert(0, '" + dir + "')\n" + script.substr(0, main_loop) +
+                     "\n_answer.write(encode(probe_jax()) + '\\n')\n_answer.flush()\n";
+  RunOptions o;
+  o.timeout = std::chrono::milliseconds(10000);
+  auto r = run_program({"/usr/bin/python3", "-c", prog}, o);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  ASSERT_EQ(r->exit_code, 0) << r->err;
+  EXPECT_EQ(r->out, "{\"jaxlib\": \"0.11.2\", \"plugins\": [\"jax-cuda13-pjrt 0.11.2\", \"jax-cuda13-plugin 0.11.2\", "
+                    "\"libtpu 0.0.21\"], \"version\": \"0.11.2\"}\n");
 }
 
 TEST(ProbeRun, FakeGpuInterpreterAnswers) {

@@ -131,6 +131,42 @@ TEST(GpuRules, EccRetiredPagesRemappedRows) {
   EXPECT_EQ(gpu_status_of(f, "l3.gpu.remapped_rows", "gpu 0000:00:00.0"), "fail");
 }
 
+TEST(GpuRules, RowRemappingGpusAreNotCalledUncheckedForPageRetirement) {
+  // A100/H100/H200: NVML answers NOT_SUPPORTED for page retirement and reads the row remapper.
+  Facts f = node();
+  for (auto& d : f.gpu.devices) {
+    d.mem_health.retired_pending = Fact<bool>::none("NVML_ERROR_NOT_SUPPORTED: not supported by this GPU or driver",
+                                                    "nvmlDeviceGetRetiredPagesPendingStatus(gpu " + d.bus_id + ")");
+    d.mem_health.retired_single_bit = Fact<int>::none("NVML_ERROR_NOT_SUPPORTED", "test");
+    d.mem_health.retired_double_bit = Fact<int>::none("NVML_ERROR_NOT_SUPPORTED", "test");
+  }
+  Selection sel;
+  sel.only = {"l3.gpu.retired_pages"};
+  auto all = judge(f, Thresholds(), sel);
+  const Finding* r = nullptr;
+  for (const auto& x : all) {
+    if (x.id == "l3.gpu.retired_pages") r = &x;
+  }
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->status, Status::pass);
+  EXPECT_EQ(r->variant, "remapping");
+  EXPECT_EQ(finding_message(*r, Lang::en), "2 GPUs repair memory by remapping rows, not by retiring pages: judged by l3.gpu.remapped_rows");
+  ASSERT_FALSE(r->evidence.empty());
+  EXPECT_NE(r->evidence[0].source.find("nvmlDeviceGetRetiredPagesPendingStatus"), std::string::npos);
+  // A reason other than NOT_SUPPORTED (a call that failed) stays a skip with that reason.
+  f.gpu.devices[0].mem_health.retired_pending = Fact<bool>::none("NVML_ERROR_UNKNOWN", "test");
+  f.gpu.devices[1].mem_health.retired_pending = Fact<bool>::none("NVML_ERROR_UNKNOWN", "test");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.retired_pages"), "skip");
+  // Without the remapper's answer nothing says the GPU remaps rows: a skip too.
+  f = node();
+  for (auto& d : f.gpu.devices) {
+    d.mem_health.retired_pending = Fact<bool>::none("NVML_ERROR_NOT_SUPPORTED", "test");
+    d.mem_health.retired_double_bit = Fact<int>::none("NVML_ERROR_NOT_SUPPORTED", "test");
+    d.mem_health.remap_pending = Fact<bool>::none("NVML_ERROR_NOT_SUPPORTED", "test");
+  }
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.retired_pages"), "skip");
+}
+
 TEST(GpuRules, PersistenceAcceptsTheDaemon) {
   Facts f = node();
   f.gpu.devices[0].persistence_mode = v(false);
