@@ -62,6 +62,8 @@ def _str(s):
 
 
 def encode(x):
+    if isinstance(x, Raw):
+        return str(x)
     if x is None or x is True or x is False:
         return {None: "null", True: "true", False: "false"}[x]
     if isinstance(x, int):
@@ -250,19 +252,92 @@ def probe_h5py():
     return d
 
 
-for name, fn in (("numpy", probe_numpy), ("torch", probe_torch), ("tensorflow", probe_tensorflow),
-                 ("jax", probe_jax), ("onnxruntime", probe_onnxruntime), ("h5py", probe_h5py)):
-    start = time.time()
+def run(probes):
+    done = {}
+    for name, fn in probes:
+        start = time.time()
+        try:
+            d = fn()
+            d["ok"] = True
+        except ImportError as e:
+            missing = type(e).__name__ == "ModuleNotFoundError" and getattr(e, "name", None) == name
+            d = {"ok": False, "not_installed": bool(missing), "error": ("%s: %s" % (type(e).__name__, e))[:400]}
+        except BaseException as e:  # a broken package must not hide the others
+            d = {"ok": False, "not_installed": False, "error": ("%s: %s" % (type(e).__name__, e))[:400]}
+        d["seconds"] = round(time.time() - start, 3)
+        done[name] = d
+    return done
+
+
+def side_in_worker(probes):
+    # Runs probes in a forked copy of this interpreter, forked before any package is imported (one
+    # thread, nothing loaded), so that they overlap the main process's own: the probe then takes
+    # the longer of the two, not the sum. Returns (read end, pid), or None where fork fails.
     try:
-        d = fn()
-        d["ok"] = True
-    except ImportError as e:
-        missing = type(e).__name__ == "ModuleNotFoundError" and getattr(e, "name", None) == name
-        d = {"ok": False, "not_installed": bool(missing), "error": ("%s: %s" % (type(e).__name__, e))[:400]}
-    except BaseException as e:  # a broken package must not hide the others
-        d = {"ok": False, "not_installed": False, "error": ("%s: %s" % (type(e).__name__, e))[:400]}
-    d["seconds"] = round(time.time() - start, 3)
-    out["packages"][name] = d
+        r, w = os.pipe()
+        pid = os.fork()
+    except Exception:
+        return None
+    if pid == 0:
+        try:
+            os.close(r)
+            data = encode(run(probes)).encode("ascii")
+            while data:
+                data = data[os.write(w, data):]
+        finally:
+            os._exit(0)
+    os.close(w)
+    return r, pid
+
+
+def side_answer(worker, probes):
+    # The worker's answer (JSON text), or one error per package when it ended without one.
+    r, pid = worker
+    chunks = []
+    while True:
+        b = os.read(r, 65536)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    text = b"".join(chunks).decode("ascii", "replace")
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and text.startswith("{") and text.endswith("}"):
+        return text
+    why = ("killed by signal %d" % os.WTERMSIG(status)) if os.WIFSIGNALED(status) else (
+        "exit code %d" % os.WEXITSTATUS(status))
+    err = "the probe's worker process ended without an answer (%s)" % why
+    return encode(dict((name, {"ok": False, "not_installed": False, "error": err, "seconds": 0.0})
+                       for name, _ in probes))
+
+
+def merged(*objects):
+    # JSON objects' texts as one object: the members of each, in turn.
+    inner = [o.strip()[1:-1].strip() for o in objects]
+    return Raw("{" + ", ".join(x for x in inner if x) + "}")
+
+
+class Raw(str):
+    """Text that is JSON already (the worker's answer): encode() writes it unchanged."""
+
+
+def any_installed(probes):
+    try:
+        from importlib.util import find_spec
+        return any(safe(lambda: find_spec(name) is not None, True) for name, _ in probes)
+    except Exception:
+        return True
+
+
+# PyTorch, the import the check cannot do without, runs here with numpy (which it imports itself);
+# the other frameworks in the worker, when one of them is installed.
+MAIN = (("numpy", probe_numpy), ("torch", probe_torch))
+SIDE = (("tensorflow", probe_tensorflow), ("jax", probe_jax), ("onnxruntime", probe_onnxruntime),
+        ("h5py", probe_h5py))
+
+worker = side_in_worker(SIDE) if any_installed(SIDE) else None
+main_done = encode(run(MAIN))
+out["packages"] = merged(main_done, side_answer(worker, SIDE) if worker else encode(run(SIDE)))
 
 _answer.write("PLUMB-PROBE-JSON " + encode(out) + "\n")
 _answer.flush()

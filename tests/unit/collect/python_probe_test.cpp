@@ -80,6 +80,28 @@ TEST(ProbeParse, GpuBuildWithEveryFrameworkAfterANoiseLine) {
   EXPECT_EQ(f->env->at("PYTORCH_CUDA_ALLOC_CONF"), "expandable_segments:True");
 }
 
+TEST(ProbeParse, RealH200MachineWithTorchAndJax) {
+  // Recorded on an H200 machine: torch's pip-wheel cuDNN and NCCL mapped, JAX known by its plugins.
+  auto f = parse_probe_output(test::read_fixture("framework/probe/h200-torch2.11-cu130-jax0.11.txt"), "python3");
+  ASSERT_TRUE(f.ok()) << f.error().describe();
+  ASSERT_TRUE(f->torch.has());
+  EXPECT_EQ(f->torch->version, "2.11.0+cu130");
+  EXPECT_EQ(f->torch->cuda, "13.0");
+  EXPECT_EQ(f->torch->cuda_available, true);
+  ASSERT_EQ(f->torch->devices.size(), 1u);
+  EXPECT_EQ(f->torch->devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(f->torch->devices[0].capability, "9.0");
+  ASSERT_EQ(f->torch->mapped_libs.size(), 2u);
+  EXPECT_EQ(f->torch->mapped_libs[0].version, "2.28.9");  // ncclGetVersion 22809
+  EXPECT_EQ(f->torch->mapped_libs[1].version, "9.19.0");  // cudnnGetVersion 91900
+  ASSERT_TRUE(f->jax.has());
+  EXPECT_EQ(f->jax->plugins, (std::vector<std::string>{"jax-cuda13-pjrt 0.11.2", "jax-cuda13-plugin 0.11.2"}));
+  ASSERT_TRUE(f->h5py.has());
+  EXPECT_EQ(f->h5py->hdf5_version, "2.0.0");
+  EXPECT_TRUE(not_installed(f->tensorflow));
+  EXPECT_EQ(f->python->version, "3.12.3");
+}
+
 TEST(ProbeParse, ImportErrorIsNotNotInstalled) {
   auto f = parse_probe_output(test::read_fixture("framework/probe/torch-import-error.txt"), "python3");
   ASSERT_TRUE(f.ok());
@@ -148,7 +170,7 @@ TEST(ProbeScript, MappedLibrariesOfARealInterpreter) {
   std::filesystem::copy_file(std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nccl.so", nccl,
                              std::filesystem::copy_options::overwrite_existing);
   std::string script = python_probe_script();
-  auto main_loop = script.find("\nfor name, fn in");
+  auto main_loop = script.find("\nMAIN = (");
   ASSERT_NE(main_loop, std::string::npos);
   std::string prog = "import ctypes\nctypes.CDLL('" + nccl + "')\n" + script.substr(0, main_loop) +
                      "\n_answer.write(encode(mapped_cuda_libs()) + '\\n')\n_answer.flush()\n";
@@ -176,7 +198,7 @@ TEST(ProbeScript, JaxIsAskedForNoBackendAndItsPluginsComeFromTheirRecords) {
                                              "def devices(): os._exit(7)\ndefault_backend = devices\n";
   std::ofstream(dir + "/jaxlib/__init__.py") << "__version__ = '0.11.2'\n";
   std::string script = python_probe_script();
-  auto main_loop = script.find("\nfor name, fn in");
+  auto main_loop = script.find("\nMAIN = (");
   ASSERT_NE(main_loop, std::string::npos);
   std::string prog = "import sys\nsys.path.insert(0, '" + dir + "')\n" + script.substr(0, main_loop) +
                      "\n_answer.write(encode(probe_jax()) + '\\n')\n_answer.flush()\n";
@@ -188,6 +210,54 @@ TEST(ProbeScript, JaxIsAskedForNoBackendAndItsPluginsComeFromTheirRecords) {
   ASSERT_EQ(r->exit_code, 0) << r->err;
   EXPECT_EQ(r->out, "{\"jaxlib\": \"0.11.2\", \"plugins\": [\"jax-cuda13-pjrt 0.11.2\", \"jax-cuda13-plugin 0.11.2\", "
                     "\"libtpu 0.0.21\"], \"version\": \"0.11.2\"}\n");
+}
+
+// The whole probe script in /usr/bin/python3 with `dir` first on its path (packages there shadow
+// installed ones), parsed as the collector parses it.
+Result<FrameworkFacts> probe_with_path(const std::string& dir) {
+  RunOptions o;
+  o.timeout = std::chrono::milliseconds(20000);
+  o.extra_env = {{"PYTHONPATH", dir}, {"PYTHONDONTWRITEBYTECODE", "1"}};
+  auto r = run_program({"/usr/bin/python3", "-c", python_probe_script()}, o);
+  if (!r) return r.error();
+  EXPECT_EQ(r->exit_code, 0) << r->err;
+  return parse_probe_output(r->out, "/usr/bin/python3");
+}
+
+void write_package(const std::string& dir, const std::string& name, const std::string& init) {
+  std::filesystem::create_directories(dir + "/" + name);
+  std::ofstream(dir + "/" + name + "/__init__.py") << init;
+}
+
+TEST(ProbeScript, TheOtherFrameworksAnswerFromAWorkerBesideTorch) {
+  // jax is installed: the worker forks and answers for it while the main process imports torch
+  // (here a torch whose import fails, so that the test does not wait for a real one).
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "needs /usr/bin/python3 to run the probe script";
+  const std::string dir = ::testing::TempDir() + "/plumb_probe_worker_" + std::to_string(::getpid());
+  write_package(dir, "torch", "raise ImportError('this torch does not load')\n");
+  write_package(dir, "numpy", "__version__ = '9.9.9'\n");
+  write_package(dir, "jax", "__version__ = '0.11.2'\n");
+  write_package(dir, "jaxlib", "__version__ = '0.11.2'\n");
+  std::filesystem::create_directories(dir + "/jax_cuda13_plugin-0.11.2.dist-info");
+  auto f = probe_with_path(dir);
+  ASSERT_TRUE(f.ok()) << f.error().describe();
+  ASSERT_TRUE(f->numpy.has()) << f->numpy.why();
+  EXPECT_EQ(f->numpy->version, "9.9.9");
+  EXPECT_FALSE(f->torch.has());
+  EXPECT_NE(f->torch.why().find("this torch does not load"), std::string::npos) << f->torch.why();
+  ASSERT_TRUE(f->jax.has()) << f->jax.why();
+  EXPECT_EQ(f->jax->plugins, std::vector<std::string>{"jax-cuda13-plugin 0.11.2"});
+
+  // A framework whose import kills the worker: its packages say so, the main process's stand.
+  write_package(dir, "onnxruntime", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n");
+  f = probe_with_path(dir);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(f.ok()) << f.error().describe();
+  EXPECT_TRUE(f->numpy.has());
+  for (const auto* why : {&f->jax.missing, &f->onnxruntime.missing, &f->h5py.missing, &f->tensorflow.missing}) {
+    EXPECT_NE(why->find("the probe's worker process ended without an answer (killed by signal 9)"), std::string::npos)
+        << *why;
+  }
 }
 
 TEST(ProbeRun, FakeGpuInterpreterAnswers) {
