@@ -1,6 +1,6 @@
 # plumb framework probe: reports what this interpreter can import and how it is built, as one
-# JSON line after a marker. Read-only apart from initialising CUDA in its own process (PyTorch's
-# device properties; no framework allocates device memory here).
+# JSON line after a marker. Read-only apart from initialising the CUDA driver in its own process
+# (PyTorch's device checks, which create no context; JAX is imported but asked for no backend).
 import os
 import sys
 import time
