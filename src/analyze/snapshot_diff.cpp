@@ -97,7 +97,9 @@ void flatten_object_array(const json& arr, const std::string& path, Flat& out) {
       if (!text.empty()) text += "; ";
       text.append(std::to_string(n)).append("x ").append(v);
     }
-    out[path + "[]." + k] = text;
+    std::string key = path;
+    key.append("[].").append(k);
+    out[key] = text;
   }
 }
 

@@ -19,6 +19,13 @@ namespace plumb::watch {
 
 namespace {
 
+// "FILE:LINE: what", the error of one line of a recording.
+Error line_error(const std::string& origin, std::size_t n, std::string_view what) {
+  std::string m = origin;
+  m.append(":").append(std::to_string(n)).append(": ").append(what);
+  return make_error(ErrorKind::invalid, std::move(m));
+}
+
 constexpr const char* kJsonMagic = "plumb_watch";
 constexpr const char* kCsvMagic = "# plumb-watch 1";
 
@@ -228,7 +235,7 @@ Result<Facts> read_jsonl(std::string_view text, const std::string& origin) {
     if (j.is_discarded() || !j.is_object()) {
       // A recording cut by a crash may end in half a line: keep what came before it.
       if (n == lines.size()) break;
-      return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": not a JSON object");
+      return line_error(origin, n, "not a JSON object");
     }
     try {
       if (n == 1) {
@@ -250,13 +257,13 @@ Result<Facts> read_jsonl(std::string_view text, const std::string& origin) {
         f.watch.samples_dropped = e.value("samples_dropped", std::uint64_t{0});
         continue;
       }
-      if (!numbers_fit(j)) return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": a value is out of range");
+      if (!numbers_fit(j)) return line_error(origin, n, "a value is out of range");
       f.watch.samples.push_back(j.get<WatchSample>());
       if (auto why = subjects_over_limit(f.watch.samples.back()); !why.empty()) {
-        return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": " + why);
+        return line_error(origin, n, why);
       }
     } catch (const std::exception& e) {
-      return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": malformed sample (" + e.what() + ")");
+      return line_error(origin, n, std::string("malformed sample (") + e.what() + ")");
     }
   }
   if (n == 0) return make_error(ErrorKind::invalid, origin + ": empty recording");
@@ -301,15 +308,15 @@ Result<Facts> read_csv(std::string_view text, const std::string& origin) {
       continue;
     }
     if (!header_seen) {
-      if (trim(line) != "t_s,metric,subject,value") return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": expected the header t_s,metric,subject,value");
+      if (trim(line) != "t_s,metric,subject,value") return line_error(origin, n, "expected the header t_s,metric,subject,value");
       header_seen = true;
       continue;
     }
     auto parts = split(line, ',');
-    if (parts.size() != 4) return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": expected 4 fields");
+    if (parts.size() != 4) return line_error(origin, n, "expected 4 fields");
     auto t = parse_double(parts[0]);
     auto v = parse_double(parts[3]);
-    if (!t || !v) return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": bad number");
+    if (!t || !v) return line_error(origin, n, "bad number");
     if (f.watch.samples.empty() || std::string(parts[0]) != current_t) {
       index = SampleIndex{};
       f.watch.samples.push_back({});
@@ -317,7 +324,7 @@ Result<Facts> read_csv(std::string_view text, const std::string& origin) {
       current_t = std::string(parts[0]);
     }
     if (auto why = apply_row(f.watch.samples.back(), index, std::string(parts[1]), std::string(parts[2]), *v); !why.empty()) {
-      return make_error(ErrorKind::invalid, origin + ":" + std::to_string(n) + ": " + why);
+      return line_error(origin, n, why);
     }
   }
   if (!header_seen) return make_error(ErrorKind::invalid, origin + ": no t_s,metric,subject,value header");
@@ -353,7 +360,7 @@ std::string sample_to_csv_rows(const WatchSample& s) {
 
 Result<std::unique_ptr<Recorder>> Recorder::open(const std::string& path, const WatchFacts& h, const std::string& hostname) {
   std::FILE* f = std::fopen(path.c_str(), "we");
-  if (f == nullptr) return make_error(error_kind_from_errno(errno), "cannot write " + path + " (" + std::strerror(errno) + ")");
+  if (f == nullptr) return make_error(error_kind_from_errno(errno), "cannot write " + path + " (" + errno_text(errno) + ")");
   std::unique_ptr<Recorder> r(new Recorder(f, path, record_format_for(path)));
   std::string head;
   if (r->fmt_ == RecordFormat::jsonl) {
@@ -379,7 +386,7 @@ Recorder::~Recorder() {
 Result<bool> Recorder::put(const std::string& text) {
   if (f_ == nullptr) return make_error(ErrorKind::io, path_ + " is closed");
   if (std::fwrite(text.data(), 1, text.size(), f_) != text.size() || std::fflush(f_) != 0) {
-    return make_error(ErrorKind::io, "cannot write " + path_ + " (" + std::strerror(errno) + ")");
+    return make_error(ErrorKind::io, "cannot write " + path_ + " (" + errno_text(errno) + ")");
   }
   return true;
 }

@@ -65,6 +65,7 @@ LevelSample run_level(const std::vector<DataFile>& files, int readers, double se
   std::atomic<bool> go{false};
   auto end_holder = std::make_shared<std::chrono::steady_clock::time_point>();
   std::vector<std::thread> ts;
+  ts.reserve(static_cast<std::size_t>(readers));
   for (int r = 0; r < readers; ++r) {
     ts.emplace_back([&] {
       std::vector<unsigned char> buf;

@@ -63,6 +63,7 @@ std::vector<double> time_on_stream(const Runtime& rt, cuda::Stream stream, int w
 
 std::vector<double> to_gbps(const std::vector<double>& secs, double bytes) {
   std::vector<double> v;
+  v.reserve(secs.size());
   for (double s : secs) v.push_back(bytes / s / 1e9);
   return v;
 }
@@ -264,6 +265,7 @@ Result<BenchResult> run_gemm(const Context&, const BenchOptions& o) {
           continue;
         }
         std::vector<double> tf;
+        tf.reserve(secs.size());
         for (double sec : secs) tf.push_back(gemm_tflops(n, n, n, sec));
         r.metrics.push_back(make_metric("gemm." + t.name + ".gpu" + std::to_string(d), "TFLOPS", true, tf));
       }

@@ -21,16 +21,11 @@
 #include <thread>
 
 #include "bench/serve_codec.h"
+#include "core/host_root.h"
 
 namespace plumb {
 
 namespace {
-
-// strerror_r (GNU form): several sender threads report errors at once.
-std::string errno_text(int e) {
-  char buf[256];
-  return ::strerror_r(e, buf, sizeof buf);
-}
 
 std::int64_t mono_ns() {
   timespec ts{};

@@ -23,6 +23,7 @@
 
 #include "bench/bench.h"
 #include "bench/stats.h"
+#include "core/host_root.h"
 #include "core/text.h"
 
 namespace plumb {
@@ -55,7 +56,7 @@ Result<StoragePlace> storage_place(const std::string& path) {
     p.is_dir = true;
     return p;
   }
-  if (errno != ENOENT) return make_error(error_kind_from_errno(errno), "storage: " + path + ": " + std::strerror(errno));
+  if (errno != ENOENT) return make_error(error_kind_from_errno(errno), "storage: " + path + ": " + errno_text(errno));
   auto slash = path.find_last_of('/');
   p.dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   p.file = path;
@@ -95,7 +96,7 @@ Result<int> create_test_file(const StoragePlace& p, std::string& how) {
       return fd;
     }
     if (errno == EACCES || errno == EPERM || errno == EROFS) {
-      return make_error(error_kind_from_errno(errno), "storage: cannot create a file in " + p.dir + ": " + std::strerror(errno));
+      return make_error(error_kind_from_errno(errno), "storage: cannot create a file in " + p.dir + ": " + errno_text(errno));
     }
 #endif
   }
@@ -107,7 +108,7 @@ Result<int> create_test_file(const StoragePlace& p, std::string& how) {
   int fd = ::open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0) {
     if (errno == EEXIST) return make_error(ErrorKind::invalid, "storage: refusing to overwrite existing file " + name);
-    return make_error(error_kind_from_errno(errno), "storage: cannot create " + name + ": " + std::strerror(errno));
+    return make_error(error_kind_from_errno(errno), "storage: cannot create " + name + ": " + errno_text(errno));
   }
   ::unlink(name.c_str());
   how = name + " (unlinked after creation)";
@@ -131,13 +132,13 @@ Result<bool> fill_file(int fd, std::uint64_t size, const BenchOptions& o, Progre
     if (k < 0) {
       if (errno == EINTR) continue;
       int e = errno;
-      std::string what = e == ENOSPC ? "file system full" : e == EFBIG ? "file size limit reached" : e == EDQUOT ? "disk quota exceeded" : std::strerror(e);
+      std::string what = e == ENOSPC ? "file system full" : e == EFBIG ? "file size limit reached" : e == EDQUOT ? "disk quota exceeded" : errno_text(e);
       return make_error(ErrorKind::io, "storage: writing the test file failed after " + human_bytes(done) + ": " + what);
     }
     done += static_cast<std::uint64_t>(k);
     if ((done & (64 * kStorageMiB - 1)) == 0) prog.update("writing test file " + human_bytes(done) + " / " + human_bytes(size));
   }
-  if (::fsync(fd) != 0) return make_error(ErrorKind::io, std::string("storage: fsync failed: ") + std::strerror(errno));
+  if (::fsync(fd) != 0) return make_error(ErrorKind::io, std::string("storage: fsync failed: ") + errno_text(errno));
   return true;
 }
 
@@ -167,6 +168,7 @@ Sample read_sample(int fd, std::uint64_t size, std::size_t block, int threads, b
   std::uint64_t blocks = std::max<std::uint64_t>(1, size / block);
   std::uint64_t region = std::max<std::uint64_t>(1, blocks / static_cast<std::uint64_t>(threads));
   auto deadline_holder = std::make_shared<std::chrono::steady_clock::time_point>();
+  ts.reserve(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     ts.emplace_back([&, t] {
       auto buf = aligned_buffer(block);
@@ -273,11 +275,11 @@ Result<BenchResult> run_storage(const Context& /*ctx*/, const BenchOptions& o) {
     if (probe && ::pread(f.fd, probe.get(), kAlign, 0) == static_cast<ssize_t>(kAlign)) {
       direct = true;
     } else {
-      r.notes["direct_io"] = std::string("no (") + std::strerror(errno) + " on " + fs + "): buffered reads, cache dropped before each sample";
+      r.notes["direct_io"] = std::string("no (") + errno_text(errno) + " on " + fs + "): buffered reads, cache dropped before each sample";
       ::fcntl(f.fd, F_SETFL, flags);
     }
   } else {
-    r.notes["direct_io"] = std::string("no (") + std::strerror(errno) + " on " + fs + "): buffered reads, cache dropped before each sample";
+    r.notes["direct_io"] = std::string("no (") + errno_text(errno) + " on " + fs + "): buffered reads, cache dropped before each sample";
   }
   if (direct) r.notes["direct_io"] = "yes (O_DIRECT)";
 
@@ -288,8 +290,8 @@ Result<BenchResult> run_storage(const Context& /*ctx*/, const BenchOptions& o) {
       if (!direct) ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
       // Warm-up like fio's ramp_time: lets the device (or a VM host) settle after the file was written.
       double d = i < 0 ? std::min(duration, 1.0) : duration;
-      Sample s = read_sample(f.fd, size, block, threads, random, direct, d, static_cast<std::uint64_t>(i + 7));
-      if (s.error != 0) return make_error(ErrorKind::io, "storage: read failed: " + std::string(std::strerror(s.error)));
+      Sample s = read_sample(f.fd, size, block, threads, random, direct, d, static_cast<std::uint64_t>(i) + 7);
+      if (s.error != 0) return make_error(ErrorKind::io, "storage: read failed: " + errno_text(s.error));
       if (i < 0 || s.seconds <= 0) continue;
       mbps.push_back(static_cast<double>(s.bytes) / s.seconds / 1e6);
       iops.push_back(static_cast<double>(s.ops) / s.seconds);

@@ -129,7 +129,7 @@ Fact<std::vector<NumaNode>> read_numa_nodes(const HostRoot& root) {
     if (!id || *id > 1u << 20) continue;
     NumaNode node;
     node.id = static_cast<int>(*id);
-    if (auto l = root.read_value(base + "/" + n + "/cpulist")) {
+    if (auto l = root.read_value(concat(base, "/", n, "/cpulist"))) {
       node.cpulist = *l;
       if (auto cpus = parse_cpulist(*l)) node.cpus = static_cast<int>(cpus->size());
     }
@@ -189,7 +189,7 @@ CpuFacts read_cpu(const HostRoot& root) {
     for (const auto& n : *names) {
       int c = 0;
       if (!is_cpu_dir(n, c)) continue;
-      auto g = root.read_value(cpu_base + "/" + n + "/cpufreq/scaling_governor");
+      auto g = root.read_value(concat(cpu_base, "/", n, "/cpufreq/scaling_governor"));
       if (!g) {
         if (first_error.empty() && g.error().kind != ErrorKind::absent) first_error = g.error().describe();
         continue;
@@ -197,7 +197,7 @@ CpuFacts read_cpu(const HostRoot& root) {
       if (!is_word(*g)) continue;
       govs.push_back({c, *g});
       if (driver.empty()) {
-        auto d = root.read_value(cpu_base + "/" + n + "/cpufreq/scaling_driver");
+        auto d = root.read_value(concat(cpu_base, "/", n, "/cpufreq/scaling_driver"));
         if (d && is_word(*d)) driver = *d;
       }
     }

@@ -446,7 +446,7 @@ void Reader::run() {
           bb = p_.facts.devices[handles[y].second].bus_id;
         }
         int level = 0;
-        subject_ = ba + ", " + bb;
+        subject_ = concat(ba, ", ", bb);
         auto trc = call("nvmlDeviceGetTopologyCommonAncestor", a_.topology, handles[x].first, handles[y].first, &level);
         GpuPairTopology t{ba, bb, fact(trc, level, "nvmlDeviceGetTopologyCommonAncestor")};
         std::lock_guard<std::mutex> lock(p_.mu);

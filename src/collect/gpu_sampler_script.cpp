@@ -4,6 +4,7 @@
 
 #include "core/json.h"
 #include "collect/gpu_sampler.h"
+#include "core/text.h"
 
 namespace plumb::watch {
 
@@ -98,7 +99,7 @@ Result<std::vector<GpuScript>> parse_gpu_script(const std::string& text, const s
               read_series(g, "nvlink_rx_bytes_per_s", s.nvlink_rx_bytes_per_s, err) &&
               read_series(g, "nvlink_tx_bytes_per_s", s.nvlink_tx_bytes_per_s, err) &&
               read_series(g, "clock_event_reasons", s.clock_event_reasons, err);
-    if (!ok) return make_error(ErrorKind::invalid, origin + ": gpus[" + std::to_string(i) + "]: " + err);
+    if (!ok) return make_error(ErrorKind::invalid, concat(origin, ": gpus[", std::to_string(i), "]: ", err));
     out.push_back(std::move(s));
     ++i;
   }

@@ -104,6 +104,7 @@ void HostSampler::sample_disks(WatchSample& s, double dt) {
   auto all = parse_diskstats(*text);
   if (!disk_names_) {
     std::vector<std::string> names;
+    names.reserve(all.size());
     for (const auto& d : all) names.push_back(d.name);
     disk_names_ = whole_disks(names);
   }

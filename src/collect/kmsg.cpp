@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/host_root.h"
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -461,9 +462,9 @@ Result<std::string> read_kmsg_source(const std::string& real_path, const std::st
   if (fd < 0) {
     int e = errno;
     if (e == EPERM || e == EACCES) {
-      return make_error(ErrorKind::denied, shown + " (" + std::strerror(e) + "): needs CAP_SYSLOG (or kernel.dmesg_restrict=0)");
+      return make_error(ErrorKind::denied, shown + " (" + errno_text(e) + "): needs CAP_SYSLOG (or kernel.dmesg_restrict=0)");
     }
-    return make_error(error_kind_from_errno(e), shown + " (" + std::strerror(e) + ")");
+    return make_error(error_kind_from_errno(e), shown + " (" + errno_text(e) + ")");
   }
   struct stat st {};
   bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -490,13 +491,13 @@ Result<std::string> read_kmsg_source(const std::string& real_path, const std::st
       if (e == EAGAIN) break;    // end of the ring buffer
       ::close(fd);
       if ((e == EPERM || e == EACCES)) {
-        return make_error(ErrorKind::denied, shown + " (" + std::strerror(e) + "): needs CAP_SYSLOG (or kernel.dmesg_restrict=0)");
+        return make_error(ErrorKind::denied, shown + " (" + errno_text(e) + "): needs CAP_SYSLOG (or kernel.dmesg_restrict=0)");
       }
       if (!out.empty()) {
         truncated = true;
         return out;
       }
-      return make_error(error_kind_from_errno(e), shown + " (" + std::strerror(e) + ")");
+      return make_error(error_kind_from_errno(e), shown + " (" + errno_text(e) + ")");
     }
     if (n == 0) break;
     out.append(buf.data(), static_cast<std::size_t>(n));

@@ -103,13 +103,13 @@ Result<std::vector<IbPort>> read_ib_ports(const HostRoot& root) {
   if (!devs) return devs.error();
   std::vector<IbPort> out;
   for (const auto& d : *devs) {
-    std::string bus = bus_id_of_link(root, base + "/" + d + "/device");
-    auto ports = root.list(base + "/" + d + "/ports");
+    std::string bus = bus_id_of_link(root, concat(base, "/", d, "/device"));
+    auto ports = root.list(concat(base, "/", d, "/ports"));
     if (!ports) continue;
     for (const auto& p : *ports) {
       auto num = parse_int(p);
       if (!num) continue;
-      std::string dir = base + "/" + d + "/ports/" + p;
+      std::string dir = concat(base, "/", d, "/ports/", p);
       IbPort ip;
       ip.device = d;
       ip.port = static_cast<int>(*num);
@@ -131,7 +131,7 @@ Result<std::vector<NetIface>> read_interfaces(const HostRoot& root) {
   if (!names) return names.error();
   std::vector<NetIface> out;
   for (const auto& n : *names) {
-    std::string dir = base + "/" + n;
+    std::string dir = concat(base, "/", n);
     NetIface i;
     i.name = n;
     i.operstate = root.read_value(dir + "/operstate").value_or("");

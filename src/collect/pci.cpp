@@ -76,7 +76,7 @@ Result<std::vector<PciFunction>> read_pci_functions(const HostRoot& root) {
   std::vector<PciFunction> all;
   for (const auto& id : *names) {
     if (!is_pci_bus_id(id)) continue;
-    std::string dir = base + "/" + id;
+    std::string dir = concat(base, "/", id);
     PciFunction f;
     f.bus_id = id;
     f.class_code = root.read_value(dir + "/class").value_or("");

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <cstdlib>
 
+#include "core/host_root.h"
 #include "core/registry.h"
 #include "core/text.h"
 
@@ -288,7 +289,7 @@ DataPath read_data_path(const Context& ctx, const std::string& given, const Resu
     char* real = ::realpath(given.c_str(), nullptr);
     if (real == nullptr) {
       int e = errno;
-      std::string why = error_kind_name(error_kind_from_errno(e)) + std::string(": --data ") + given + " (" + std::strerror(e) + ")";
+      std::string why = error_kind_name(error_kind_from_errno(e)) + std::string(": --data ") + given + " (" + errno_text(e) + ")";
       dp.mount_point = dp.fs_type = dp.source = dp.device = Fact<std::string>::none(why);
       return dp;
     }

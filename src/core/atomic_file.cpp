@@ -26,8 +26,6 @@ namespace plumb {
 
 namespace {
 
-std::string errno_text(int e) { return std::system_category().message(e); }  // thread-safe strerror
-
 Error write_error(const std::string& path, int e) {
   return make_error(error_kind_from_errno(e), "cannot write " + path + " (" + errno_text(e) + ")");
 }

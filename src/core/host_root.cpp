@@ -29,7 +29,7 @@ Result<std::string> read_fd_all(int fd, const std::string& shown, std::size_t ma
       int e = errno;
       ::close(fd);
       // Collectors read on many threads: std::strerror may share its buffer between them.
-      return make_error(error_kind_from_errno(e), shown + " (" + std::generic_category().message(e) + ")");
+      return make_error(error_kind_from_errno(e), shown + " (" + errno_text(e) + ")");
     }
     if (n == 0) break;
     if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
@@ -43,7 +43,7 @@ Result<std::string> read_fd_all(int fd, const std::string& shown, std::size_t ma
 }
 
 Result<std::string> fail(int e, std::string_view shown) {
-  return make_error(error_kind_from_errno(e), std::string(shown) + " (" + std::generic_category().message(e) + ")");
+  return make_error(error_kind_from_errno(e), std::string(shown) + " (" + errno_text(e) + ")");
 }
 
 // Reads an open descriptor after refusing what is not a file to read: a directory, a FIFO or a
@@ -198,6 +198,8 @@ int open_in_root(const std::string& root, std::string_view abs, int flags) {
 
 }  // namespace
 
+std::string errno_text(int err) { return std::generic_category().message(err); }
+
 ErrorKind error_kind_from_errno(int err) {
   switch (err) {
     case ENOENT:
@@ -305,7 +307,7 @@ Result<std::size_t> pread_full(int fd, std::uint64_t offset, char* dst, std::siz
       if (errno == EINTR) continue;
       const int e = errno;
       // std::strerror is not thread safe.
-      return make_error(error_kind_from_errno(e), name + ": read failed (" + std::generic_category().message(e) + ")");
+      return make_error(error_kind_from_errno(e), name + ": read failed (" + errno_text(e) + ")");
     }
     got += static_cast<std::size_t>(r);
   }

@@ -59,6 +59,9 @@ void host_root_force_walk_for_testing(bool on);
 
 // Maps errno to our error kinds.
 ErrorKind error_kind_from_errno(int err);
+// strerror's text for an errno value, safe from any thread (std::strerror may return one buffer
+// shared by all threads; the collectors and the benchmarks' workers report errors at once).
+std::string errno_text(int err);
 
 std::string_view trim(std::string_view s);
 

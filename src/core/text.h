@@ -10,6 +10,16 @@
 
 namespace plumb {
 
+// The pieces as one string in one allocation: `a + "/" + b` makes a temporary string per `+`
+// (clang-tidy's performance-inefficient-string-concatenation), which adds up in loops over sysfs.
+template <class... Parts>
+std::string concat(const Parts&... parts) {
+  std::string out;
+  out.reserve((std::string_view(parts).size() + ...));
+  (out.append(std::string_view(parts)), ...);
+  return out;
+}
+
 std::optional<std::int64_t> parse_int(std::string_view s);     // decimal, optional sign, trimmed
 std::optional<std::uint64_t> parse_uint(std::string_view s);   // decimal, trimmed
 std::optional<std::uint64_t> parse_hex(std::string_view s);    // with or without 0x

@@ -10,7 +10,7 @@
 namespace plumb {
 
 namespace {
-std::string md_escaped_cell(std::string s) {
+std::string md_escaped_cell(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '|') out += "\\|";

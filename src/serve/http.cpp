@@ -184,7 +184,7 @@ Result<std::unique_ptr<Server>> Server::listen(const std::string& host, int port
   int fd = ::socket(res->ai_family, res->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     ::freeaddrinfo(res);
-    return make_error(ErrorKind::io, std::string("socket: ") + std::strerror(errno));
+    return make_error(ErrorKind::io, std::string("socket: ") + errno_text(errno));
   }
   int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -192,7 +192,7 @@ Result<std::unique_ptr<Server>> Server::listen(const std::string& host, int port
     int e = errno;
     ::freeaddrinfo(res);
     ::close(fd);
-    return make_error(error_kind_from_errno(e), "cannot listen on " + host + ":" + port_s + " (" + std::strerror(e) + ")");
+    return make_error(error_kind_from_errno(e), "cannot listen on " + host + ":" + port_s + " (" + errno_text(e) + ")");
   }
   ::freeaddrinfo(res);
   sockaddr_storage ss{};

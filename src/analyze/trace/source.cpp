@@ -40,7 +40,7 @@ class FdRaw : public Raw {
       ssize_t r = ::read(fd_, dst, n);
       if (r >= 0) return static_cast<std::size_t>(r);
       if (errno == EINTR) continue;
-      return make_error(ErrorKind::io, name_ + ": read failed (" + std::strerror(errno) + ")");
+      return make_error(ErrorKind::io, name_ + ": read failed (" + errno_text(errno) + ")");
     }
   }
 
@@ -366,7 +366,7 @@ Result<std::unique_ptr<ByteSource>> open_trace_file(const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
-    return make_error(ErrorKind::io, path + ": " + std::strerror(errno));
+    return make_error(ErrorKind::io, path + ": " + errno_text(errno));
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   Result<std::string> err = std::string();
@@ -375,14 +375,14 @@ Result<std::unique_ptr<ByteSource>> open_trace_file(const std::string& path) {
   return src;
 }
 
-Result<std::unique_ptr<ByteSource>> open_fd_source(int fd, std::string name) {
+Result<std::unique_ptr<ByteSource>> open_fd_source(int fd, const std::string& name) {
   Result<std::string> err = std::string();
   auto src = wrap(std::make_unique<FdRaw>(fd, name), name, 0, err);
   if (!src) return err.error();
   return src;
 }
 
-std::unique_ptr<ByteSource> memory_source(std::string_view data, std::string name) {
+std::unique_ptr<ByteSource> memory_source(std::string_view data, const std::string& name) {
   Result<std::string> err = std::string();
   auto src = wrap(std::make_unique<MemRaw>(data), name, data.size(), err);
   return src;  // memory reads cannot fail

@@ -24,9 +24,9 @@ class ByteSource {
 // Opens a file; gzip is detected by its magic bytes, not the name.
 Result<std::unique_ptr<ByteSource>> open_trace_file(const std::string& path);
 // Reads an open descriptor (a pipe such as stdin too) and owns it; gzip detected the same way.
-Result<std::unique_ptr<ByteSource>> open_fd_source(int fd, std::string name);
+Result<std::unique_ptr<ByteSource>> open_fd_source(int fd, const std::string& name);
 // Reads from memory (the bytes must outlive the source); gzip detected the same way.
-std::unique_ptr<ByteSource> memory_source(std::string_view data, std::string name);
+std::unique_ptr<ByteSource> memory_source(std::string_view data, const std::string& name);
 
 // Reads `inner` on a thread of its own, up to `depth` chunks of `chunk` bytes ahead of the caller:
 // for gzip, inflating runs while the caller parses. Errors arrive in order, after the bytes before them.
