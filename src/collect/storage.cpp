@@ -260,18 +260,18 @@ std::optional<std::string> disk_of(const HostRoot& root, const MountEntry& m, co
   if (name.empty() || name == "." || name == "..") return std::nullopt;
   if (is_disk(name)) return name;
   for (const auto& d : disks) {
-    if (root.exists("/sys/block/" + d + "/" + name)) return d;  // a partition directory; read through root
+    if (root.exists(concat("/sys/block/", d, "/", name))) return d;  // a partition directory; read through root
   }
   // Device mapper (/dev/mapper/vg-data): dm-N whose dm/name matches; report the disk under it.
   for (const auto& d : disks) {
     if (!starts_with(d, "dm-")) continue;
-    auto dm = root.read_value("/sys/block/" + d + "/dm/name");  // read through root
+    auto dm = root.read_value(concat("/sys/block/", d, "/dm/name"));  // read through root
     if (!dm || *dm != name) continue;
-    if (auto slaves = root.list("/sys/block/" + d + "/slaves"); slaves && !slaves->empty()) {  // read through root
+    if (auto slaves = root.list(concat("/sys/block/", d, "/slaves")); slaves && !slaves->empty()) {  // read through root
       const std::string& s = slaves->front();
       if (is_disk(s)) return s;
       for (const auto& p : disks) {
-        if (root.exists("/sys/block/" + p + "/" + s)) return p;  // read through root
+        if (root.exists(concat("/sys/block/", p, "/", s))) return p;  // read through root
       }
     }
     return d;

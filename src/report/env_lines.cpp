@@ -185,7 +185,7 @@ const bool kEnvHostEnv = register_env_lines(40, [](const Facts& f) {
     for (const auto& [k, v] : *p.environ) {
       if (!relevant_env_var(k)) continue;
       std::string shown = v.size() > 120 ? v.substr(0, 117) + "..." : v;
-      s += (s.empty() ? "" : ", ") + k + "=" + shown;
+      s.append(s.empty() ? "" : ", ").append(k).append("=").append(shown);
     }
     if (s.empty()) s = "-";
   } else {

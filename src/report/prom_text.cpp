@@ -72,7 +72,8 @@ std::string Exposition::str() const {
   std::string out;
   for (const auto& name : order_) {
     const Family& f = families_.at(name);
-    out += "# HELP " + name + " " + escape_help(f.help) + "\n# TYPE " + name + " " + f.type + "\n" + f.lines;
+    out.append("# HELP ").append(name).append(" ").append(escape_help(f.help));
+    out.append("\n# TYPE ").append(name).append(" ").append(f.type).append("\n").append(f.lines);
   }
   return out;
 }

@@ -77,6 +77,7 @@ std::vector<std::string> subject_files(const Facts& facts) {
   add(facts.outdiff.file_b);
   // Two files with one name stay whole (rank0.json from two folders).
   std::vector<std::string> names;
+  names.reserve(out.size());
   for (const auto& f : out) names.push_back(base_name(f));
   std::vector<std::string> kept;
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -135,6 +136,7 @@ Layer layer_of(const Finding& f) {
 
 std::vector<const Finding*> ordered(const std::vector<Finding>& findings) {
   std::vector<const Finding*> v;
+  v.reserve(findings.size());
   for (const auto& f : findings) v.push_back(&f);
   std::stable_sort(v.begin(), v.end(), [](const Finding* a, const Finding* b) {
     auto ka = std::make_tuple(section_of(*a), a->status, a->id, a->subject);

@@ -106,7 +106,7 @@ std::string steps_block(const Report& r, const RenderOptions& o, const std::stri
     std::string devs;
     if (!t.devices.empty()) devs = ", " + std::to_string(t.devices.size()) + "x " + t.devices.front();
     std::string who = t.rank ? label(t) + " — " + t.file : t.file;
-    os << heading(tr(lang, "trace.title") + ": " + who + " (" + t.format + ", " + t.accelerator + devs + ")", format);
+    os << heading(concat(tr(lang, "trace.title"), ": ", who, " (", t.format, ", ", t.accelerator, devs, ")"), format);
     std::string read = fill(tr(lang, "trace.read"), {{"mb", fmt_num(static_cast<double>(t.bytes) / 1e6, 1)},
                                                       {"events", std::to_string(t.events)},
                                                       {"ms", fmt_num(t.parse_ms, 0)}});

@@ -90,9 +90,9 @@ std::vector<Finding> judge_nic_affinity(const Facts& f, const Thresholds&) {
     }
     Finding x;
     x.id = id;
-    x.subject = t.gpus[g].label + (t.gpus[g].bus_id.empty() ? "" : " " + t.gpus[g].bus_id);
+    x.subject = t.gpus[g].bus_id.empty() ? t.gpus[g].label : concat(t.gpus[g].label, " ", t.gpus[g].bus_id);
     x.arg("gpu", t.gpus[g].label).arg("nic", best_nic).arg("level", best_cell);
-    x.add("closest NIC", best_nic + " (" + best_cell + ")", t.source);
+    x.add("closest NIC", concat(best_nic, " (", best_cell, ")"), t.source);
     x.threshold = "a NIC on the GPU's PCIe switch or NUMA node (not SYS)";
     x.status = best_cell == "SYS" ? Status::warn : Status::pass;
     out.push_back(std::move(x));

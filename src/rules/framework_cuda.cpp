@@ -204,7 +204,7 @@ Finding judge_lib(const Facts& f, const LibCheck& c) {
       if (l.version.empty()) {
         unknown = l.path + ": " + l.version_why;
       } else {
-        loaded.emplace_back(l.version, l.path + gone + suffix);
+        loaded.emplace_back(l.version, concat(l.path, gone, suffix));
       }
     }
   };

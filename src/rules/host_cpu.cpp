@@ -25,9 +25,9 @@ std::vector<Finding> judge_governor(const Facts& f, const Thresholds&) {
   for (const auto& [gov, cpus] : by_gov) {
     std::string list;
     // Compact evidence: the governor, how many CPUs, and the first few CPU numbers.
-    for (std::size_t i = 0; i < cpus.size() && i < 8; ++i) list += (i ? "," : "") + std::to_string(cpus[i]);
+    for (std::size_t i = 0; i < cpus.size() && i < 8; ++i) list.append(i ? "," : "").append(std::to_string(cpus[i]));
     if (cpus.size() > 8) list += ",...";
-    out.add("scaling_governor", gov + " on " + std::to_string(cpus.size()) + " CPUs (cpu " + list + ")", g.source);
+    out.add("scaling_governor", concat(gov, " on ", std::to_string(cpus.size()), " CPUs (cpu ", list, ")"), g.source);
     if (gov != "performance") {
       slow += static_cast<int>(cpus.size());
       others += (others.empty() ? "" : ", ") + gov;

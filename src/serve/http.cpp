@@ -136,7 +136,7 @@ std::string serialize(const Response& r, bool keep_alive, bool head_only) {
   out += "Content-Type: " + r.content_type + "\r\n";
   out += "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
   out += "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n";
-  for (const auto& [k, v] : r.headers) out += k + ": " + v + "\r\n";
+  for (const auto& [k, v] : r.headers) out.append(k).append(": ").append(v).append("\r\n");
   out += keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
   out += "\r\n";
   if (!head_only) out += r.body;
