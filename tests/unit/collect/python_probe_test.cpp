@@ -160,6 +160,18 @@ TEST(ProbeParse, MappedLibrariesAreDecodedAndGarbageSkipped) {
   EXPECT_EQ(m[3].error, "no version reported");
 }
 
+// The probe script's definitions (everything before it starts probing) in /usr/bin/python3, after
+// `before`, then one line: the encoded value of the expression `call`.
+Result<RunOutput> run_probe_part(const std::string& before, const std::string& call) {
+  std::string script = python_probe_script();
+  auto main_loop = script.find("\nMAIN = (");
+  if (main_loop == std::string::npos) return make_error(ErrorKind::internal, "the probe script has no MAIN = ( line");
+  std::string prog = before + script.substr(0, main_loop) + "\n_answer.write(encode(" + call + ") + '\\n')\n_answer.flush()\n";
+  RunOptions o;
+  o.timeout = std::chrono::milliseconds(10000);
+  return run_program({"/usr/bin/python3", "-c", prog}, o);
+}
+
 TEST(ProbeScript, MappedLibrariesOfARealInterpreter) {
   // The probe's maps reader in a real python3 (the probe is Python: it needs an interpreter) that has
   // loaded an NCCL with ctypes: tests/helpers/fake_cuda's NCCL 2.21.5, under the name the probe looks for.
@@ -169,14 +181,7 @@ TEST(ProbeScript, MappedLibrariesOfARealInterpreter) {
   const std::string nccl = dir + "/libnccl.so.2";
   std::filesystem::copy_file(std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nccl.so", nccl,
                              std::filesystem::copy_options::overwrite_existing);
-  std::string script = python_probe_script();
-  auto main_loop = script.find("\nMAIN = (");
-  ASSERT_NE(main_loop, std::string::npos);
-  std::string prog = "import ctypes\nctypes.CDLL('" + nccl + "')\n" + script.substr(0, main_loop) +
-                     "\n_answer.write(encode(mapped_cuda_libs()) + '\\n')\n_answer.flush()\n";
-  RunOptions o;
-  o.timeout = std::chrono::milliseconds(10000);
-  auto r = run_program({"/usr/bin/python3", "-c", prog}, o);
+  auto r = run_probe_part("import ctypes\nctypes.CDLL('" + nccl + "')\n", "mapped_cuda_libs()");
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->exit_code, 0) << r->err;
@@ -197,14 +202,7 @@ TEST(ProbeScript, JaxIsAskedForNoBackendAndItsPluginsComeFromTheirRecords) {
   std::ofstream(dir + "/jax/__init__.py") << "import os\n__version__ = '0.11.2'\n"
                                              "def devices(): os._exit(7)\ndefault_backend = devices\n";
   std::ofstream(dir + "/jaxlib/__init__.py") << "__version__ = '0.11.2'\n";
-  std::string script = python_probe_script();
-  auto main_loop = script.find("\nMAIN = (");
-  ASSERT_NE(main_loop, std::string::npos);
-  std::string prog = "import sys\nsys.path.insert(0, '" + dir + "')\n" + script.substr(0, main_loop) +
-                     "\n_answer.write(encode(probe_jax()) + '\\n')\n_answer.flush()\n";
-  RunOptions o;
-  o.timeout = std::chrono::milliseconds(10000);
-  auto r = run_program({"/usr/bin/python3", "-c", prog}, o);
+  auto r = run_probe_part("import sys\nsys.path.insert(0, '" + dir + "')\n", "probe_jax()");
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   ASSERT_EQ(r->exit_code, 0) << r->err;
