@@ -19,7 +19,7 @@ LogReader::LogReader(std::unique_ptr<trace::ByteSource> src, std::string name)
 Result<LogReader> LogReader::open(const std::string& path) {
   if (path == "-") {
     int fd = ::dup(STDIN_FILENO);
-    if (fd < 0) return make_error(ErrorKind::io, "stdin: " + std::error_code(errno, std::generic_category()).message());
+    if (fd < 0) return make_error(ErrorKind::io, "stdin: " + errno_text(errno));
     auto src = trace::open_fd_source(fd, "stdin");
     if (!src) return src.error();
     return LogReader(std::move(src.value()), "stdin");

@@ -13,6 +13,7 @@
 #include "apps/fleet_report.h"
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
+#include "core/host_root.h"
 #include "core/subprocess.h"
 
 namespace plumb {
@@ -93,7 +94,7 @@ int run_fleet(const FleetArgs& a) {
   for (auto& s : argv) cargv.push_back(s.data());
   cargv.push_back(nullptr);
   ::execv(companion.c_str(), cargv.data());
-  throw UsageError("plumb fleet: cannot run " + companion + ": " + std::generic_category().message(errno));
+  throw UsageError("plumb fleet: cannot run " + companion + ": " + errno_text(errno));
 }
 
 int run_fleet_report(const FleetArgs& a) {

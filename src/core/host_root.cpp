@@ -28,7 +28,6 @@ Result<std::string> read_fd_all(int fd, const std::string& shown, std::size_t ma
       if (errno == EINTR) continue;
       int e = errno;
       ::close(fd);
-      // Collectors read on many threads: std::strerror may share its buffer between them.
       return make_error(error_kind_from_errno(e), shown + " (" + errno_text(e) + ")");
     }
     if (n == 0) break;
@@ -306,7 +305,6 @@ Result<std::size_t> pread_full(int fd, std::uint64_t offset, char* dst, std::siz
     if (r < 0) {
       if (errno == EINTR) continue;
       const int e = errno;
-      // std::strerror is not thread safe.
       return make_error(error_kind_from_errno(e), name + ": read failed (" + errno_text(e) + ")");
     }
     got += static_cast<std::size_t>(r);

@@ -1,5 +1,6 @@
 // posix_spawn + poll: bounded time and bounded output for every child process.
 #include "core/subprocess.h"
+#include "core/host_root.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -88,7 +89,7 @@ void Spawned::release() {
 Result<Spawned> spawn_program(const std::vector<std::string>& argv, const RunOptions& opts) {
   if (argv.empty()) return make_error(ErrorKind::invalid, "empty command");
   Pipe in, out, err;
-  if (!in.open() || !out.open() || !err.open()) return make_error(ErrorKind::io, "pipe: " + std::generic_category().message(errno));
+  if (!in.open() || !out.open() || !err.open()) return make_error(ErrorKind::io, "pipe: " + errno_text(errno));
 
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -132,7 +133,7 @@ Result<Spawned> spawn_program(const std::vector<std::string>& argv, const RunOpt
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    return make_error(rc == ENOENT ? ErrorKind::absent : ErrorKind::io, argv[0] + ": " + std::generic_category().message(rc));
+    return make_error(rc == ENOENT ? ErrorKind::absent : ErrorKind::io, argv[0] + ": " + errno_text(rc));
   }
   child.pid_ = pid;
   // The exit is waited for on a pidfd (Linux 5.3+), in one poll; without one it is polled.

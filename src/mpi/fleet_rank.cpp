@@ -236,7 +236,7 @@ std::string child_answer(const std::vector<std::string>& argv, std::chrono::seco
 // finding failed, is a result).
 std::string run_check(const Options& o) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "plumb-fleet-XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr) return "Ncannot create a temporary directory: " + std::generic_category().message(errno);
+  if (::mkdtemp(tmpl.data()) == nullptr) return "Ncannot create a temporary directory: " + errno_text(errno);
   std::string file = tmpl + "/snapshot.json";
   std::vector<std::string> argv{o.plumb, "check"};
   argv.insert(argv.end(), o.check.begin(), o.check.end());

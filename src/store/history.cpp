@@ -172,7 +172,7 @@ Result<std::unique_ptr<HistoryDb>> HistoryDb::open(const std::string& path, bool
     auto slash = path.find_last_of('/');
     if (slash != std::string::npos && slash > 0) {
       int e = mkdirs(path.substr(0, slash));
-      if (e != 0) return make_error(error_kind_from_errno(e), "history database " + path + ": cannot create its directory: " + std::system_category().message(e));
+      if (e != 0) return make_error(error_kind_from_errno(e), "history database " + path + ": cannot create its directory: " + errno_text(e));
     }
   } else {
     struct stat st {};

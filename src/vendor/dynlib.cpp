@@ -1,5 +1,6 @@
 // dlopen/dlsym behind Result; see vendor/dynlib.h.
 #include "vendor/dynlib.h"
+#include "core/host_root.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -20,7 +21,7 @@ Result<Library> open(const std::string& path_or_name) {
     if (::stat(path_or_name.c_str(), &st) != 0) {
       int e = errno;
       return make_error(e == ENOENT || e == ENOTDIR ? ErrorKind::absent : e == EACCES ? ErrorKind::denied : ErrorKind::io,
-                        path_or_name + " not found (" + std::system_category().message(e) + ")");
+                        path_or_name + " not found (" + errno_text(e) + ")");
     }
     if (!S_ISREG(st.st_mode)) {
       return make_error(ErrorKind::invalid, path_or_name + " is not a regular file, not a shared library");
@@ -73,14 +74,14 @@ std::string load_refusal(const std::string& path, unsigned uid) {
   char* resolved = ::realpath(path.c_str(), nullptr);
   if (resolved == nullptr) {
     const int e = errno;
-    return path + " cannot be resolved (" + std::system_category().message(e) + ")";
+    return path + " cannot be resolved (" + errno_text(e) + ")";
   }
   std::string real(resolved);
   std::free(resolved);  // NOLINT(cppcoreguidelines-no-malloc): realpath(3) allocates with malloc
   struct stat st {};
   if (::stat(real.c_str(), &st) != 0) {
     const int e = errno;
-    return real + ": " + std::system_category().message(e);
+    return real + ": " + errno_text(e);
   }
   if (std::string why = untrusted(real, st, uid); !why.empty()) return why;
   for (std::string dir = real; dir.size() > 1;) {
@@ -88,7 +89,7 @@ std::string load_refusal(const std::string& path, unsigned uid) {
     dir = slash == 0 ? std::string("/") : dir.substr(0, slash);
     if (::stat(dir.c_str(), &st) != 0) {
       const int e = errno;
-      return dir + ": " + std::system_category().message(e);
+      return dir + ": " + errno_text(e);
     }
     if (std::string why = untrusted(dir, st, uid); !why.empty()) return why;
   }
