@@ -28,6 +28,13 @@ void add_machine_options(CLI::App& app, MachineOptions& o, unsigned flags) {
   if ((flags & kModelRepoFlag) != 0) {
     app.add_option("--model-repo", o.model_repo, "Triton model repository DIR to lint (config.pbtxt of each model)");
   }
+  if ((flags & kCudaContextFlag) != 0) {
+    app.add_option("--cuda-context", o.cuda_context,
+                   "where the CUDA device query creates a context and copies 1 MiB: idle (GPUs no other process "
+                   "computes on), always, never")
+        ->check(CLI::IsMember({"idle", "always", "never"}))
+        ->capture_default_str();
+  }
   app.add_option("--config", o.config, "TOML file overriding thresholds (see --print-config)");
   // Durations take a unit like everywhere else (500ms, 2s, 1m); a bare number keeps its old unit,
   // milliseconds, so existing scripts and `plumb fleet`'s ranks read the same.
@@ -87,6 +94,7 @@ Context make_context(const MachineOptions& o) {
     if (env != nullptr) ctx.nvml_lib = env;
   }
   ctx.python = o.python;
+  ctx.cuda_context = o.cuda_context;
   if (o.timeout_ms <= 0) throw UsageError("--timeout must be positive");
   ctx.deadline = std::chrono::milliseconds(o.timeout_ms);
   return ctx;

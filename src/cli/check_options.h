@@ -21,6 +21,7 @@ struct MachineOptions {
   std::string nvml_lib;
   std::string python;
   std::string model_repo;
+  std::string cuda_context = "idle";
   std::string config;
   int timeout_ms = 5000;
 };
@@ -32,7 +33,8 @@ enum MachineFlag : unsigned {
   kDataFlag = 1U << 2,       // --data: dataset file systems
   kPythonFlag = 1U << 3,     // --python: the framework probe
   kModelRepoFlag = 1U << 4,  // --model-repo: Triton's model repository
-  kAllMachineFlags = 0x1FU,
+  kCudaContextFlag = 1U << 5,  // --cuda-context: the CUDA device query
+  kAllMachineFlags = 0x3FU,
 };
 void add_machine_options(CLI::App& app, MachineOptions& o, unsigned flags = kAllMachineFlags);
 // Validates the options (root exists, pid exists, config parses) and builds the Context.

@@ -187,7 +187,7 @@ void prestart_check_probe(int argc, char** argv) {
                                                   "--no-history", "--timings", "--save", "--expect-gpus",
                                                   "--bench",  "--timeout", "--db",    "--baseline", "--nvml-lib",
                                                   "--kmsg",   "--data",    "--model-repo", "--verbose", "-v",
-                                                  "--quiet",  "-q"};
+                                                  "--quiet",  "-q",        "--cuda-context"};
   for (int i = 2; i < argc; ++i) {
     std::string_view word = argv[i];
     if (word.size() < 2 || word[0] != '-') continue;

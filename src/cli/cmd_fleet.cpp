@@ -57,6 +57,7 @@ std::vector<std::string> check_args(const FleetArgs& a) {
   for (const auto& d : m.data) v.insert(v.end(), {"--data", d});
   if (!m.nvml_lib.empty()) v.insert(v.end(), {"--nvml-lib", m.nvml_lib});
   if (!m.python.empty()) v.insert(v.end(), {"--python", m.python});
+  if (m.cuda_context != "idle") v.insert(v.end(), {"--cuda-context", m.cuda_context});
   if (!m.config.empty()) v.insert(v.end(), {"--config", m.config});
   for (const auto& o : a.only) v.insert(v.end(), {"--only", o});
   for (const auto& s : a.skip) v.insert(v.end(), {"--skip", s});

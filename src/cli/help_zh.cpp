@@ -81,6 +81,8 @@ const bool kHelpZhCheck = register_phrases([] {
     {"read kernel log lines from FILE instead of /dev/kmsg", "从 FILE 而不是 /dev/kmsg 读取内核日志"},
     {"dataset path to check (file system type, device); repeatable", "要检查的数据集路径（文件系统类型、设备）；可重复"},
     {"NVML library to load (default: PLUMB_NVML_LIB or libnvidia-ml.so.1)", "要加载的 NVML 库（默认：PLUMB_NVML_LIB 或 libnvidia-ml.so.1）"},
+    {"where the CUDA device query creates a context and copies 1 MiB: idle (GPUs no other process computes on), always, never",
+     "CUDA 设备查询在哪些 GPU 上创建上下文并拷贝 1 MiB：idle（没有其他进程在计算的 GPU）、always、never"},
     {"Python interpreter for the framework probe (default: python3 on PATH)", "框架探测所用的 Python 解释器（默认：PATH 中的 python3）"},
     {"Triton model repository DIR to lint (config.pbtxt of each model)", "要检查的 Triton 模型仓库 DIR（每个模型的 config.pbtxt）"},
     {"deadline per collector in milliseconds", "每个采集器的截止时间（毫秒）"},

@@ -16,12 +16,15 @@
 
 #include "core/registry.h"
 #include "core/subprocess.h"
+#include "collect/pid_status.h"
 #include "core/text.h"
 #include "vendor/cuda_loader.h"
 #include "core/knowledge/cuda_version.h"
 #include "vendor/dynlib.h"
 #include "vendor/elf_strings.h"
 #include "vendor/ld_cache.h"
+#include "vendor/nvml_devices.h"
+#include "vendor/nvml_processes.h"
 
 namespace plumb {
 
@@ -454,6 +457,74 @@ Fact<std::string> toolkit_version(const Context& ctx, const Env& env) {
 
 }  // namespace
 
+namespace {
+
+// Whether `pid` is this process or one it started (the framework probe and its worker): their
+// contexts are plumb's own, not a job's.
+bool ours(const HostRoot& root, unsigned pid) {
+  const auto self = static_cast<unsigned>(::getpid());
+  for (int depth = 0; depth < 8 && pid > 1; ++depth) {
+    if (pid == self) return true;
+    auto st = root.read("/proc/" + std::to_string(pid) + "/status");
+    if (!st) return false;
+    PidStatus s = parse_pid_status(*st);
+    auto it = s.fields.find("PPid");
+    auto parent = it == s.fields.end() ? std::nullopt : parse_int(it->second);
+    if (!parent || *parent < 0) return false;
+    pid = static_cast<unsigned>(*parent);
+  }
+  return false;
+}
+
+}  // namespace
+
+BusyGpus busy_gpus(const Context& ctx) {
+  BusyGpus out;
+  auto lib = NvmlLibrary::open(ctx.nvml_lib);
+  if (!lib) {
+    out.unknown = lib.error().message;
+    return out;
+  }
+  auto list = nvml_devices(**lib);
+  if (!list) {
+    out.unknown = list.error().message;
+    return out;
+  }
+  std::vector<std::string> failed;
+  for (const auto& d : list->devices) {
+    if (d.handle == nullptr) continue;
+    auto procs = nvml_compute_processes(**lib, d.handle);
+    if (!procs) {
+      failed.push_back(d.bus_id + ": " + procs.error().message);
+      continue;
+    }
+    std::vector<std::string> who;
+    for (const auto& p : *procs) {
+      if (ours(ctx.root, p.pid)) continue;
+      std::string w = "pid " + std::to_string(p.pid);
+      std::vector<std::string> about;
+      if (auto st = ctx.root.read("/proc/" + std::to_string(p.pid) + "/status")) {
+        PidStatus s = parse_pid_status(*st);
+        if (auto n = s.fields.find("Name"); n != s.fields.end() && !n->second.empty()) about.push_back(n->second);
+      }
+      if (p.used_memory_bytes) about.push_back(human_bytes(*p.used_memory_bytes));
+      if (!about.empty()) w += concat(" (", join(about, ", "), ")");
+      who.push_back(std::move(w));
+    }
+    if (who.empty()) continue;
+    const std::size_t n = who.size();
+    if (who.size() > 4) {
+      who.resize(4);
+      who.emplace_back("...");
+    }
+    out.by_bus[d.bus_id] = concat(std::to_string(n), n == 1 ? " process: " : " processes: ", join(who, "; "));
+  }
+  if (auto shutdown = (*lib)->api().shutdown) shutdown();
+  // A GPU whose processes NVML could not list is tried: say so, as for a missing NVML.
+  if (!failed.empty()) out.unknown = join(failed, "; ");
+  return out;
+}
+
 CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts) {
   CudaStackFacts out;
   out.collected = true;
@@ -541,19 +612,26 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
   fill_versions(ctx, out, opts.probe_versions);
   out.toolkit_version = toolkit_version(ctx, env);
   if (opts.device_query && ctx.root.is_live()) {
+    DeviceQueryOptions q;
     // The runtime the loader would give a program: the newest loader-picked libcudart.
-    std::string cudart;
     int best = -1;
     for (const auto& c : out.copies) {
       if (c.lib == "cudart" && c.loader_pick && c.raw_version.has() && *c.raw_version > best) {
         best = *c.raw_version;
-        cudart = c.real_path;
+        q.cudart = c.real_path;
       }
     }
     // As root, a runtime another user can change is not loaded; the driver API still answers.
     std::string refused;
-    if (!cudart.empty()) refused = dynlib::load_refusal_as_root(cudart);
-    out.device_query = run_device_query("libcuda.so.1", refused.empty() ? cudart : std::string());
+    if (!q.cudart.empty()) refused = dynlib::load_refusal_as_root(q.cudart);
+    if (!refused.empty()) q.cudart.clear();
+    q.context = parse_cuda_context_mode(ctx.cuda_context).value_or(CudaContextMode::idle);
+    if (q.context == CudaContextMode::idle) {
+      BusyGpus busy = busy_gpus(ctx);
+      q.busy = std::move(busy.by_bus);
+      q.busy_unknown = std::move(busy.unknown);
+    }
+    out.device_query = run_device_query(q);
     if (!refused.empty()) {
       std::string& d = out.device_query.detail;
       d += (d.empty() ? "" : "; ") + std::string("runtime not loaded: ") + refused;

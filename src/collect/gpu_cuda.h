@@ -40,4 +40,14 @@ struct CudaSearchOptions {
 
 CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts = {});
 
+// The GPUs other processes compute on, from NVML's running compute processes (ctx.nvml_lib), for
+// the device query's `--cuda-context idle`: bus id ("0000:3b:00.0") -> "1 process: pid 4242
+// (python3, 70.1 GiB)". plumb's own process and its descendants (the framework probe) do not count. When
+// NVML cannot say, `unknown` tells why and the map is empty.
+struct BusyGpus {
+  std::map<std::string, std::string> by_bus;
+  std::string unknown;
+};
+BusyGpus busy_gpus(const Context& ctx);
+
 }  // namespace plumb

@@ -19,6 +19,8 @@ struct Context {
   std::string python;             // --python PATH for the framework probe
   std::string model_repo;         // --model-repo DIR: a Triton model repository to lint
   std::string bench = "none";     // --bench quick|none
+  // --cuda-context: where the CUDA device query creates a context (idle | always | never).
+  std::string cuda_context = "idle";
   std::chrono::milliseconds deadline{5000};  // per collector
 
   // "/proc/self" or "/proc/<pid>", to be passed through root.path()/read().

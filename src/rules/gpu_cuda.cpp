@@ -57,6 +57,14 @@ const bool kGpuCudaCatalog = register_findings([] {
     {"l3.gpu.device_query", Layer::L3, Pillar::platform, Section::gpu,
      {"CUDA device query (driver API)", "CUDA 设备查询（驱动 API）"},
      {{"pass", {"{count} devices: context, allocation and copy work", "{count} 块设备：上下文、显存分配与拷贝正常"}},
+      {"partly", {"{tested} of {count} devices: context, allocation and copy work; no context on the others ({untested}); "
+                  "--cuda-context always also tries the GPUs in use",
+                  "{count} 块设备中 {tested} 块：上下文、显存分配与拷贝正常；其余未创建上下文（{untested}）；"
+                  "--cuda-context always 也会测试正在使用的 GPU"}},
+      {"enumerated", {"{count} devices answer the driver API (cuInit, count, attributes); no context created ({untested}); "
+                      "--cuda-context always also tries the GPUs in use",
+                      "{count} 块设备响应驱动 API（cuInit、设备数、属性）；未创建上下文（{untested}）；"
+                      "--cuda-context always 也会测试正在使用的 GPU"}},
       {"fail", {"device query failed ({status}): {detail}", "设备查询失败（{status}）：{detail}"}},
       {"stub_library", {"libcuda on the loader path is the toolkit's stub ({detail})", "加载器找到的 libcuda 是工具包的 stub（{detail}）"}},
       {"insufficient_driver", {"the CUDA runtime rejects the driver as too old ({detail})", "CUDA 运行时认为驱动版本过低（{detail}）"}}},
@@ -223,6 +231,16 @@ std::vector<Finding> judge_device_query(const Facts& f, const Thresholds&) {
   if (q.status == "pass") {
     x.status = Status::pass;
     x.arg("count", std::to_string(q.devices.size()));
+    if (!q.untested.empty()) {
+      // A GPU busy with another process's job, or one whose compute mode forbids a context, is
+      // only enumerated: the pass says so, and how to try it anyway.
+      x.variant = q.contexts_tested > 0 ? "partly" : "enumerated";
+      x.arg("tested", std::to_string(q.contexts_tested)).arg("untested", join(q.untested, "; "));
+      x.add("GPUs given a context",
+            concat(std::to_string(q.contexts_tested), " of ", std::to_string(q.devices.size()), " (--cuda-context ",
+                   q.context_mode, ")"),
+            q.library);
+    }
     return {x};
   }
   // Without a driver and without GPUs, "no driver" is the expected answer, not a defect.

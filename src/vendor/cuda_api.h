@@ -21,10 +21,12 @@ constexpr int kMemcpyDeviceToDevice = 3;
 constexpr Error kSuccess = 0;
 constexpr Error kStubLibrary = 34;        // CUDA_ERROR_STUB_LIBRARY / cudaErrorStubLibrary
 constexpr Error kInsufficientDriver = 35; // cudaErrorInsufficientDriver
+constexpr Error kDeviceUnavailable = 46;  // CUDA_ERROR_DEVICE_UNAVAILABLE: exclusive or prohibited compute mode
 constexpr Error kNoDevice = 100;          // CUDA_ERROR_NO_DEVICE / cudaErrorNoDevice
 
 // CUdevice_attribute values.
 constexpr int kAttrMultiprocessors = 16;
+constexpr int kAttrComputeMode = 20;  // CUcomputemode: 0 default, 2 prohibited, 3 exclusive process
 constexpr int kAttrCcMajor = 75;
 constexpr int kAttrCcMinor = 76;
 

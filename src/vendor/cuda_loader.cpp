@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "vendor/cuda_api.h"
+#include "vendor/nvml_devices.h"
 #include "core/knowledge/cuda_version.h"
 
 namespace plumb {
@@ -74,9 +75,73 @@ LibVersion probe_library_version(const std::string& kind, const std::string& pat
   return out;
 }
 
-CudaDeviceQuery run_device_query(const std::string& libcuda, const std::string& cudart) {
+std::optional<CudaContextMode> parse_cuda_context_mode(std::string_view s) {
+  if (s == "idle") return CudaContextMode::idle;
+  if (s == "always") return CudaContextMode::always;
+  if (s == "never") return CudaContextMode::never;
+  return std::nullopt;
+}
+
+const char* cuda_context_mode_name(CudaContextMode m) {
+  switch (m) {
+    case CudaContextMode::idle: return "idle";
+    case CudaContextMode::always: return "always";
+    case CudaContextMode::never: return "never";
+  }
+  return "idle";
+}
+
+namespace {
+
+const char* compute_mode_name(int m) {
+  switch (m) {
+    case 0: return "Default";
+    case 1: return "Exclusive_Thread";
+    case 2: return "Prohibited";
+    case 3: return "Exclusive_Process";
+    default: return "unknown";
+  }
+}
+
+// A primary context, a 1 MiB allocation and a round-trip copy: deviceQuery's PASS plus memory.
+// CUDA's result, -2 for a copy that came back different, -1 when the library lacks a call; `step`
+// names the step that failed.
+int context_alloc_copy(const cuda::Driver& d, int dev, std::string& step) {
+  step = "context";
+  if (d.DevicePrimaryCtxRetain == nullptr || d.CtxSetCurrent == nullptr || d.MemAlloc == nullptr ||
+      d.MemFree == nullptr || d.MemcpyHtoD == nullptr || d.MemcpyDtoH == nullptr) {
+    return -1;
+  }
+  void* ctx = nullptr;
+  int r = d.DevicePrimaryCtxRetain(&ctx, dev);
+  if (r == cuda::kSuccess) r = d.CtxSetCurrent(ctx);
+  if (r == cuda::kSuccess) {
+    std::vector<unsigned char> src(std::size_t{1} << 20);
+    std::vector<unsigned char> back(src.size());
+    for (std::size_t k = 0; k < src.size(); ++k) src[k] = static_cast<unsigned char>(k * 7 + 3);
+    unsigned long long ptr = 0;
+    step = "alloc";
+    r = d.MemAlloc(&ptr, src.size());
+    if (r == cuda::kSuccess) {
+      step = "copy";
+      r = d.MemcpyHtoD(ptr, src.data(), src.size());
+      if (r == cuda::kSuccess) r = d.MemcpyDtoH(back.data(), ptr, back.size());
+      if (r == cuda::kSuccess && back != src) r = -2;
+      d.MemFree(ptr);
+    }
+  }
+  if (ctx != nullptr && d.DevicePrimaryCtxRelease != nullptr) d.DevicePrimaryCtxRelease(dev);
+  return r;
+}
+
+}  // namespace
+
+CudaDeviceQuery run_device_query(const DeviceQueryOptions& o) {
   CudaDeviceQuery q;
+  const std::string& libcuda = o.libcuda;
+  const std::string& cudart = o.cudart;
   q.library = libcuda;
+  q.context_mode = cuda_context_mode_name(o.context);
   auto drv = cuda::open_driver(libcuda);
   if (!drv) {
     q.status = "no_driver";
@@ -92,13 +157,6 @@ CudaDeviceQuery run_device_query(const std::string& libcuda, const std::string& 
     auto name = d.DeviceGetName;
     auto attr = d.DeviceGetAttribute;
     auto bus = d.DeviceGetPCIBusId;
-    auto retain = d.DevicePrimaryCtxRetain;
-    auto release = d.DevicePrimaryCtxRelease;
-    auto set_cur = d.CtxSetCurrent;
-    auto alloc = d.MemAlloc;
-    auto free_ = d.MemFree;
-    auto h2d = d.MemcpyHtoD;
-    auto d2h = d.MemcpyDtoH;
     if (cu_init == nullptr || drv_ver == nullptr || count == nullptr) {
       q.status = "error";
       q.detail = libcuda + " lacks cuInit/cuDriverGetVersion/cuDeviceGetCount";
@@ -133,39 +191,59 @@ CudaDeviceQuery run_device_query(const std::string& libcuda, const std::string& 
             continue;
           }
           char buf[128] = {};
-          if (bus != nullptr && bus(buf, sizeof buf, dev) == cuda::kSuccess) line += std::string(buf) + " ";
+          std::string bus_id;
+          if (bus != nullptr && bus(buf, sizeof buf - 1, dev) == cuda::kSuccess) {
+            bus_id = buf;
+            line += bus_id + " ";
+          }
           std::memset(buf, 0, sizeof buf);
-          if (name != nullptr && name(buf, sizeof buf, dev) == cuda::kSuccess) line += buf;
-          int maj = 0, min = 0, sms = 0;
+          if (name != nullptr && name(buf, sizeof buf - 1, dev) == cuda::kSuccess) line += buf;
+          int maj = 0, min = 0, sms = 0, mode = -1;
           if (attr != nullptr && attr(&maj, cuda::kAttrCcMajor, dev) == cuda::kSuccess && attr(&min, cuda::kAttrCcMinor, dev) == cuda::kSuccess) {
             line += " sm_" + std::to_string(maj) + std::to_string(min);
           }
           if (attr != nullptr && attr(&sms, cuda::kAttrMultiprocessors, dev) == cuda::kSuccess) line += " " + std::to_string(sms) + " SMs";
-          // A context, a 1 MiB allocation and a round-trip copy: deviceQuery's PASS plus memory.
-          std::string step = "context";
-          void* ctx = nullptr;
-          int r = (retain && set_cur && alloc && free_ && h2d && d2h) ? retain(&ctx, dev) : -1;
-          if (r == cuda::kSuccess) r = set_cur(ctx);
-          unsigned long long ptr = 0;
-          std::vector<unsigned char> src(1 << 20), back(1 << 20);
-          for (std::size_t k = 0; k < src.size(); ++k) src[k] = static_cast<unsigned char>(k * 7 + 3);
-          if (r == cuda::kSuccess) {
-            step = "alloc";
-            r = alloc(&ptr, src.size());
+          if (attr != nullptr && attr(&mode, cuda::kAttrComputeMode, dev) != cuda::kSuccess) mode = -1;
+          if (mode > 0) line += std::string(" ") + compute_mode_name(mode);
+          const std::string who = bus_id.empty() ? "device " + std::to_string(i) : bus_id;
+          // Why no context is made here: the options, the compute mode, another process's job.
+          std::string why_not;
+          if (o.context == CudaContextMode::never) {
+            why_not = "--cuda-context never";
+          } else if (mode == 2) {
+            why_not = "compute mode Prohibited: the driver lets no process create a context";
+          } else if (o.context == CudaContextMode::idle) {
+            auto norm = normalise_bus_id(bus_id);
+            auto it = norm ? o.busy.find(*norm) : o.busy.end();
+            if (it != o.busy.end()) why_not = "in use by " + it->second;
           }
-          if (r == cuda::kSuccess) {
-            step = "copy";
-            r = h2d(ptr, src.data(), src.size());
-            if (r == cuda::kSuccess) r = d2h(back.data(), ptr, back.size());
-            if (r == cuda::kSuccess && back != src) r = -2;
-            free_(ptr);
+          if (!why_not.empty()) {
+            line += ": no context created (" + why_not + ")";
+            q.untested.push_back(who + ": " + why_not);
+            q.devices.push_back(line);
+            continue;
           }
-          if (ctx != nullptr && release != nullptr) release(dev);
+          std::string step;
+          int r = context_alloc_copy(d, dev, step);
           if (r == cuda::kSuccess) {
             line += ": alloc+copy ok";
+            ++q.contexts_tested;
+          } else if (r == cuda::kDeviceUnavailable && step == "context" && (mode == 3 || mode == 1)) {
+            // Exclusive mode with another process's context on the device: the driver said so,
+            // which is the mode working as configured, not a defect.
+            const std::string held = std::string("compute mode ") + compute_mode_name(mode) +
+                                     ", held by another process (CUDA_ERROR_DEVICE_UNAVAILABLE)";
+            line += ": no context created (" + held + ")";
+            q.untested.push_back(who + ": " + held);
           } else {
-            line += ": " + step + " failed (" + (r == -2 ? std::string("data mismatch") : cuda_result_name(r)) + ")";
+            line += ": " + step + " failed (" +
+                    (r == -2 ? std::string("data mismatch")
+                             : r == -1 ? "the library lacks the context or memory calls" : cuda_result_name(r)) +
+                    ")";
             q.status = "error";
+          }
+          if (o.context == CudaContextMode::idle && !o.busy_unknown.empty() && r != cuda::kDeviceUnavailable) {
+            line += " (whether another process used it was unknown: " + o.busy_unknown + ")";
           }
           q.devices.push_back(line);
         }

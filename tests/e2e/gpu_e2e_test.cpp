@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <tuple>
 
@@ -276,6 +280,60 @@ TEST(GpuE2e, SnapshotRoundTripsThroughReport) {
   auto r = run_plumb({"report", snap, "--format", "json", "--only", "l3.gpu,l2.gpu,l2.compute.gpu_underutilized"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(flagged(parse_gpu_report(o)), flagged(parse_gpu_report(r)));
+}
+
+// The device query on the live machine through a driver that answers with two GPUs (the fake
+// libcuda.so.1, first on LD_LIBRARY_PATH) while NVML lists another process's job on the first:
+// by default plumb creates its context, allocation and copy only on the idle GPU and says so;
+// `--cuda-context always` tries both.
+TEST(GpuE2e, TheDeviceQueryLeavesABusyGpuAlone) {
+  const std::string dir = ::testing::TempDir() + "/plumb-e2e-cuda-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::filesystem::remove(dir + "/libcuda.so.1");
+  std::filesystem::create_symlink(std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-cuda-driver.so", dir + "/libcuda.so.1");
+  {
+    std::ofstream sc(dir + "/scenario.json");
+    sc << R"({"driver_version": "580.105.08", "cuda_driver_version": 13000,
+             "device_defaults": {"name": "NVIDIA H200"},
+             "devices": [{"bus_id": "00000000:10:00.0", "processes": [{"pid": 999999999, "used_mib": 71680}]},
+                         {"bus_id": "00000000:11:00.0", "processes": []}]})";
+  }
+  const std::string log = dir + "/contexts.log";
+  auto run = [&](std::vector<std::string> extra, const std::string& format = "json") {
+    std::filesystem::remove(log);
+    std::vector<std::string> args = {"check", "--nvml-lib", gpu_fake_lib(), "--only", "l3.gpu.device_query",
+                                     "--no-history", "--format", format};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto o = run_plumb(args, {{"PLUMB_FAKE_NVML_SCENARIO", dir + "/scenario.json"},
+                              {"LD_LIBRARY_PATH", dir},
+                              {"FAKE_CUDA_DEVICES", "2"},
+                              {"FAKE_CUDA_CONTEXT_LOG", log}});
+    std::ifstream in(log);
+    std::string contexts((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::make_pair(o, contexts);
+  };
+  auto [o, contexts] = run({});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(contexts, "context 0000:11:00.0\n");
+  auto doc = parse_gpu_report(o);
+  nlohmann::json x;
+  for (const auto& f : doc["findings"]) {
+    if (f["id"] == "l3.gpu.device_query") x = f;
+  }
+  EXPECT_EQ(x["status"], "pass") << x.dump();
+  EXPECT_EQ(x["variant"], "partly") << x.dump();
+  EXPECT_NE(x["message"].get<std::string>().find("1 of 2 devices"), std::string::npos) << x.dump();
+  EXPECT_NE(x["message"].get<std::string>().find("0000:10:00.0: in use by 1 process: pid 999999999 (70 GiB)"),
+            std::string::npos)
+      << x.dump();
+  std::tie(o, contexts) = run({"--cuda-context", "always"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(contexts, "context 0000:10:00.0\ncontext 0000:11:00.0\n");
+  std::tie(o, contexts) = run({"--cuda-context", "never", "--lang", "zh-CN"}, "md");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(contexts, "");
+  EXPECT_NE(o.out.find("未创建上下文"), std::string::npos) << o.out;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -140,9 +140,15 @@ struct CudaDeviceQuery {
   Fact<int> driver_version;        // cuDriverGetVersion: 12020
   Fact<int> device_count;
   std::vector<std::string> devices;  // "0000:3b:00.0 NVIDIA H100 80GB HBM3 sm_90 132 SMs: alloc+copy ok"
+  // --cuda-context: idle (a context only on GPUs no other process computes on), always, never.
+  std::string context_mode;
+  int contexts_tested = 0;             // devices whose context, allocation and copy were run
+  // The devices left without a context, and why: "0000:3b:00.0: in use by 1 process: pid 4242 (python3, 70.1 GiB)".
+  std::vector<std::string> untested;
   bool operator==(const CudaDeviceQuery&) const = default;
 };
-PLUMB_JSON(CudaDeviceQuery, status, detail, library, driver_version, device_count, devices)
+PLUMB_JSON(CudaDeviceQuery, status, detail, library, driver_version, device_count, devices, context_mode,
+           contexts_tested, untested)
 
 struct CudaStackFacts {
   bool collected = false;

@@ -241,6 +241,131 @@ FAKE_EXPORT int ncclAllReduce(const void*, void*, std::size_t count, int, int, v
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   return 0;
 }
+#elif defined(FAKE_CUDA_DRIVER)
+// A driver API (libcuda.so.1's calls the device query makes) with FAKE_CUDA_DEVICES devices (default
+// 1) whose memory is host memory. FAKE_CUDA_BUS_IDS names their PCI bus ids (comma-separated;
+// default 0000:10:00.0, 0000:11:00.0, ...), FAKE_CUDA_COMPUTE_MODES their CUcomputemode values
+// (default 0); a device listed in FAKE_CUDA_HELD is held by another process: a context on it is
+// refused with CUDA_ERROR_DEVICE_UNAVAILABLE (46) in an exclusive mode. FAKE_CUDA_ALLOC_FAIL lists
+// devices whose allocation fails with CUDA_ERROR_OUT_OF_MEMORY (2). Each context made is written as
+// "context <bus id>" to the file FAKE_CUDA_CONTEXT_LOG, so a test sees which GPUs were touched.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+std::vector<std::string> env_list(const char* name) {
+  std::vector<std::string> out;
+  const char* v = std::getenv(name);
+  if (v == nullptr) return out;
+  std::string s(v);
+  std::size_t b = 0;
+  while (b <= s.size()) {
+    std::size_t e = s.find(',', b);
+    out.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return out;
+}
+int devices() {
+  const char* v = std::getenv("FAKE_CUDA_DEVICES");
+  return v == nullptr ? 1 : std::atoi(v);
+}
+bool listed(const char* name, int dev) {
+  for (const auto& x : env_list(name)) {
+    if (!x.empty() && std::atoi(x.c_str()) == dev) return true;
+  }
+  return false;
+}
+int compute_mode(int dev) {
+  auto modes = env_list("FAKE_CUDA_COMPUTE_MODES");
+  return dev < static_cast<int>(modes.size()) ? std::atoi(modes[static_cast<std::size_t>(dev)].c_str()) : 0;
+}
+std::string bus_id(int dev) {
+  auto ids = env_list("FAKE_CUDA_BUS_IDS");
+  if (dev < static_cast<int>(ids.size())) return ids[static_cast<std::size_t>(dev)];
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0000:%02X:00.0", 0x10 + dev);
+  return buf;
+}
+int current = -1;
+}  // namespace
+
+FAKE_EXPORT int cuInit(unsigned int) { return 0; }
+FAKE_EXPORT int cuDriverGetVersion(int* v) {
+  if (v == nullptr) return 1;
+  *v = 13000;
+  return 0;
+}
+FAKE_EXPORT int cuDeviceGetCount(int* n) {
+  if (n == nullptr) return 1;
+  *n = devices();
+  return 0;
+}
+FAKE_EXPORT int cuDeviceGet(int* d, int ordinal) {
+  if (d == nullptr || ordinal < 0 || ordinal >= devices()) return 101;  // CUDA_ERROR_INVALID_DEVICE
+  *d = ordinal;
+  return 0;
+}
+FAKE_EXPORT int cuDeviceGetName(char* name, int len, int dev) {
+  if (name == nullptr || len <= 0 || dev < 0 || dev >= devices()) return 1;
+  std::snprintf(name, static_cast<std::size_t>(len), "%s", "NVIDIA H200");
+  return 0;
+}
+FAKE_EXPORT int cuDeviceGetPCIBusId(char* out, int len, int dev) {
+  if (out == nullptr || len <= 0 || dev < 0 || dev >= devices()) return 1;
+  std::snprintf(out, static_cast<std::size_t>(len), "%s", bus_id(dev).c_str());
+  return 0;
+}
+FAKE_EXPORT int cuDeviceGetAttribute(int* v, int attr, int dev) {
+  if (v == nullptr || dev < 0 || dev >= devices()) return 1;
+  switch (attr) {
+    case 16: *v = 132; return 0;  // multiprocessors
+    case 20: *v = compute_mode(dev); return 0;
+    case 75: *v = 9; return 0;    // compute capability
+    case 76: *v = 0; return 0;
+    default: return 1;
+  }
+}
+FAKE_EXPORT int cuDevicePrimaryCtxRetain(void** ctx, int dev) {
+  if (ctx == nullptr || dev < 0 || dev >= devices()) return 1;
+  int mode = compute_mode(dev);
+  if (mode == 2 || ((mode == 1 || mode == 3) && listed("FAKE_CUDA_HELD", dev))) return 46;
+  if (const char* log = std::getenv("FAKE_CUDA_CONTEXT_LOG")) {
+    if (FILE* f = std::fopen(log, "a")) {
+      std::fprintf(f, "context %s\n", bus_id(dev).c_str());
+      std::fclose(f);
+    }
+  }
+  *ctx = reinterpret_cast<void*>(static_cast<std::size_t>(dev) + 1);  // NOLINT(performance-no-int-to-ptr)
+  return 0;
+}
+FAKE_EXPORT int cuDevicePrimaryCtxRelease_v2(int) { return 0; }
+FAKE_EXPORT int cuCtxSetCurrent(void* ctx) {
+  current = static_cast<int>(reinterpret_cast<std::size_t>(ctx)) - 1;
+  return 0;
+}
+FAKE_EXPORT int cuMemAlloc_v2(unsigned long long* p, std::size_t n) {
+  if (p == nullptr) return 1;
+  if (listed("FAKE_CUDA_ALLOC_FAIL", current)) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
+  *p = reinterpret_cast<unsigned long long>(std::malloc(n));
+  return *p == 0 ? 2 : 0;
+}
+FAKE_EXPORT int cuMemFree_v2(unsigned long long p) {
+  std::free(reinterpret_cast<void*>(p));  // NOLINT(performance-no-int-to-ptr)
+  return 0;
+}
+FAKE_EXPORT int cuMemcpyHtoD_v2(unsigned long long dst, const void* src, std::size_t n) {
+  std::memcpy(reinterpret_cast<void*>(dst), src, n);  // NOLINT(performance-no-int-to-ptr)
+  return 0;
+}
+FAKE_EXPORT int cuMemcpyDtoH_v2(void* dst, unsigned long long src, std::size_t n) {
+  std::memcpy(dst, reinterpret_cast<const void*>(src), n);  // NOLINT(performance-no-int-to-ptr)
+  return 0;
+}
 #else
 #error "define one of FAKE_CUDART, FAKE_CUDNN, FAKE_NCCL, FAKE_CUDA_STUB, FAKE_CUDART_GPU, FAKE_NCCL_WORLD"
 #endif

@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
 
 #include <cstdlib>
 #include <filesystem>
@@ -89,23 +93,162 @@ TEST(CudaLibVersion, AFileThatIsNotALibrarySaysWhy) {
   EXPECT_FALSE(probe_library_version("nccl", cuda_fake_lib("cudart")).raw);  // no ncclGetVersion in it
 }
 
+DeviceQueryOptions query_options(const std::string& libcuda, const std::string& cudart = {},
+                                 CudaContextMode mode = CudaContextMode::idle) {
+  DeviceQueryOptions o;
+  o.libcuda = libcuda;
+  o.cudart = cudart;
+  o.context = mode;
+  return o;
+}
+
 TEST(CudaDeviceQuery, StubLibcudaIsRecognised) {
-  CudaDeviceQuery q = run_device_query(cuda_fake_lib("cuda-stub"));
+  CudaDeviceQuery q = run_device_query(query_options(cuda_fake_lib("cuda-stub")));
   EXPECT_EQ(q.status, "stub_library") << q.detail;
   EXPECT_NE(q.detail.find("CUDA_ERROR_STUB_LIBRARY (34)"), std::string::npos);
 }
 
 TEST(CudaDeviceQuery, NoDriver) {
-  CudaDeviceQuery q = run_device_query("/nonexistent/libcuda.so.1");
+  CudaDeviceQuery q = run_device_query(query_options("/nonexistent/libcuda.so.1"));
   EXPECT_EQ(q.status, "no_driver");
   EXPECT_NE(q.detail.find("no NVIDIA driver installed"), std::string::npos);
   EXPECT_FALSE(q.driver_version.has());
 }
 
 TEST(CudaDeviceQuery, RuntimeWithoutDriverIsInsufficientDriver) {
-  CudaDeviceQuery q = run_device_query("/nonexistent/libcuda.so.1", cuda_fake_lib("cudart"));
+  CudaDeviceQuery q = run_device_query(query_options("/nonexistent/libcuda.so.1", cuda_fake_lib("cudart")));
   EXPECT_EQ(q.status, "no_driver");  // the driver's absence is the root cause, not its age
   EXPECT_NE(q.detail.find("cudaGetDeviceCount"), std::string::npos) << q.detail;
+}
+
+// The fake driver (tests/helpers/fake_cuda, FAKE_CUDA_DRIVER) with `env` set: devices, compute modes,
+// held devices; returns the query and the bus ids it created a context on.
+struct DriverRun {
+  CudaDeviceQuery q;
+  std::vector<std::string> contexts;
+};
+DriverRun run_fake_driver(const std::vector<std::pair<const char*, std::string>>& env, DeviceQueryOptions o) {
+  const std::string log = ::testing::TempDir() + "/plumb-fake-cuda-contexts-" + std::to_string(::getpid());
+  std::remove(log.c_str());
+  const char* names[] = {"FAKE_CUDA_DEVICES", "FAKE_CUDA_BUS_IDS", "FAKE_CUDA_COMPUTE_MODES", "FAKE_CUDA_HELD",
+                         "FAKE_CUDA_ALLOC_FAIL"};
+  for (const char* n : names) ::unsetenv(n);  // NOLINT(concurrency-mt-unsafe): tests run on one thread
+  for (const auto& [k, v] : env) ::setenv(k, v.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  ::setenv("FAKE_CUDA_CONTEXT_LOG", log.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  o.libcuda = cuda_fake_lib("cuda-driver");
+  DriverRun r;
+  r.q = run_device_query(o);
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) r.contexts.push_back(line.substr(line.find(' ') + 1));
+  std::remove(log.c_str());
+  for (const char* n : names) ::unsetenv(n);  // NOLINT(concurrency-mt-unsafe)
+  ::unsetenv("FAKE_CUDA_CONTEXT_LOG");        // NOLINT(concurrency-mt-unsafe)
+  return r;
+}
+
+TEST(CudaDeviceQuery, IdleGpusGetAContextAnAllocationAndACopy) {
+  auto r = run_fake_driver({{"FAKE_CUDA_DEVICES", "2"}}, {});
+  EXPECT_EQ(r.q.status, "pass") << r.q.detail;
+  EXPECT_EQ(r.q.context_mode, "idle");
+  EXPECT_EQ(r.q.contexts_tested, 2);
+  EXPECT_TRUE(r.q.untested.empty());
+  ASSERT_EQ(r.q.devices.size(), 2u);
+  EXPECT_EQ(r.q.devices[0], "0000:10:00.0 NVIDIA H200 sm_90 132 SMs: alloc+copy ok");
+  EXPECT_EQ(r.contexts, (std::vector<std::string>{"0000:10:00.0", "0000:11:00.0"}));
+  EXPECT_EQ(*r.q.driver_version, 13000);
+}
+
+// A GPU another process computes on is only enumerated: no context of plumb's takes its memory
+// while a job runs there (a primary context is hundreds of MiB on a current GPU).
+TEST(CudaDeviceQuery, ABusyGpuGetsNoContextUnlessAskedFor) {
+  DeviceQueryOptions o;
+  // The driver spells bus ids in upper case; NVML's map is in sysfs's lower case.
+  o.busy = {{"0000:1a:00.0", "1 process: pid 4242 (python3, 70 GiB)"}};
+  auto r = run_fake_driver({{"FAKE_CUDA_DEVICES", "2"}, {"FAKE_CUDA_BUS_IDS", "0000:1A:00.0,0000:10:00.0"}}, o);
+  EXPECT_EQ(r.q.status, "pass") << r.q.detail;
+  EXPECT_EQ(r.contexts, std::vector<std::string>{"0000:10:00.0"});
+  EXPECT_EQ(r.q.contexts_tested, 1);
+  ASSERT_EQ(r.q.untested.size(), 1u);
+  EXPECT_EQ(r.q.untested[0], "0000:1A:00.0: in use by 1 process: pid 4242 (python3, 70 GiB)");
+  EXPECT_NE(r.q.devices[0].find(": no context created (in use by"), std::string::npos) << r.q.devices[0];
+
+  o.context = CudaContextMode::always;
+  r = run_fake_driver({{"FAKE_CUDA_DEVICES", "2"}, {"FAKE_CUDA_BUS_IDS", "0000:1A:00.0,0000:10:00.0"}}, o);
+  EXPECT_EQ(r.q.contexts_tested, 2);
+  EXPECT_EQ(r.contexts.size(), 2u);
+  EXPECT_EQ(r.q.context_mode, "always");
+
+  o.context = CudaContextMode::never;
+  r = run_fake_driver({{"FAKE_CUDA_DEVICES", "2"}}, o);
+  EXPECT_EQ(r.q.status, "pass");
+  EXPECT_TRUE(r.contexts.empty());
+  EXPECT_EQ(r.q.contexts_tested, 0);
+  EXPECT_EQ(r.q.untested, (std::vector<std::string>{"0000:10:00.0: --cuda-context never", "0000:11:00.0: --cuda-context never"}));
+}
+
+// Compute modes: Prohibited is never tried (the driver refuses every context by design); an
+// Exclusive_Process GPU held by another process refuses with CUDA_ERROR_DEVICE_UNAVAILABLE, which
+// is the mode working, not a fault; one nobody holds is tried like any other.
+TEST(CudaDeviceQuery, ComputeModesThatRefuseAContextAreNoFault) {
+  auto r = run_fake_driver({{"FAKE_CUDA_DEVICES", "3"}, {"FAKE_CUDA_COMPUTE_MODES", "2,3,3"}, {"FAKE_CUDA_HELD", "1"}},
+                           query_options("", "", CudaContextMode::always));
+  EXPECT_EQ(r.q.status, "pass") << r.q.detail;
+  EXPECT_EQ(r.contexts, std::vector<std::string>{"0000:12:00.0"});
+  ASSERT_EQ(r.q.untested.size(), 2u);
+  EXPECT_NE(r.q.untested[0].find("compute mode Prohibited"), std::string::npos) << r.q.untested[0];
+  EXPECT_NE(r.q.untested[1].find("Exclusive_Process, held by another process (CUDA_ERROR_DEVICE_UNAVAILABLE)"),
+            std::string::npos)
+      << r.q.untested[1];
+  EXPECT_NE(r.q.devices[2].find("Exclusive_Process: alloc+copy ok"), std::string::npos) << r.q.devices[2];
+  // In the default mode the same refusal is a fault: nothing should hold the GPU exclusively.
+  r = run_fake_driver({{"FAKE_CUDA_DEVICES", "1"}, {"FAKE_CUDA_ALLOC_FAIL", "0"}}, {});
+  EXPECT_EQ(r.q.status, "error");
+  EXPECT_NE(r.q.devices[0].find("alloc failed (CUDA_ERROR_OUT_OF_MEMORY)"), std::string::npos) << r.q.devices[0];
+}
+
+TEST(CudaDeviceQuery, AnUnknownBusyStateIsSaid) {
+  DeviceQueryOptions o;
+  o.busy_unknown = "libnvidia-ml.so.1 not found";
+  auto r = run_fake_driver({}, o);
+  EXPECT_EQ(r.q.contexts_tested, 1);
+  EXPECT_NE(r.q.devices[0].find("whether another process used it was unknown: libnvidia-ml.so.1 not found"),
+            std::string::npos)
+      << r.q.devices[0];
+}
+
+// NVML's compute processes by GPU, without plumb's own (the probe is a child of the check).
+TEST(CudaBusyGpus, OtherProcessesMakeAGpuBusyPlumbsOwnDoNot) {
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  const std::string scenario = ::testing::TempDir() + "/plumb-busy-" + std::to_string(::getpid()) + ".json";
+  {
+    std::ofstream out(scenario);
+    out << R"({"driver_version": "580.0", "cuda_driver_version": 13000, "devices": [)"
+        << R"({"bus_id": "00000000:1A:00.0", "processes": [{"pid": 999999999, "used_mib": 2048}]},)"
+        << R"({"bus_id": "00000000:1B:00.0", "processes": [{"pid": )" << ::getpid() << R"(, "used_mib": 500}]},)"
+        << R"({"bus_id": "00000000:1C:00.0", "processes": [{"pid": )" << child << R"(, "used_mib": 500}]},)"
+        << R"({"bus_id": "00000000:1D:00.0", "processes": []}]})";
+  }
+  ::setenv("PLUMB_FAKE_NVML_SCENARIO", scenario.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  Context ctx;
+  ctx.nvml_lib = std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so";
+  BusyGpus b = busy_gpus(ctx);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  std::remove(scenario.c_str());
+  EXPECT_EQ(b.unknown, "");
+  ASSERT_EQ(b.by_bus.size(), 1u);
+  EXPECT_EQ(b.by_bus.begin()->first, "0000:1a:00.0");
+  EXPECT_EQ(b.by_bus.begin()->second, "1 process: pid 999999999 (2 GiB)");
+
+  ctx.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
+  b = busy_gpus(ctx);
+  EXPECT_TRUE(b.by_bus.empty());
+  EXPECT_NE(b.unknown.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << b.unknown;
 }
 
 // NVIDIA's own libraries, where the machine has a toolkit: the one check no fixture can stand in for

@@ -276,6 +276,39 @@ TEST(GpuRules, DeviceQuery) {
   EXPECT_EQ(gpu_status_of(none, "l3.gpu.device_query"), "skip");
 }
 
+// A GPU left without a context (another job on it, a Prohibited compute mode) still passes, and the
+// finding says which ones were only enumerated and how to try them.
+TEST(GpuRules, DeviceQueryNamesTheGpusLeftWithoutAContext) {
+  Facts f = node();
+  f.gpu.cuda.collected = true;
+  CudaDeviceQuery& q = f.gpu.cuda.device_query;
+  q.status = "pass";
+  q.context_mode = "idle";
+  q.devices = {"0000:00:00.0 H100: alloc+copy ok", "0000:01:00.0 H100: no context created (in use by 1 process (4242))"};
+  q.contexts_tested = 1;
+  q.untested = {"0000:01:00.0: in use by 1 process (4242)"};
+  auto judged = [&] {
+    Selection sel;
+    sel.only = {"l3.gpu.device_query"};
+    auto out = judge(f, Thresholds(), sel);
+    EXPECT_EQ(out.size(), 1u);
+    return out.empty() ? Finding{} : out.front();
+  };
+  Finding x = judged();
+  EXPECT_EQ(x.status, Status::pass);
+  EXPECT_EQ(x.variant, "partly");
+  EXPECT_EQ(x.args["tested"], "1");
+  EXPECT_NE(x.args["untested"].find("in use by 1 process (4242)"), std::string::npos);
+  q.contexts_tested = 0;
+  q.untested.push_back("0000:00:00.0: --cuda-context never");
+  x = judged();
+  EXPECT_EQ(x.status, Status::pass);
+  EXPECT_EQ(x.variant, "enumerated");
+  // A device that failed its allocation fails the check whatever the others did.
+  q.status = "error";
+  EXPECT_EQ(judged().status, Status::fail);
+}
+
 }  // namespace
 }  // namespace plumb
 
