@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/text.h"
 #include "vendor/cuda_api.h"
 #include "vendor/nvml_devices.h"
 #include "core/knowledge/cuda_version.h"
@@ -219,7 +220,7 @@ CudaDeviceQuery run_device_query(const DeviceQueryOptions& o) {
           }
           if (!why_not.empty()) {
             line += ": no context created (" + why_not + ")";
-            q.untested.push_back(who + ": " + why_not);
+            q.untested.push_back(concat(who, ": ", why_not));
             q.devices.push_back(line);
             continue;
           }
@@ -234,7 +235,7 @@ CudaDeviceQuery run_device_query(const DeviceQueryOptions& o) {
             const std::string held = std::string("compute mode ") + compute_mode_name(mode) +
                                      ", held by another process (CUDA_ERROR_DEVICE_UNAVAILABLE)";
             line += ": no context created (" + held + ")";
-            q.untested.push_back(who + ": " + held);
+            q.untested.push_back(concat(who, ": ", held));
           } else {
             line += ": " + step + " failed (" +
                     (r == -2 ? std::string("data mismatch")
