@@ -104,13 +104,13 @@ BenchContext read_bench_context(const Context& ctx, bool gpu) {
                                : Fact<int>::of(static_cast<int>(nodes.size()), "/sys/devices/system/node");
   c.kernel = Fact<std::string>::from(ctx.root.read_value("/proc/sys/kernel/osrelease"), "/proc/sys/kernel/osrelease");
   c.versions["plumb"] = PLUMB_VERSION;
-  if (gpu) c.gpus_before = read_gpu_states(ctx.nvml_lib, ctx.deadline);
+  if (gpu) c.gpus_before = read_gpu_states(ctx.nvml_lib, ctx.deadline, ctx.root);
   return c;
 }
 
 BenchContext finish_bench_context(const Context& ctx, BenchContext c, bool gpu) {
   c.load_after = read_load(ctx.root);
-  if (gpu) c.gpus_after = read_gpu_states(ctx.nvml_lib, ctx.deadline);
+  if (gpu) c.gpus_after = read_gpu_states(ctx.nvml_lib, ctx.deadline, ctx.root);
   return c;
 }
 

@@ -4,9 +4,11 @@
 
 #include <memory>
 
+#include "collect/gpu_processes.h"
 #include "core/deadline.h"
 #include "vendor/nvml_devices.h"
 #include "vendor/nvml_loader.h"
+#include "vendor/nvml_processes.h"
 
 namespace plumb {
 
@@ -31,7 +33,7 @@ Fact<int> clock_of(const NvmlApi& a, nvml::Device d, int which, const std::strin
 
 // Reads every GPU; NVML is initialised and shut down here (both reference-counted by NVML, so
 // this pairs with the collector's own).
-std::vector<BenchGpuState> read_states(const NvmlLibrary& lib) {
+std::vector<BenchGpuState> read_states(const NvmlLibrary& lib, const HostRoot& root) {
   std::vector<BenchGpuState> out;
   const NvmlApi& a = lib.api();
   auto list = nvml_devices(lib);
@@ -51,6 +53,10 @@ std::vector<BenchGpuState> read_states(const NvmlLibrary& lib) {
     } else {
       s.throttle_reasons = Fact<std::uint64_t>::none("not supported", reasons + src);
     }
+    auto users = other_gpu_users(root, lib, d);
+    const std::string procs = nvml_processes_function(a) + src;
+    s.other_processes = users ? Fact<std::vector<std::string>>::of(std::move(*users), procs)
+                              : Fact<std::vector<std::string>>::none(users.error().message, procs);
     out.push_back(std::move(s));
   }
   if (a.shutdown != nullptr) a.shutdown();
@@ -59,12 +65,13 @@ std::vector<BenchGpuState> read_states(const NvmlLibrary& lib) {
 
 }  // namespace
 
-std::vector<BenchGpuState> read_gpu_states(const std::string& nvml_lib, std::chrono::milliseconds deadline) {
+std::vector<BenchGpuState> read_gpu_states(const std::string& nvml_lib, std::chrono::milliseconds deadline,
+                                           const HostRoot& root) {
   auto lib = NvmlLibrary::open(nvml_lib);
   if (!lib) return {};
   // The worker owns the library's shared pointer only, so abandoning it at the deadline is safe.
   std::shared_ptr<const NvmlLibrary> keep = *lib;
-  auto states = run_with_deadline<std::vector<BenchGpuState>>([keep] { return read_states(*keep); }, deadline);
+  auto states = run_with_deadline<std::vector<BenchGpuState>>([keep, root] { return read_states(*keep, root); }, deadline);
   return states.value_or(std::vector<BenchGpuState>{});
 }
 

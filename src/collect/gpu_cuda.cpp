@@ -16,7 +16,7 @@
 
 #include "core/registry.h"
 #include "core/subprocess.h"
-#include "collect/pid_status.h"
+#include "collect/gpu_processes.h"
 #include "core/text.h"
 #include "vendor/cuda_loader.h"
 #include "core/knowledge/cuda_version.h"
@@ -24,7 +24,6 @@
 #include "vendor/elf_strings.h"
 #include "vendor/ld_cache.h"
 #include "vendor/nvml_devices.h"
-#include "vendor/nvml_processes.h"
 
 namespace plumb {
 
@@ -457,27 +456,6 @@ Fact<std::string> toolkit_version(const Context& ctx, const Env& env) {
 
 }  // namespace
 
-namespace {
-
-// Whether `pid` is this process or one it started (the framework probe and its worker): their
-// contexts are plumb's own, not a job's.
-bool ours(const HostRoot& root, unsigned pid) {
-  const auto self = static_cast<unsigned>(::getpid());
-  for (int depth = 0; depth < 8 && pid > 1; ++depth) {
-    if (pid == self) return true;
-    auto st = root.read("/proc/" + std::to_string(pid) + "/status");
-    if (!st) return false;
-    PidStatus s = parse_pid_status(*st);
-    auto it = s.fields.find("PPid");
-    auto parent = it == s.fields.end() ? std::nullopt : parse_int(it->second);
-    if (!parent || *parent < 0) return false;
-    pid = static_cast<unsigned>(*parent);
-  }
-  return false;
-}
-
-}  // namespace
-
 BusyGpus busy_gpus(const Context& ctx) {
   BusyGpus out;
   auto lib = NvmlLibrary::open(ctx.nvml_lib);
@@ -493,31 +471,12 @@ BusyGpus busy_gpus(const Context& ctx) {
   std::vector<std::string> failed;
   for (const auto& d : list->devices) {
     if (d.handle == nullptr) continue;
-    auto procs = nvml_compute_processes(**lib, d.handle);
-    if (!procs) {
-      failed.push_back(d.bus_id + ": " + procs.error().message);
-      continue;
+    auto users = other_gpu_users(ctx.root, **lib, d.handle);
+    if (!users) {
+      failed.push_back(d.bus_id + ": " + users.error().message);
+    } else if (!users->empty()) {
+      out.by_bus[d.bus_id] = gpu_users_text(std::move(*users));
     }
-    std::vector<std::string> who;
-    for (const auto& p : *procs) {
-      if (ours(ctx.root, p.pid)) continue;
-      std::string w = "pid " + std::to_string(p.pid);
-      std::vector<std::string> about;
-      if (auto st = ctx.root.read("/proc/" + std::to_string(p.pid) + "/status")) {
-        PidStatus s = parse_pid_status(*st);
-        if (auto n = s.fields.find("Name"); n != s.fields.end() && !n->second.empty()) about.push_back(n->second);
-      }
-      if (p.used_memory_bytes) about.push_back(human_bytes(*p.used_memory_bytes));
-      if (!about.empty()) w += concat(" (", join(about, ", "), ")");
-      who.push_back(std::move(w));
-    }
-    if (who.empty()) continue;
-    const std::size_t n = who.size();
-    if (who.size() > 4) {
-      who.resize(4);
-      who.emplace_back("...");
-    }
-    out.by_bus[d.bus_id] = concat(std::to_string(n), n == 1 ? " process: " : " processes: ", join(who, "; "));
   }
   if (auto shutdown = (*lib)->api().shutdown) shutdown();
   // A GPU whose processes NVML could not list is tried: say so, as for a missing NVML.

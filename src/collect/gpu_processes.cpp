@@ -2,6 +2,8 @@
 // in /proc (a pid that is gone or a zombie still holding memory, another user's job).
 #include "collect/gpu_processes.h"
 
+#include <unistd.h>
+
 #include "core/registry.h"
 #include "core/text.h"
 #include "vendor/nvml_devices.h"
@@ -32,6 +34,49 @@ void apply_pid_status(GpuProcessOwner& p, std::string_view status_text) {
   p.uid = status_real_uid(s);
   auto name = s.fields.find("Name");
   p.name = name == s.fields.end() ? std::string() : name->second;
+}
+
+bool is_plumbs_own(const HostRoot& root, unsigned pid) {
+  const auto self = static_cast<unsigned>(::getpid());
+  for (int depth = 0; depth < 8 && pid > 1; ++depth) {
+    if (pid == self) return true;
+    auto st = root.read("/proc/" + std::to_string(pid) + "/status");
+    if (!st) return false;
+    PidStatus s = parse_pid_status(*st);
+    auto it = s.fields.find("PPid");
+    auto parent = it == s.fields.end() ? std::nullopt : parse_int(it->second);
+    if (!parent || *parent < 0) return false;
+    pid = static_cast<unsigned>(*parent);
+  }
+  return false;
+}
+
+Result<std::vector<std::string>> other_gpu_users(const HostRoot& root, const NvmlLibrary& lib, nvml::Device device) {
+  auto procs = nvml_compute_processes(lib, device);
+  if (!procs) return procs.error();
+  std::vector<std::string> out;
+  for (const auto& p : *procs) {
+    if (is_plumbs_own(root, p.pid)) continue;
+    std::string w = "pid " + std::to_string(p.pid);
+    std::vector<std::string> about;
+    if (auto st = root.read("/proc/" + std::to_string(p.pid) + "/status")) {
+      PidStatus s = parse_pid_status(*st);
+      if (auto n = s.fields.find("Name"); n != s.fields.end() && !n->second.empty()) about.push_back(n->second);
+    }
+    if (p.used_memory_bytes) about.push_back(human_bytes(*p.used_memory_bytes));
+    if (!about.empty()) w += concat(" (", join(about, ", "), ")");
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::string gpu_users_text(std::vector<std::string> users) {
+  const std::size_t n = users.size();
+  if (users.size() > 4) {
+    users.resize(4);
+    users.emplace_back("...");
+  }
+  return concat(std::to_string(n), n == 1 ? " process: " : " processes: ", join(users, "; "));
 }
 
 namespace {

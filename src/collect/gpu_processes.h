@@ -4,9 +4,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "collect/pid_status.h"
 #include "core/facts/sysconfig.h"
+#include "core/host_root.h"
+#include "core/result.h"
+#include "vendor/nvml_loader.h"
 
 namespace plumb {
 
@@ -17,5 +21,15 @@ std::optional<int> status_real_uid(const PidStatus& s);
 bool status_in_child_pid_namespace(const PidStatus& s);
 // Fills alive/state/uid/name of one NVML process from the text of its /proc/<pid>/status.
 void apply_pid_status(GpuProcessOwner& p, std::string_view status_text);
+
+// Whether `pid` is this process or one it started (the framework probe and its worker), read
+// through /proc/<pid>/status's PPid chain under `root`.
+bool is_plumbs_own(const HostRoot& root, unsigned pid);
+// The compute processes NVML lists on `device` other than plumb's own, each as "pid 4242 (python3,
+// 70 GiB)" (name from /proc under `root` when visible, memory when NVML reports it). An error when
+// NVML cannot list them.
+Result<std::vector<std::string>> other_gpu_users(const HostRoot& root, const NvmlLibrary& lib, nvml::Device device);
+// "1 process: pid 4242 (python3, 70 GiB)", "3 processes: ...; ...; ..." (at most four named).
+std::string gpu_users_text(std::vector<std::string> users);
 
 }  // namespace plumb

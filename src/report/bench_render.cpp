@@ -38,6 +38,7 @@ const bool kBenchRenderUi = register_ui([] {
     {"bench.kernel", {"kernel", "内核"}},
     {"bench.versions", {"versions", "版本"}},
     {"bench.gpu_before", {"GPU before", "测试前 GPU"}},
+    {"bench.other_processes", {"other processes", "其他进程"}},
     {"bench.gpu_after", {"GPU after", "测试后 GPU"}},
     {"compare.title", {"Baseline comparison", "基线对比"}},
     {"compare.baseline", {"baseline", "基线"}},
@@ -83,8 +84,12 @@ std::string context_block(const BenchContext& c, Lang lang, const std::string& f
   if (!v.empty()) line(tr(lang, "bench.versions") + ": " + v);
   auto gpus = [&](const std::vector<BenchGpuState>& g, const char* key) {
     for (const auto& s : g) {
+      std::string others;
+      if (s.other_processes.has() && !s.other_processes->empty()) {
+        others = concat(", ", tr(lang, "bench.other_processes"), ": ", join(*s.other_processes, ", "));
+      }
       line(tr(lang, key) + " " + s.bus_id + ": SM " + fact_n(s.sm_clock_mhz) + " MHz, mem " + fact_n(s.mem_clock_mhz) +
-           " MHz, reasons " + fact_n(s.throttle_reasons));
+           " MHz, reasons " + fact_n(s.throttle_reasons) + others);
     }
   };
   gpus(c.gpus_before, "bench.gpu_before");

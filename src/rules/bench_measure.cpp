@@ -2,6 +2,7 @@
 // all-reduce) and their reliability. All findings land in the report's baseline section.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "bench/compare.h"
 #include "bench/stats.h"
@@ -221,6 +222,15 @@ std::vector<Finding> noise(const Facts& f, const Thresholds& th) {
       x.arg("load", "n/a");
     }
     if (r.context.load_after.has()) x.add("load average (1 min) after", fmt_num(*r.context.load_after, 2), r.context.load_after.source);
+    // A GPU benchmark beside another job measures what that job left it, and slows the job down.
+    std::map<std::string, std::string> busy;  // bus id -> the other processes, before or after
+    for (const auto* states : {&r.context.gpus_before, &r.context.gpus_after}) {
+      for (const auto& g : *states) {
+        if (!g.other_processes.has() || g.other_processes->empty() || busy.count(g.bus_id) != 0) continue;
+        busy[g.bus_id] = join(*g.other_processes, ", ");
+        x.add("other processes on gpu " + g.bus_id, busy[g.bus_id], g.other_processes.source);
+      }
+    }
     if (worst && worst->cv_pct > cv_warn) {
       x.status = Status::warn;
       std::string vals;
@@ -263,6 +273,18 @@ std::vector<Finding> noise(const Facts& f, const Thresholds& th) {
       x.add("run-to-run spread", "not judged: " + std::to_string(fewest) + " earlier runs with these settings on this host, " +
                                      std::to_string(kMinRunsForSpread - 1) + " needed",
             f.bench.earlier.has() ? f.bench.earlier.source : f.bench.earlier.why());
+    }
+    if (!busy.empty()) {
+      std::vector<std::string> gpus;
+      std::vector<std::string> who;
+      for (const auto& [bus, w] : busy) {
+        gpus.push_back(bus);
+        who.push_back(concat(bus, ": ", w));
+      }
+      x.status = Status::warn;
+      x.variant = "gpu_busy";
+      x.arg("gpus", join(gpus, ", ")).arg("who", join(who, "; "));
+      x.threshold += ", no other compute process on the GPUs benchmarked";
     }
     out.push_back(x);
   }

@@ -35,9 +35,12 @@ struct BenchGpuState {
   Fact<int> sm_clock_mhz;
   Fact<int> mem_clock_mhz;
   Fact<std::uint64_t> throttle_reasons;  // nvmlClocksEventReasons bit mask
+  // Compute processes other than plumb's on this GPU: "pid 4242 (python3, 70 GiB)". Read where the
+  // benchmark context is (before and after a GPU benchmark).
+  Fact<std::vector<std::string>> other_processes;
   bool operator==(const BenchGpuState&) const = default;
 };
-PLUMB_JSON(BenchGpuState, bus_id, sm_clock_mhz, mem_clock_mhz, throttle_reasons)
+PLUMB_JSON(BenchGpuState, bus_id, sm_clock_mhz, mem_clock_mhz, throttle_reasons, other_processes)
 
 struct BenchContext {
   std::string hostname;

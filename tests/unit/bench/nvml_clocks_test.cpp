@@ -34,6 +34,18 @@ TEST(BenchNvmlClocks, ThrottledGpuShowsItsClockAndReasons) {
   EXPECT_EQ(*s[0].throttle_reasons, 0u);
 }
 
+// Another job's processes on a GPU are part of the benchmark's context (l2.bench.noise warns).
+TEST(BenchNvmlClocks, OtherProcessesOnAGpuAreNamed) {
+  auto s = states("a100-pcie-4x-degraded-link", false);
+  ASSERT_EQ(s.size(), 4u);
+  ASSERT_TRUE(s[0].other_processes.has()) << s[0].other_processes.why();
+  // pid 4242 is not running here: named by pid and memory only.
+  EXPECT_EQ(*s[0].other_processes, std::vector<std::string>{"pid 4242 (29 GiB)"});
+  EXPECT_EQ(s[0].other_processes.source, "nvmlDeviceGetComputeRunningProcesses_v3(gpu 0000:17:00.0)");
+  ASSERT_TRUE(s[2].other_processes.has());
+  EXPECT_TRUE(s[2].other_processes->empty());
+}
+
 TEST(BenchNvmlClocks, LegacyDriverUsesTheOldNames) {
   // An old driver exports nvmlInit / nvmlDeviceGetCount without _v2 and the ...ThrottleReasons name.
   auto s = states("v100-2x-legacy-driver", true);

@@ -131,6 +131,28 @@ TEST(BenchRules, NoiseAndThrottle) {
   EXPECT_EQ(judge_bench("l2.bench.gpu_throttle", f)[0].status, Status::pass);
 }
 
+// A GPU benchmark that ran beside another job's processes is flagged even when its samples agree:
+// steadily shared is still shared.
+TEST(BenchRules, NoiseWarnsWhenAnotherJobComputedOnTheGpu) {
+  Facts f;
+  auto r = result("gemm", {make_metric("gemm.bf16", "TFLOPS", true, {390, 391, 389})});
+  BenchGpuState g;
+  g.bus_id = "0000:3b:00.0";
+  g.other_processes = Fact<std::vector<std::string>>::of({}, "nvmlDeviceGetComputeRunningProcesses_v3");
+  r.context.gpus_before.push_back(g);
+  g.other_processes = Fact<std::vector<std::string>>::of({"pid 4242 (python3, 70 GiB)"}, "nvmlDeviceGetComputeRunningProcesses_v3");
+  r.context.gpus_after.push_back(g);
+  f.bench.results.push_back(r);
+  auto x = judge_bench("l2.bench.noise", f);
+  ASSERT_EQ(x.size(), 1u);
+  EXPECT_EQ(x[0].status, Status::warn);
+  EXPECT_EQ(x[0].variant, "gpu_busy");
+  EXPECT_EQ(x[0].args.at("who"), "0000:3b:00.0: pid 4242 (python3, 70 GiB)");
+  EXPECT_NE(finding_message(x[0], Lang::en).find("the figures measure what those jobs left"), std::string::npos);
+  f.bench.results[0].context.gpus_after[0].other_processes = Fact<std::vector<std::string>>::none("NVML_ERROR_NOT_SUPPORTED", "x");
+  EXPECT_EQ(judge_bench("l2.bench.noise", f)[0].status, Status::pass);
+}
+
 TEST(BenchRules, NoiseWarnsWhenRunsDriftApartAlthoughEachRunsSamplesAgree) {
   Facts f;
   f.bench.results.push_back(result("membw", {m("membw.copy.all", 30), m("membw.copy.1t", 24)}));
