@@ -39,6 +39,7 @@ std::vector<BenchGpuState> read_states(const NvmlLibrary& lib, const HostRoot& r
   auto list = nvml_devices(lib);
   if (!list) return out;
   const std::string reasons = reasons_name(lib);
+  const OwnPids own(root);
   for (const NvmlDevice& nd : list->devices) {
     if (nd.handle == nullptr || out.size() >= 64) continue;
     nvml::Device d = nd.handle;
@@ -53,7 +54,7 @@ std::vector<BenchGpuState> read_states(const NvmlLibrary& lib, const HostRoot& r
     } else {
       s.throttle_reasons = Fact<std::uint64_t>::none("not supported", reasons + src);
     }
-    auto users = other_gpu_users(root, lib, d);
+    auto users = other_gpu_users(root, own, lib, d);
     const std::string procs = nvml_processes_function(a) + src;
     s.other_processes = users ? Fact<std::vector<std::string>>::of(std::move(*users), procs)
                               : Fact<std::vector<std::string>>::none(users.error().message, procs);

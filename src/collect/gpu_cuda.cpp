@@ -469,9 +469,10 @@ BusyGpus busy_gpus(const Context& ctx) {
     return out;
   }
   std::vector<std::string> failed;
+  const OwnPids own(ctx.root);
   for (const auto& d : list->devices) {
     if (d.handle == nullptr) continue;
-    auto users = other_gpu_users(ctx.root, **lib, d.handle);
+    auto users = other_gpu_users(ctx.root, own, **lib, d.handle);
     if (!users) {
       failed.push_back(d.bus_id + ": " + users.error().message);
     } else if (!users->empty()) {

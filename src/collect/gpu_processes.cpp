@@ -36,32 +36,83 @@ void apply_pid_status(GpuProcessOwner& p, std::string_view status_text) {
   p.name = name == s.fields.end() ? std::string() : name->second;
 }
 
-bool is_plumbs_own(const HostRoot& root, unsigned pid) {
-  const auto self = static_cast<unsigned>(::getpid());
+namespace {
+
+// The PPid of `pid` as /proc under `root` shows it.
+std::optional<unsigned> parent_of(const HostRoot& root, unsigned pid) {
+  auto st = root.read("/proc/" + std::to_string(pid) + "/status");
+  if (!st) return std::nullopt;
+  PidStatus s = parse_pid_status(*st);
+  auto it = s.fields.find("PPid");
+  auto parent = it == s.fields.end() ? std::nullopt : parse_int(it->second);
+  if (!parent || *parent < 0) return std::nullopt;
+  return static_cast<unsigned>(*parent);
+}
+
+// Whether `pid` (as /proc shows it) is `self` or descends from it, at most eight generations down.
+bool descends_from(const HostRoot& root, unsigned pid, unsigned self) {
   for (int depth = 0; depth < 8 && pid > 1; ++depth) {
     if (pid == self) return true;
-    auto st = root.read("/proc/" + std::to_string(pid) + "/status");
-    if (!st) return false;
-    PidStatus s = parse_pid_status(*st);
-    auto it = s.fields.find("PPid");
-    auto parent = it == s.fields.end() ? std::nullopt : parse_int(it->second);
-    if (!parent || *parent < 0) return false;
-    pid = static_cast<unsigned>(*parent);
+    auto parent = parent_of(root, pid);
+    if (!parent) return false;
+    pid = *parent;
   }
   return false;
 }
 
-Result<std::vector<std::string>> other_gpu_users(const HostRoot& root, const NvmlLibrary& lib, nvml::Device device) {
+// NSpid's first field: the pid in the outermost namespace; nullopt when there is one field or none.
+std::optional<unsigned> outermost_pid(const PidStatus& s) {
+  auto it = s.fields.find("NSpid");
+  if (it == s.fields.end()) return std::nullopt;
+  auto f = split_ws(it->second);
+  if (f.size() < 2) return std::nullopt;
+  auto v = parse_int(f.front());
+  if (!v || *v <= 0 || *v > 0x7fffffff) return std::nullopt;
+  return static_cast<unsigned>(*v);
+}
+
+}  // namespace
+
+OwnPids::OwnPids(const HostRoot& root) : root_(root) {
+  auto self = root.read("/proc/self/status");
+  if (!self) return;
+  auto outer = outermost_pid(parse_pid_status(*self));
+  if (!outer) return;
+  namespaced_ = true;
+  outer_.insert(*outer);
+  const auto me = static_cast<unsigned>(::getpid());
+  auto pids = root.list("/proc");
+  if (!pids) return;
+  for (const auto& name : *pids) {
+    if (!all_digits(name) || name.size() > 9) continue;
+    const auto pid = static_cast<unsigned>(std::stoul(name));
+    if (pid == me || !descends_from(root, pid, me)) continue;
+    if (auto st = root.read("/proc/" + name + "/status")) {
+      if (auto o = outermost_pid(parse_pid_status(*st))) outer_.insert(*o);
+    }
+  }
+}
+
+bool OwnPids::contains(unsigned nvml_pid) const {
+  if (namespaced_) return outer_.count(nvml_pid) != 0;
+  return descends_from(root_, nvml_pid, static_cast<unsigned>(::getpid()));
+}
+
+Result<std::vector<std::string>> other_gpu_users(const HostRoot& root, const OwnPids& own, const NvmlLibrary& lib,
+                                                 nvml::Device device) {
   auto procs = nvml_compute_processes(lib, device);
   if (!procs) return procs.error();
   std::vector<std::string> out;
   for (const auto& p : *procs) {
-    if (is_plumbs_own(root, p.pid)) continue;
+    if (own.contains(p.pid)) continue;
     std::string w = "pid " + std::to_string(p.pid);
     std::vector<std::string> about;
-    if (auto st = root.read("/proc/" + std::to_string(p.pid) + "/status")) {
-      PidStatus s = parse_pid_status(*st);
-      if (auto n = s.fields.find("Name"); n != s.fields.end() && !n->second.empty()) about.push_back(n->second);
+    // Inside a container NVML's pids are the host's: /proc here names another process or none.
+    if (!own.namespaced()) {
+      if (auto st = root.read("/proc/" + std::to_string(p.pid) + "/status")) {
+        PidStatus s = parse_pid_status(*st);
+        if (auto n = s.fields.find("Name"); n != s.fields.end() && !n->second.empty()) about.push_back(n->second);
+      }
     }
     if (p.used_memory_bytes) about.push_back(human_bytes(*p.used_memory_bytes));
     if (!about.empty()) w += concat(" (", join(about, ", "), ")");

@@ -16,8 +16,10 @@
 #include <regex>
 
 #include "collect/gpu_cuda.h"
+#include "collect/gpu_processes.h"
 #include "core/host_root.h"
 #include "vendor/cuda_loader.h"
+#include "../../scratch_root.h"
 #include "../../test_util.h"
 
 namespace plumb {
@@ -249,6 +251,41 @@ TEST(CudaBusyGpus, OtherProcessesMakeAGpuBusyPlumbsOwnDoNot) {
   b = busy_gpus(ctx);
   EXPECT_TRUE(b.by_bus.empty());
   EXPECT_NE(b.unknown.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << b.unknown;
+}
+
+// Inside a container NVML names processes by the host's pids: plumb's own are found through NSpid
+// (the outermost pid first), its descendants' too; a host pid that is not plumb's is another job's.
+TEST(CudaBusyGpus, InAContainerPlumbsOwnPidsComeFromNSpid) {
+  test::ScratchRoot root("own_pids_namespaced");
+  const unsigned me = static_cast<unsigned>(::getpid());
+  const unsigned child = me + 100000;  // pids only this tree knows
+  const unsigned stranger = me + 100001;
+  auto status = [](unsigned ppid, unsigned outer, unsigned inner) {
+    return "Name:\tx\nPPid:\t" + std::to_string(ppid) + "\nNSpid:\t" + std::to_string(outer) + "\t" +
+           std::to_string(inner) + "\n";
+  };
+  root.write("proc/self/status", status(0, 900000, me));
+  root.write("proc/" + std::to_string(me) + "/status", status(0, 900000, me));
+  root.write("proc/" + std::to_string(child) + "/status", status(me, 900001, child));
+  root.write("proc/" + std::to_string(stranger) + "/status", status(1, 900002, stranger));
+  OwnPids own{HostRoot(root.path())};
+  EXPECT_TRUE(own.namespaced());
+  EXPECT_TRUE(own.contains(900000));
+  EXPECT_TRUE(own.contains(900001));
+  EXPECT_FALSE(own.contains(900002));
+  EXPECT_FALSE(own.contains(me));  // a pid of this namespace is not what NVML reports here
+
+  // On the host (one NSpid field) the PPid chain decides.
+  test::ScratchRoot host("own_pids_host");
+  host.write("proc/self/status", "NSpid:\t" + std::to_string(me) + "\n");
+  host.write("proc/" + std::to_string(child) + "/status", "PPid:\t" + std::to_string(me) + "\n");
+  host.write("proc/" + std::to_string(stranger) + "/status", "PPid:\t1\n");
+  OwnPids on_host{HostRoot(host.path())};
+  EXPECT_FALSE(on_host.namespaced());
+  EXPECT_TRUE(on_host.contains(me));
+  EXPECT_TRUE(on_host.contains(child));
+  EXPECT_FALSE(on_host.contains(stranger));
+  EXPECT_FALSE(on_host.contains(stranger + 1));  // not in /proc at all
 }
 
 // NVIDIA's own libraries, where the machine has a toolkit: the one check no fixture can stand in for
