@@ -131,7 +131,10 @@ int context_alloc_copy(const cuda::Driver& d, int dev, std::string& step) {
       d.MemFree(ptr);
     }
   }
-  if (ctx != nullptr && d.DevicePrimaryCtxRelease != nullptr) d.DevicePrimaryCtxRelease(dev);
+  if (ctx != nullptr) {
+    d.CtxSetCurrent(nullptr);  // no released context left current on this thread
+    if (d.DevicePrimaryCtxRelease != nullptr) d.DevicePrimaryCtxRelease(dev);
+  }
   return r;
 }
 

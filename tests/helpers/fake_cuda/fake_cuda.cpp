@@ -343,9 +343,21 @@ FAKE_EXPORT int cuDevicePrimaryCtxRetain(void** ctx, int dev) {
   *ctx = reinterpret_cast<void*>(static_cast<std::size_t>(dev) + 1);  // NOLINT(performance-no-int-to-ptr)
   return 0;
 }
-FAKE_EXPORT int cuDevicePrimaryCtxRelease_v2(int) { return 0; }
+// Releasing a context still current on the calling thread leaves the thread bound to a released
+// context: logged, so the tests' lists of contexts show it.
+FAKE_EXPORT int cuDevicePrimaryCtxRelease_v2(int dev) {
+  if (current == dev) {
+    if (const char* log = std::getenv("FAKE_CUDA_CONTEXT_LOG")) {
+      if (FILE* f = std::fopen(log, "a")) {
+        std::fprintf(f, "released-while-current %s\n", bus_id(dev).c_str());
+        std::fclose(f);
+      }
+    }
+  }
+  return 0;
+}
 FAKE_EXPORT int cuCtxSetCurrent(void* ctx) {
-  current = static_cast<int>(reinterpret_cast<std::size_t>(ctx)) - 1;
+  current = static_cast<int>(reinterpret_cast<std::size_t>(ctx)) - 1;  // null: none
   return 0;
 }
 FAKE_EXPORT int cuMemAlloc_v2(unsigned long long* p, std::size_t n) {
