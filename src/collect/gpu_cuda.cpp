@@ -11,9 +11,11 @@
 #include <climits>
 #include <cstddef>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <set>
 
+#include "core/deadline.h"
 #include "core/registry.h"
 #include "core/subprocess.h"
 #include "collect/gpu_processes.h"
@@ -456,6 +458,34 @@ Fact<std::string> toolkit_version(const Context& ctx, const Env& env) {
 
 }  // namespace
 
+namespace {
+
+BusyGpus read_busy(const NvmlLibrary& lib, const HostRoot& root) {
+  BusyGpus out;
+  auto list = nvml_devices(lib);
+  if (!list) {
+    out.unknown = list.error().message;
+    return out;
+  }
+  std::vector<std::string> failed;
+  const OwnPids own(root);
+  for (const auto& d : list->devices) {
+    if (d.handle == nullptr) continue;
+    auto users = other_gpu_users(root, own, lib, d.handle);
+    if (!users) {
+      failed.push_back(d.bus_id + ": " + users.error().message);
+    } else if (!users->empty()) {
+      out.by_bus[d.bus_id] = gpu_users_text(std::move(*users));
+    }
+  }
+  if (auto shutdown = lib.api().shutdown) shutdown();
+  // A GPU whose processes NVML could not list is tried: say so, as for a missing NVML.
+  if (!failed.empty()) out.unknown = join(failed, "; ");
+  return out;
+}
+
+}  // namespace
+
 BusyGpus busy_gpus(const Context& ctx) {
   BusyGpus out;
   auto lib = NvmlLibrary::open(ctx.nvml_lib);
@@ -463,25 +493,17 @@ BusyGpus busy_gpus(const Context& ctx) {
     out.unknown = lib.error().message;
     return out;
   }
-  auto list = nvml_devices(**lib);
-  if (!list) {
-    out.unknown = list.error().message;
-    return out;
-  }
-  std::vector<std::string> failed;
-  const OwnPids own(ctx.root);
-  for (const auto& d : list->devices) {
-    if (d.handle == nullptr) continue;
-    auto users = other_gpu_users(ctx.root, own, **lib, d.handle);
-    if (!users) {
-      failed.push_back(d.bus_id + ": " + users.error().message);
-    } else if (!users->empty()) {
-      out.by_bus[d.bus_id] = gpu_users_text(std::move(*users));
-    }
-  }
-  if (auto shutdown = (*lib)->api().shutdown) shutdown();
-  // A GPU whose processes NVML could not list is tried: say so, as for a missing NVML.
-  if (!failed.empty()) out.unknown = join(failed, "; ");
+  // NVML hangs on a GPU that fell off the bus (collect.gpu reports which call): the list gets a
+  // share of the collector's deadline, and the worker, which owns copies of what it reads, is
+  // abandoned past it.
+  const auto limit = std::min(ctx.deadline / 4, std::chrono::milliseconds(2000));
+  std::shared_ptr<const NvmlLibrary> keep = *lib;
+  const HostRoot root = ctx.root;
+  auto busy = run_with_deadline<BusyGpus>([keep, root] { return read_busy(*keep, root); }, limit);
+  if (busy) return std::move(*busy);
+  out.stalled = true;
+  out.unknown = concat("NVML did not answer within ", std::to_string(limit.count()),
+                       " ms: whether another process uses it is unknown");
   return out;
 }
 
@@ -590,6 +612,7 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
       BusyGpus busy = busy_gpus(ctx);
       q.busy = std::move(busy.by_bus);
       q.busy_unknown = std::move(busy.unknown);
+      q.busy_stalled = busy.stalled;
     }
     out.device_query = run_device_query(q);
     if (!refused.empty()) {

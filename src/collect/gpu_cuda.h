@@ -47,6 +47,7 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
 struct BusyGpus {
   std::map<std::string, std::string> by_bus;
   std::string unknown;
+  bool stalled = false;  // NVML did not answer within its share of the deadline (`unknown` says so)
 };
 BusyGpus busy_gpus(const Context& ctx);
 

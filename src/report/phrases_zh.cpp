@@ -38,6 +38,8 @@ const bool kPhrasesZhReasons = register_phrases([] {
     {"device query not run: {why}", "未执行设备查询：{why}"},
     {"not run against a --root tree", "对 --root 目录树不执行"},
     {"in use by {=n} process: {=who}", "有 {=n} 个进程在使用：{=who}"},
+    {"NVML did not answer within {=ms} ms: whether another process uses it is unknown",
+     "NVML 在 {=ms} ms 内未响应：无法确定是否有其他进程在使用"},
     {"in use by {=n} processes: {=who}", "有 {=n} 个进程在使用：{=who}"},
     {"compute mode Prohibited: the driver lets no process create a context",
      "计算模式为 Prohibited：驱动不允许任何进程创建上下文"},

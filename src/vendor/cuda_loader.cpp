@@ -216,6 +216,8 @@ CudaDeviceQuery run_device_query(const DeviceQueryOptions& o) {
             why_not = "--cuda-context never";
           } else if (mode == 2) {
             why_not = "compute mode Prohibited: the driver lets no process create a context";
+          } else if (o.context == CudaContextMode::idle && o.busy_stalled) {
+            why_not = o.busy_unknown;
           } else if (o.context == CudaContextMode::idle) {
             auto norm = normalise_bus_id(bus_id);
             auto it = norm ? o.busy.find(*norm) : o.busy.end();

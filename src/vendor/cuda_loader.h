@@ -38,6 +38,9 @@ struct DeviceQueryOptions {
   // For `idle`: why `busy` could not be read (no NVML...). Every GPU is then tried, and each
   // device's line says the busy state was unknown.
   std::string busy_unknown;
+  // For `idle`: NVML hung while listing them. No GPU is given a context then: a hung NVML points at
+  // a GPU in trouble, and none can be shown idle. `busy_unknown` is the reason each line gives.
+  bool busy_stalled = false;
 };
 
 // Runs the driver API through `libcuda` (the loader's libcuda.so.1 by default): cuInit, the device

@@ -324,6 +324,7 @@ Return do_pci(Device d, PciInfo* p) {
 
 Return do_processes(Device d, unsigned int* count, void* infos, std::size_t elem, bool v1) {
   if (count == nullptr) return kErrorInvalidArgument;
+  if (FakeDevice* fd = device_of(d)) maybe_hang(fd->spec, "nvmlDeviceGetComputeRunningProcesses");
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   json list;

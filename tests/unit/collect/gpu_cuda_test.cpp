@@ -9,11 +9,13 @@
 #include <csignal>
 #include <cstdio>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <thread>
 
 #include "collect/gpu_cuda.h"
 #include "collect/gpu_processes.h"
@@ -255,6 +257,39 @@ TEST(CudaBusyGpus, OtherProcessesMakeAGpuBusyPlumbsOwnDoNot) {
   b = busy_gpus(ctx);
   EXPECT_TRUE(b.by_bus.empty());
   EXPECT_NE(b.unknown.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << b.unknown;
+}
+
+// NVML hanging in its process list (a GPU fallen off the bus) costs a share of the deadline, not
+// the collector; and no GPU is given a context, since none can be shown idle.
+TEST(CudaBusyGpus, AHungNvmlIsLeftBehindAndNoGpuIsTried) {
+  const std::string scenario = ::testing::TempDir() + "/plumb-busy-hang-" + std::to_string(::getpid()) + ".json";
+  {
+    std::ofstream out(scenario);
+    out << R"({"driver_version": "580.0", "cuda_driver_version": 13000,
+               "devices": [{"bus_id": "00000000:10:00.0", "processes": [],
+                            "hang": {"call": "nvmlDeviceGetComputeRunningProcesses", "ms": 1500}}]})";
+  }
+  ::setenv("PLUMB_FAKE_NVML_SCENARIO", scenario.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  Context ctx;
+  ctx.nvml_lib = std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-nvml.so";
+  ctx.deadline = std::chrono::milliseconds(800);
+  const auto t0 = std::chrono::steady_clock::now();
+  BusyGpus b = busy_gpus(ctx);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_TRUE(b.stalled);
+  EXPECT_EQ(b.unknown, "NVML did not answer within 200 ms: whether another process uses it is unknown");
+  EXPECT_LT(took, std::chrono::milliseconds(1000));
+
+  DeviceQueryOptions o;
+  o.busy_unknown = b.unknown;
+  o.busy_stalled = b.stalled;
+  auto r = run_fake_driver({}, o);
+  EXPECT_EQ(r.q.status, "pass");
+  EXPECT_TRUE(r.contexts.empty());
+  EXPECT_EQ(r.q.untested, std::vector<std::string>{"0000:10:00.0: " + b.unknown});
+  // Outlast the abandoned reader, so that the fake is shut down before the next test's scenario.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  std::remove(scenario.c_str());
 }
 
 // Inside a container NVML names processes by the host's pids: plumb's own are found through NSpid
