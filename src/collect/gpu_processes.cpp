@@ -39,7 +39,7 @@ void apply_pid_status(GpuProcessOwner& p, std::string_view status_text) {
 namespace {
 
 // The PPid of `pid` as /proc under `root` shows it.
-std::optional<unsigned> parent_of(const HostRoot& root, unsigned pid) {
+std::optional<unsigned> ppid_in_proc(const HostRoot& root, unsigned pid) {
   auto st = root.read("/proc/" + std::to_string(pid) + "/status");
   if (!st) return std::nullopt;
   PidStatus s = parse_pid_status(*st);
@@ -53,7 +53,7 @@ std::optional<unsigned> parent_of(const HostRoot& root, unsigned pid) {
 bool descends_from(const HostRoot& root, unsigned pid, unsigned self) {
   for (int depth = 0; depth < 8 && pid > 1; ++depth) {
     if (pid == self) return true;
-    auto parent = parent_of(root, pid);
+    auto parent = ppid_in_proc(root, pid);
     if (!parent) return false;
     pid = *parent;
   }
