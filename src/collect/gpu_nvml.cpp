@@ -378,9 +378,7 @@ void Reader::read_device(nvml::Device d, GpuDevice& dev) {
   if (a_.compute_mode != nullptr) {
     int m = 0;
     auto rc = call("nvmlDeviceGetComputeMode", a_.compute_mode, d, &m);
-    static const char* kModes[] = {"Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process"};
-    std::string s = (m >= 0 && m <= 3) ? kModes[m] : "mode " + std::to_string(m);
-    dev.compute_mode = fact(rc, s, "nvmlDeviceGetComputeMode");
+    dev.compute_mode = fact(rc, nvml::compute_mode_name(m), "nvmlDeviceGetComputeMode");
   } else {
     dev.compute_mode = absent<std::string>("nvmlDeviceGetComputeMode");
   }

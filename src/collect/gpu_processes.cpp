@@ -4,6 +4,9 @@
 
 #include <unistd.h>
 
+#include <map>
+#include <optional>
+
 #include "core/registry.h"
 #include "core/text.h"
 #include "vendor/nvml_devices.h"
@@ -38,15 +41,19 @@ void apply_pid_status(GpuProcessOwner& p, std::string_view status_text) {
 
 namespace {
 
+// "PPid:" of a status; nullopt when absent or not a pid.
+std::optional<unsigned> status_ppid(const PidStatus& s) {
+  auto it = s.fields.find("PPid");
+  auto parent = it == s.fields.end() ? std::nullopt : parse_int(it->second);
+  if (!parent || *parent < 0 || *parent > 0x7fffffff) return std::nullopt;
+  return static_cast<unsigned>(*parent);
+}
+
 // The PPid of `pid` as /proc under `root` shows it.
 std::optional<unsigned> ppid_in_proc(const HostRoot& root, unsigned pid) {
   auto st = root.read("/proc/" + std::to_string(pid) + "/status");
   if (!st) return std::nullopt;
-  PidStatus s = parse_pid_status(*st);
-  auto it = s.fields.find("PPid");
-  auto parent = it == s.fields.end() ? std::nullopt : parse_int(it->second);
-  if (!parent || *parent < 0) return std::nullopt;
-  return static_cast<unsigned>(*parent);
+  return status_ppid(parse_pid_status(*st));
 }
 
 // Whether `pid` (as /proc shows it) is `self` or descends from it, at most eight generations down.
@@ -80,15 +87,36 @@ OwnPids::OwnPids(const HostRoot& root) : root_(root) {
   if (!outer) return;
   namespaced_ = true;
   outer_.insert(*outer);
-  const auto me = static_cast<unsigned>(::getpid());
+  // Each process's status read once: its parent in this namespace and its outermost pid.
+  struct Proc {
+    unsigned ppid = 0;
+    std::optional<unsigned> outer;
+  };
+  std::map<unsigned, Proc> procs;
   auto pids = root.list("/proc");
   if (!pids) return;
   for (const auto& name : *pids) {
     if (!all_digits(name) || name.size() > 9) continue;
-    const auto pid = static_cast<unsigned>(std::stoul(name));
-    if (pid == me || !descends_from(root, pid, me)) continue;
-    if (auto st = root.read("/proc/" + name + "/status")) {
-      if (auto o = outermost_pid(parse_pid_status(*st))) outer_.insert(*o);
+    auto st = root.read("/proc/" + name + "/status");
+    if (!st) continue;
+    PidStatus s = parse_pid_status(*st);
+    Proc p;
+    p.ppid = status_ppid(s).value_or(0);
+    p.outer = outermost_pid(s);
+    procs[static_cast<unsigned>(std::stoul(name))] = p;
+  }
+  const auto me = static_cast<unsigned>(::getpid());
+  for (const auto& [pid, p] : procs) {
+    if (!p.outer) continue;
+    unsigned up = pid;
+    for (int depth = 0; depth < 8 && up > 1; ++depth) {
+      if (up == me) {
+        outer_.insert(*p.outer);
+        break;
+      }
+      auto it = procs.find(up);
+      if (it == procs.end()) break;
+      up = it->second.ppid;
     }
   }
 }

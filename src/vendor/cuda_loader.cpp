@@ -7,6 +7,7 @@
 
 #include "core/text.h"
 #include "vendor/cuda_api.h"
+#include "vendor/nvml.h"
 #include "vendor/nvml_devices.h"
 #include "core/knowledge/cuda_version.h"
 
@@ -93,16 +94,6 @@ const char* cuda_context_mode_name(CudaContextMode m) {
 }
 
 namespace {
-
-const char* compute_mode_name(int m) {
-  switch (m) {
-    case 0: return "Default";
-    case 1: return "Exclusive_Thread";
-    case 2: return "Prohibited";
-    case 3: return "Exclusive_Process";
-    default: return "unknown";
-  }
-}
 
 // A primary context, a 1 MiB allocation and a round-trip copy: deviceQuery's PASS plus memory.
 // CUDA's result, -2 for a copy that came back different, -1 when the library lacks a call; `step`
@@ -208,13 +199,13 @@ CudaDeviceQuery run_device_query(const DeviceQueryOptions& o) {
           }
           if (attr != nullptr && attr(&sms, cuda::kAttrMultiprocessors, dev) == cuda::kSuccess) line += " " + std::to_string(sms) + " SMs";
           if (attr != nullptr && attr(&mode, cuda::kAttrComputeMode, dev) != cuda::kSuccess) mode = -1;
-          if (mode > 0) line += std::string(" ") + compute_mode_name(mode);
+          if (mode > nvml::kComputeDefault) line += " " + nvml::compute_mode_name(mode);
           const std::string who = bus_id.empty() ? "device " + std::to_string(i) : bus_id;
           // Why no context is made here: the options, the compute mode, another process's job.
           std::string why_not;
           if (o.context == CudaContextMode::never) {
             why_not = "--cuda-context never";
-          } else if (mode == 2) {
+          } else if (mode == nvml::kComputeProhibited) {
             why_not = "compute mode Prohibited: the driver lets no process create a context";
           } else if (o.context == CudaContextMode::idle && o.busy_stalled) {
             why_not = o.busy_unknown;
@@ -234,11 +225,12 @@ CudaDeviceQuery run_device_query(const DeviceQueryOptions& o) {
           if (r == cuda::kSuccess) {
             line += ": alloc+copy ok";
             ++q.contexts_tested;
-          } else if (r == cuda::kDeviceUnavailable && step == "context" && (mode == 3 || mode == 1)) {
+          } else if (r == cuda::kDeviceUnavailable && step == "context" &&
+                     (mode == nvml::kComputeExclusiveProcess || mode == nvml::kComputeExclusiveThread)) {
             // Exclusive mode with another process's context on the device: the driver said so,
             // which is the mode working as configured, not a defect.
-            const std::string held = std::string("compute mode ") + compute_mode_name(mode) +
-                                     ", held by another process (CUDA_ERROR_DEVICE_UNAVAILABLE)";
+            const std::string held = concat("compute mode ", nvml::compute_mode_name(mode),
+                                            ", held by another process (CUDA_ERROR_DEVICE_UNAVAILABLE)");
             line += ": no context created (" + held + ")";
             q.untested.push_back(concat(who, ": ", held));
           } else {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/knowledge/throttle.h"
 
@@ -62,7 +63,13 @@ enum : int { kMemoryErrorCorrected = 0, kMemoryErrorUncorrected = 1 };
 enum : int { kVolatileEcc = 0, kAggregateEcc = 1 };
 enum : int { kRetiredMultipleSingleBit = 0, kRetiredDoubleBit = 1 };
 // nvmlComputeMode_t: 1 (exclusive thread) is deprecated but can still be reported.
+// The driver API's CUcomputemode (cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)) has the same values.
 enum : int { kComputeDefault = 0, kComputeExclusiveThread = 1, kComputeProhibited = 2, kComputeExclusiveProcess = 3 };
+// "Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process" (nvidia-smi's words), else "mode N".
+inline std::string compute_mode_name(int m) {
+  static constexpr const char* kNames[] = {"Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process"};
+  return (m >= 0 && m <= 3) ? kNames[m] : "mode " + std::to_string(m);
+}
 
 // Clocks event (throttle) reason bits: the one table is core/knowledge/throttle.h.
 inline constexpr std::uint64_t kReasonGpuIdle = clock_event::kGpuIdle;
