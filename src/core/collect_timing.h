@@ -14,7 +14,7 @@ namespace plumb {
 struct CollectorTiming {
   std::string id;
   std::string status;      // as in meta.collectors: ok | error | timed out
-  double start_ms = 0;     // when its thread began, from the start of the collection run
+  double start_ms = 0;     // when it began on its thread, from the start of the collection run
   double duration_ms = 0;  // its own run on that thread; the time waited when it missed its deadline
   long thread = 0;         // the thread's Linux id (gettid), as perf and strace -f show it
 };
@@ -32,6 +32,12 @@ using WhileSlowRun = std::function<void(const Facts& facts)>;
 // (when set) between the two halves of the collection.
 void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionTimings* timings,
              const WhileSlowRun& while_slow = {});
+
+// What collect() does once it has chosen the collectors: runs `todo` (the slow ones each on a
+// thread of its own, first; the others on a few shared threads), each under its deadline, and
+// applies their results in the order of `todo` within each half (the others, then the slow ones).
+void run_collectors(const std::vector<const CollectorInfo*>& todo, const Context& ctx, Facts& facts,
+                    CollectionTimings* timings, const WhileSlowRun& while_slow = {});
 
 // Longest first (ties by id): the order of the --timings table.
 std::vector<CollectorTiming> by_duration(const CollectionTimings& t);

@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "core/catalog.h"
@@ -95,33 +98,142 @@ class BatchThreads {
   bool switched_ = false;
 };
 
+// One collector's run on the calling thread: what it read, or the error it threw.
+Outcome run_collector_body(const std::function<ApplyFacts(const Context&)>& fn, const Context& ctx) {
+  Outcome o;
+  began_earlier.reset();
+  o.begin = Clock::now();
+  o.thread = static_cast<long>(::gettid());
+  try {
+    o.apply = fn(ctx);
+  } catch (const std::exception& e) {
+    o.error = e.what();
+  } catch (...) {
+    o.error = "unknown exception";
+  }
+  o.end = Clock::now();
+  if (began_earlier && *began_earlier < o.begin) o.begin = *began_earlier;
+  return o;
+}
+
 Started start_collector(const CollectorInfo& c, const Context& ctx) {
   auto promise = std::make_shared<std::promise<Outcome>>();
   Started s{&c, promise->get_future(), Clock::now(), c.deadline.count() > 0 ? c.deadline : ctx.deadline};
-  std::thread([promise, fn = c.run, ctx]() {
-    Outcome o;
-    o.begin = Clock::now();
-    o.thread = static_cast<long>(::gettid());
-    try {
-      o.apply = fn(ctx);
-    } catch (const std::exception& e) {
-      o.error = e.what();
-    } catch (...) {
-      o.error = "unknown exception";
-    }
-    o.end = Clock::now();
-    if (began_earlier && *began_earlier < o.begin) o.begin = *began_earlier;
-    promise->set_value(std::move(o));
-  }).detach();
+  std::thread([promise, fn = c.run, ctx]() { promise->set_value(run_collector_body(fn, ctx)); }).detach();
   return s;
+}
+
+// The collectors that answer in milliseconds share a few threads instead of one thread each: on a
+// VM where a page fault costs microseconds, starting twenty threads (a stack, its guard page, its
+// thread-local block each) took 4 ms of a 23 ms check (docs/performance.md). A collector that hangs
+// keeps its thread; when the queue has waited a whole kSpareAfter for a free thread, the caller
+// starts one more (add_spare_if_stalled), so a stuck collector delays the others by at most that.
+// The workers own the pool's state and the context: the collection may return and abandon them.
+class CollectorPool {
+ public:
+  static constexpr std::chrono::milliseconds kSpareAfter{20};
+
+  explicit CollectorPool(const Context& ctx) : st_(std::make_shared<State>(ctx)) {}
+
+  // Queued now, started by the first free worker; the deadline counts from now.
+  Started add(const CollectorInfo& c) {
+    auto promise = std::make_shared<std::promise<Outcome>>();
+    Started s{&c, promise->get_future(), Clock::now(), c.deadline.count() > 0 ? c.deadline : st_->ctx.deadline};
+    std::lock_guard<std::mutex> lock(st_->mu);
+    st_->queue.push_back(Job{c.run, std::move(promise)});
+    return s;
+  }
+  // Starts `n` workers (at most one per queued collector).
+  void start(std::size_t n) {
+    std::size_t queued = 0;
+    {
+      std::lock_guard<std::mutex> lock(st_->mu);
+      queued = st_->queue.size();
+      st_->last_take = Clock::now();
+      st_->batch = ::sched_getscheduler(0) == SCHED_BATCH;
+    }
+    for (std::size_t i = 0; i < std::min(n, queued); ++i) spawn();
+  }
+  // One more worker when collectors are still queued and none was taken for kSpareAfter.
+  void add_spare_if_stalled() {
+    {
+      std::lock_guard<std::mutex> lock(st_->mu);
+      if (st_->queue.empty() || Clock::now() - st_->last_take < kSpareAfter) return;
+      st_->last_take = Clock::now();
+    }
+    spawn();
+  }
+  [[nodiscard]] bool idle() const {
+    std::lock_guard<std::mutex> lock(st_->mu);
+    return st_->queue.empty();
+  }
+
+ private:
+  struct Job {
+    std::function<ApplyFacts(const Context&)> run;
+    std::shared_ptr<std::promise<Outcome>> promise;
+  };
+  struct State {
+    explicit State(const Context& c) : ctx(c) {}
+    mutable std::mutex mu;
+    std::deque<Job> queue;
+    Clock::time_point last_take;  // when a worker last took a collector (or one was started)
+    bool batch = false;           // the first workers started as SCHED_BATCH threads: spares become one
+    const Context ctx;
+  };
+  void spawn() {
+    try {
+      std::thread([st = st_] {
+        if (st->batch && ::sched_getscheduler(0) == SCHED_OTHER) {
+          sched_param p{};
+          (void)::sched_setscheduler(0, SCHED_BATCH, &p);
+        }
+        for (;;) {
+          Job job;
+          {
+            std::lock_guard<std::mutex> lock(st->mu);
+            if (st->queue.empty()) return;
+            job = std::move(st->queue.front());
+            st->queue.pop_front();
+            st->last_take = Clock::now();
+          }
+          job.promise->set_value(run_collector_body(job.run, st->ctx));
+        }
+      }).detach();
+    } catch (const std::system_error&) {
+      // No thread to be had (a thread limit): the workers already running take the queue.
+    }
+  }
+  std::shared_ptr<State> st_;
+};
+
+// Workers for the quick collectors: one per CPU this process may use, at least kMinWorkers (a
+// collector that waits on a file or a driver leaves the CPU to the others), at most one each.
+std::size_t pool_workers(std::size_t collectors) {
+  constexpr std::size_t kMinWorkers = 4;
+  std::size_t cpus = std::thread::hardware_concurrency();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<std::size_t>(CPU_COUNT(&set));
+  return std::min(collectors, std::max(kMinWorkers, cpus));
 }
 
 // Waits for the collector (until its deadline) and applies what it read. duration_ms is its own
 // run when it answered, the time waited when it did not.
-CollectorRun finish_collector(Started& s, Facts& facts, Clock::time_point run_start, CollectorTiming* timing) {
+CollectorRun finish_collector(Started& s, Facts& facts, Clock::time_point run_start, CollectorTiming* timing,
+                              CollectorPool* pool = nullptr) {
   CollectorRun run{s.info->id, "ok", 0, {}};
   CollectorTiming t{s.info->id, "", ms_between(run_start, s.start), 0, 0};
-  if (s.result.wait_until(s.start + s.deadline) != std::future_status::ready) {
+  const Clock::time_point until = s.start + s.deadline;
+  bool ready = false;
+  while (!ready) {
+    const bool spare_check = pool != nullptr && !pool->idle();
+    const Clock::time_point wake = spare_check ? std::min(until, Clock::now() + CollectorPool::kSpareAfter) : until;
+    ready = s.result.wait_until(wake) == std::future_status::ready;
+    if (ready || Clock::now() >= until) break;
+    if (spare_check) pool->add_spare_if_stalled();
+  }
+  if (!ready) {
     run.status = "timed out";
     run.error = "no answer within " + std::to_string(s.deadline.count()) + " ms";
     run.duration_ms = ms_between(s.start, Clock::now());
@@ -262,6 +374,11 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionT
     bool wanted = sel.only.empty() ? (needed || !dependents) : (sel.selects(c.id) || needed);
     if (wanted && !skipped_explicitly) todo.push_back(&c);
   }
+  run_collectors(todo, ctx, facts, timings, while_slow);
+}
+
+void run_collectors(const std::vector<const CollectorInfo*>& todo, const Context& ctx, Facts& facts,
+                    CollectionTimings* timings, const WhileSlowRun& while_slow) {
   // All start at once, the slow ones first so that they overlap all the others. Results are
   // applied in table order within each half (the others, then the slow ones), so Facts do not
   // depend on timing; a slow collector writes facts no other one writes.
@@ -271,6 +388,8 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionT
   std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return slow(todo[i]); });
   auto run_start = Clock::now();
   std::vector<std::optional<Started>> running(todo.size());
+  CollectorPool pool(ctx);
+  std::size_t pooled = 0;
   {
     // The slow collectors start as the process is; the others start as batch threads
     // (SCHED_BATCH, sched(7): the same share of the CPU, but a wakeup does not preempt the task
@@ -279,8 +398,16 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionT
     // beside plumb is not preempted by them either.
     BatchThreads batch;
     for (std::size_t i : order) {
-      if (!slow(todo[i])) batch.begin();
-      running[i].emplace(start_collector(*todo[i], ctx));
+      if (slow(todo[i])) {
+        running[i].emplace(start_collector(*todo[i], ctx));
+      } else {
+        running[i].emplace(pool.add(*todo[i]));
+        ++pooled;
+      }
+    }
+    if (pooled > 0) {
+      batch.begin();
+      pool.start(pool_workers(pooled));
     }
   }
   // While they run (the probe's interpreter takes tens of milliseconds), this thread builds the
@@ -291,7 +418,7 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionT
   for (bool slow_half : {false, true}) {
     if (slow_half && while_slow) while_slow(facts);
     for (std::size_t i = 0; i < todo.size(); ++i) {
-      if (slow(todo[i]) == slow_half) runs[i] = finish_collector(*running[i], facts, run_start, &measured[i]);
+      if (slow(todo[i]) == slow_half) runs[i] = finish_collector(*running[i], facts, run_start, &measured[i], &pool);
     }
   }
   for (auto& run : runs) facts.meta.collectors.push_back(std::move(*run));
