@@ -16,6 +16,7 @@
 #include <set>
 
 #include "core/deadline.h"
+#include "core/dir_names.h"
 #include "core/registry.h"
 #include "core/subprocess.h"
 #include "collect/gpu_processes.h"
@@ -159,11 +160,9 @@ class Finder {
     // Once per real folder: on a merged-/usr system /lib is /usr/lib, and listing its 2,000 files
     // twice was a quarter of this collector's time. The first path seen names what is found there.
     if (!scanned_real_.insert(resolve_in_root(ctx_.root, dir)).second) return;
-    auto names = ctx_.root.list(dir);
+    auto names = list_names(ctx_.root, dir, [](std::string_view n) { return kind_of(n) != nullptr; });
     if (!names) return;
-    for (const auto& n : *names) {
-      if (kind_of(n) != nullptr) add(lib_path_in(dir, n), origin);
-    }
+    for (const auto& n : *names) add(lib_path_in(dir, n), origin);
   }
 
   void add(const std::string& path, const std::string& origin) {
@@ -201,11 +200,9 @@ class Finder {
   // The directories of `pattern_parent/<prefix>*/<sub>` under the root (glob without a shell).
   std::vector<std::string> glob(const std::string& parent, const std::string& prefix, const std::string& sub) {
     std::vector<std::string> out;
-    auto names = ctx_.root.list(parent);
+    auto names = list_names(ctx_.root, parent, [&](std::string_view n) { return starts_with(n, prefix); });
     if (!names) return out;
-    for (const auto& n : *names) {
-      if (starts_with(n, prefix)) out.push_back(lib_path_in(parent, n).append(sub));
-    }
+    for (const auto& n : *names) out.push_back(lib_path_in(parent, n).append(sub));
     return out;
   }
 
@@ -520,11 +517,15 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
     if (!d.empty()) ld_dirs.emplace_back(d);
   }
   for (const auto& d : ld_dirs) f.scan_dir(d, "LD_LIBRARY_PATH");
+  // The cache's entries for the CUDA libraries, in its order (views into cache_bytes).
   std::vector<LdCacheEntry> cache;
-  if (auto t = ctx.root.read("/etc/ld.so.cache", 64u << 20)) cache = parse_ld_so_cache(*t);
-  for (const auto& e : cache) {
-    if (kind_of(e.name) != nullptr) f.add(e.path, "ld.so.cache");
+  auto cache_bytes = ctx.root.read("/etc/ld.so.cache", 64u << 20);
+  if (cache_bytes) {
+    for (const auto& e : parse_ld_so_cache(*cache_bytes)) {
+      if (kind_of(e.name) != nullptr) cache.push_back(e);
+    }
   }
+  for (const auto& e : cache) f.add(std::string(e.path), "ld.so.cache");
   for (const char* d : kDefaultDirs) f.scan_dir(d, "default path");
   // 2. Toolkits: CUDA_HOME/CUDA_PATH and every /usr/local/cuda*.
   for (const char* v : {"CUDA_HOME", "CUDA_PATH"}) {

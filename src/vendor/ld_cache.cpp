@@ -22,11 +22,11 @@ std::uint32_t u32(std::string_view d, std::size_t off) {
 }
 
 // A NUL-terminated string at `off` of the new section, or empty when out of range.
-std::string str_at(std::string_view sec, std::uint32_t off) {
+std::string_view str_at(std::string_view sec, std::uint32_t off) {
   if (off >= sec.size()) return {};
   auto end = sec.find('\0', off);
   if (end == std::string_view::npos) return {};
-  return std::string(sec.substr(off, end - off));
+  return sec.substr(off, end - off);
 }
 
 }  // namespace
@@ -51,7 +51,7 @@ std::vector<LdCacheEntry> parse_ld_so_cache(std::string_view d) {
     // String offsets are relative to the start of the new section.
     LdCacheEntry e{str_at(sec, u32(sec, static_cast<std::size_t>(off) + 4)),
                    str_at(sec, u32(sec, static_cast<std::size_t>(off) + 8))};
-    if (!e.name.empty() && !e.path.empty()) out.push_back(std::move(e));
+    if (!e.name.empty() && !e.path.empty()) out.push_back(e);
   }
   return out;
 }

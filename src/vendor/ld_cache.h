@@ -1,15 +1,16 @@
 // /etc/ld.so.cache (glibc's binary cache that `ldconfig -p` prints), parsed without running ldconfig.
 #pragma once
 
-#include <string>
 #include <string_view>
 #include <vector>
 
 namespace plumb {
 
+// Views into the cache's bytes: valid while they are. A cache holds about a thousand entries of
+// which a reader wants a few, and copying every name and path was most of its parse.
 struct LdCacheEntry {
-  std::string name;  // "libcudart.so.13"
-  std::string path;  // "/usr/local/cuda-13.0/lib/libcudart.so.13"
+  std::string_view name;  // "libcudart.so.13"
+  std::string_view path;  // "/usr/local/cuda-13.0/lib/libcudart.so.13"
   bool operator==(const LdCacheEntry&) const = default;
 };
 

@@ -13,6 +13,7 @@
 #include "core/json.h"
 #include "core/atomic_file.h"
 #include "core/catalog.h"
+#include "core/dir_names.h"
 #include "core/facts.h"
 #include "core/host_root.h"
 #include "core/i18n.h"
@@ -68,6 +69,25 @@ TEST(HostRoot, ReadsValuesAndDirectories) {
   EXPECT_EQ(l->size(), 1u);
   auto d = root.read("/sys/x");
   EXPECT_FALSE(d.ok());
+}
+
+TEST(HostRoot, ListsOnlyTheNamesAFilterKeepsSorted) {
+  std::string dir = ::testing::TempDir() + "/plumb_root_filter_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/lib");
+  for (const char* n : {"libz.so.1", "libcudart.so.13", "libc.so.6", "libcudart.so.12"}) std::ofstream(dir + "/lib/" + n) << "x";
+  HostRoot root(dir);
+  std::vector<std::string> seen;
+  auto l = list_names(root, "/lib", [&](std::string_view n) {
+    seen.emplace_back(n);
+    return n.rfind("libcudart", 0) == 0;
+  });
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(*l, (std::vector<std::string>{"libcudart.so.12", "libcudart.so.13"}));
+  EXPECT_EQ(seen.size(), 4U) << "every name but . and .. is offered once";
+  auto missing = list_names(root, "/nope", [](std::string_view) { return true; });
+  EXPECT_FALSE(missing.ok());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Suggest, FindsCloseNames) {

@@ -16,9 +16,11 @@ std::string build_new(const std::vector<LdCacheEntry>& entries) {
   const std::uint32_t base = 48 + static_cast<std::uint32_t>(entries.size()) * 24;
   for (const auto& e : entries) {
     std::uint32_t k = base + static_cast<std::uint32_t>(strings.size());
-    strings += e.name + '\0';
+    strings.append(e.name);
+    strings += '\0';
     std::uint32_t v = base + static_cast<std::uint32_t>(strings.size());
-    strings += e.path + '\0';
+    strings.append(e.path);
+    strings += '\0';
     offs.emplace_back(k, v);
   }
   std::string out = "glibc-ld.so.cache1.1";
@@ -53,7 +55,8 @@ TEST(LdCache, RealCacheOfTheBuildMachine) {
 
 TEST(LdCache, BuiltNewFormatKeepsOrder) {
   std::vector<LdCacheEntry> in = {{"libnccl.so.2", "/opt/nccl/lib/libnccl.so.2"}, {"libcudnn.so.9", "/usr/lib/libcudnn.so.9"}};
-  EXPECT_EQ(parse_ld_so_cache(build_new(in)), in);
+  const std::string blob = build_new(in);
+  EXPECT_EQ(parse_ld_so_cache(blob), in);
 }
 
 TEST(LdCache, OldFormatFollowedByNew) {
@@ -64,7 +67,8 @@ TEST(LdCache, OldFormatFollowedByNew) {
   old.append(reinterpret_cast<const char*>(&n), 4);
   old.append(12, '\0');  // one old entry
   old.resize(32, '\0');  // aligned to 8
-  EXPECT_EQ(parse_ld_so_cache(old + build_new(in)), in);
+  const std::string blob = old + build_new(in);
+  EXPECT_EQ(parse_ld_so_cache(blob), in);
 }
 
 TEST(LdCache, GarbageAndTruncationAreHarmless) {
