@@ -15,6 +15,16 @@
 
 namespace plumb {
 
+namespace {
+StepSetting step_setting(int num_workers, bool pin_memory, int prefetch_factor) {
+  StepSetting s;
+  s.num_workers = num_workers;
+  s.pin_memory = pin_memory;
+  s.prefetch_factor = prefetch_factor;
+  return s;
+}
+}  // namespace
+
 std::vector<StepSetting> step_sweep(const std::vector<int>& workers, int cpus, bool gpu) {
   std::vector<int> w = workers;
   if (w.empty()) {
@@ -26,10 +36,10 @@ std::vector<StepSetting> step_sweep(const std::vector<int>& workers, int cpus, b
     if (n < 0) continue;
     for (bool pin : gpu ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
       if (n == 0) {
-        out.push_back({0, pin, 0, {}});
+        out.push_back(step_setting(0, pin, 0));
         continue;
       }
-      for (int pf : {2, 4}) out.push_back({n, pin, pf, {}});
+      for (int pf : {2, 4}) out.push_back(step_setting(n, pin, pf));
     }
   }
   return out;
@@ -70,6 +80,8 @@ Result<StepOutput> parse_step_output(std::string_view out) {
       s.num_workers = static_cast<int>(num(r, "num_workers"));
       s.pin_memory = r.contains("pin_memory") && r["pin_memory"].is_boolean() && r["pin_memory"].get<bool>();
       s.prefetch_factor = static_cast<int>(num(r, "prefetch_factor"));
+      s.warmup_steps = static_cast<int>(std::max(0.0, num(r, "warmup_steps")));
+      s.steps_per_sample = static_cast<int>(std::max(1.0, num(r, "steps_per_sample")));
       if (r.contains("step_s") && r["step_s"].is_array()) {
         for (const auto& v : r["step_s"]) {
           if (v.is_number() && v.get<double>() > 0 && std::isfinite(v.get<double>())) s.step_s.push_back(v.get<double>());
@@ -101,7 +113,6 @@ Result<BenchResult> run_step(const Context& ctx, const BenchOptions& o) {
   }
   RunOptions ro;
   ro.timeout = std::chrono::seconds(o.timeout_s > 0 ? o.timeout_s : 600);
-  // One intra-op thread per process unless the user set it: keeps settings comparable.
   Progress prog(o.progress, "step");
   prog.update("running " + python + " (" + std::to_string(sweep.size()) + " settings)");
   auto run = run_program({python, "-c", kStepScript, cfg.dump()}, ro);
@@ -126,6 +137,9 @@ Result<BenchResult> run_step(const Context& ctx, const BenchOptions& o) {
   r.notes["device"] = parsed->device;
   r.notes["torch_threads"] = std::to_string(parsed->threads);
   r.notes["model"] = "3 conv layers + BN + ReLU, global pool, linear; SGD; synthetic images (CPU work per item)";
+  r.notes["sampling"] =
+      "a sample is the mean step time over num_workers consecutive steps (at least 1), after "
+      "max(--warmup, num_workers x prefetch_factor + 1) untimed steps";
   r.context.versions["torch"] = parsed->torch;
   r.context.versions["python"] = parsed->python;
   std::size_t best = 0;
@@ -137,7 +151,10 @@ Result<BenchResult> run_step(const Context& ctx, const BenchOptions& o) {
     row.setting = {{"num_workers", std::to_string(s.num_workers)},
                    {"pin_memory", s.pin_memory ? "true" : "false"},
                    {"prefetch_factor", s.prefetch_factor > 0 ? std::to_string(s.prefetch_factor) : "-"}};
-    row.values = {{"s_per_step", m.median}, {"cv_pct", m.cv_pct}};
+    row.values = {{"s_per_step", m.median},
+                  {"cv_pct", m.cv_pct},
+                  {"warmup_steps", static_cast<double>(s.warmup_steps)},
+                  {"steps_per_sample", static_cast<double>(s.steps_per_sample)}};
     r.rows.push_back(row);
     medians.push_back(m.median);
     if (m.median < medians[best]) best = i;

@@ -14,6 +14,8 @@ struct StepSetting {
   int num_workers = 0;
   bool pin_memory = false;
   int prefetch_factor = 0;  // 0 when num_workers == 0 (PyTorch refuses it then)
+  int warmup_steps = 0;      // untimed steps first (0: not reported by the script)
+  int steps_per_sample = 1;  // each value of step_s is the mean over this many consecutive steps
   std::vector<double> step_s;
 };
 

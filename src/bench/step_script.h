@@ -50,9 +50,18 @@ def main():
             kw["persistent_workers"] = False
         dl = DataLoader(Synthetic(), **kw)
         it = iter(dl)
-        times = []
-        for k in range(warmup + steps):
-            t0 = time.perf_counter()
+        nw = kw["num_workers"]
+        pf = kw.get("prefetch_factor", 0)
+        # While the first steps are slow (worker start, CUDA and cuDNN set-up), the workers queue
+        # nw * pf batches; the steps that take them from the queue are fast, and the ones after
+        # wait for the workers. Warming up past that queue keeps both kinds out of the samples.
+        warm = max(warmup, nw * pf + 1) if nw > 0 else warmup
+        # The workers hand out batches in turn, so single steps alternate between a batch that was
+        # ready and one that was not: a sample is the mean over nw consecutive steps (one batch
+        # from each worker), and the timed steps are rounded up to whole samples.
+        window = max(1, nw)
+        timed = -(-steps // window) * window
+        def one_step():
             x, y = next(it)
             x = x.to(dev, non_blocking=True)
             y = y.to(dev, non_blocking=True)
@@ -62,11 +71,17 @@ def main():
             opt.step()
             if cuda:
                 torch.cuda.synchronize()
-            if k >= warmup:
-                times.append(time.perf_counter() - t0)
+        for _ in range(warm):
+            one_step()
+        times = []
+        for _ in range(timed // window):
+            t0 = time.perf_counter()
+            for _ in range(window):
+                one_step()
+            times.append((time.perf_counter() - t0) / window)
         del it, dl
-        results.append({"num_workers": kw["num_workers"], "pin_memory": kw["pin_memory"],
-                        "prefetch_factor": int(s["prefetch_factor"]) if kw["num_workers"] > 0 else 0,
+        results.append({"num_workers": nw, "pin_memory": kw["pin_memory"],
+                        "prefetch_factor": pf, "warmup_steps": warm, "steps_per_sample": window,
                         "step_s": times})
     out = {"plumb_step": 1, "torch": torch.__version__, "cuda": torch.version.cuda,
            "device": torch.cuda.get_device_name(0) if cuda else "cpu", "image": img, "batch": batch,

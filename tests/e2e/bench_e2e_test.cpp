@@ -8,6 +8,8 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <utility>
 
 #include "core/json.h"
 #include "../test_util.h"
@@ -235,6 +237,36 @@ TEST_F(BenchE2e, StepWithDebianTorch) {
   EXPECT_EQ(res["metrics"][0]["name"], "step.best");
   EXPECT_GT(res["metrics"][0]["median"].get<double>(), 0);
   EXPECT_EQ(res["notes"]["device"], "cpu");
+}
+
+// With workers, the batches they queued during the first (slow) steps are taken off the queue before
+// timing starts, and each sample spans one batch from every worker.
+TEST_F(BenchE2e, StepSamplesTheLoadersSteadyState) {
+  const char* py = "/usr/bin/python3";
+  RunOptions slow;
+  slow.timeout = std::chrono::milliseconds(120000);
+  auto probe = run_program({py, "-c", "import torch"}, slow);
+  if (!probe.ok() || probe->exit_code != 0) GTEST_SKIP() << "no PyTorch at /usr/bin/python3 (python3-torch)";
+  auto r = plumb({"bench", "step", "--python", py, "--workers", "0,2", "--steps", "3", "--warmup", "1", "--format", "json"});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  const auto& res = j["facts"]["bench"]["results"][0];
+  ASSERT_EQ(res["status"], "ok") << res.dump();
+  std::map<std::string, std::pair<double, double>> how;  // metric -> (warm-up steps, steps per sample)
+  for (const auto& row : res["rows"]) {
+    std::string key = "step.nw" + row["setting"]["num_workers"].get<std::string>() + ".pin0.pf" +
+                      (row["setting"]["prefetch_factor"] == "-" ? std::string("0") : row["setting"]["prefetch_factor"].get<std::string>());
+    how[key] = {row["values"]["warmup_steps"].get<double>(), row["values"]["steps_per_sample"].get<double>()};
+  }
+  ASSERT_EQ(how.size(), 3U) << res["rows"].dump();
+  EXPECT_EQ(how["step.nw0.pin0.pf0"], std::make_pair(1.0, 1.0));
+  EXPECT_EQ(how["step.nw2.pin0.pf2"], std::make_pair(5.0, 2.0));
+  EXPECT_EQ(how["step.nw2.pin0.pf4"], std::make_pair(9.0, 2.0));
+  std::map<std::string, double> samples;
+  for (const auto& m : res["metrics"]) samples[m["name"].get<std::string>()] = m["samples"].get<double>();
+  EXPECT_EQ(samples["step.nw0.pin0.pf0"], 3);  // 3 steps, one per sample
+  EXPECT_EQ(samples["step.nw2.pin0.pf2"], 2);  // 3 steps rounded up to 4: two samples of two steps
 }
 
 TEST_F(BenchE2e, StepWithoutTorchOrPythonIsSkippedWithTheReason) {

@@ -31,7 +31,8 @@ TEST(BenchStepParser, ReadsTheLastResultLineAfterNoise) {
       "{\"not\": \"ours\"}\n"
       "{\"plumb_step\": 1, \"torch\": \"1.13.1\", \"cuda\": null, \"device\": \"cpu\", \"image\": 64, \"batch\": 16, \"threads\": 2,"
       " \"python\": \"3.11.2\", \"results\": [{\"num_workers\": 0, \"pin_memory\": false, \"prefetch_factor\": 0, \"step_s\": [0.1, 0.2]},"
-      " {\"num_workers\": 2, \"pin_memory\": true, \"prefetch_factor\": 4, \"step_s\": [0.05]}]}\n";
+      " {\"num_workers\": 2, \"pin_memory\": true, \"prefetch_factor\": 4, \"warmup_steps\": 9, \"steps_per_sample\": 2,"
+      " \"step_s\": [0.05]}]}\n";
   auto r = parse_step_output(out);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->torch, "1.13.1");
@@ -40,6 +41,11 @@ TEST(BenchStepParser, ReadsTheLastResultLineAfterNoise) {
   EXPECT_EQ(r->results[1].num_workers, 2);
   EXPECT_TRUE(r->results[1].pin_memory);
   EXPECT_EQ(r->results[0].step_s.size(), 2u);
+  // Older scripts did not say how they sampled: one step per sample, warm-up unknown.
+  EXPECT_EQ(r->results[0].warmup_steps, 0);
+  EXPECT_EQ(r->results[0].steps_per_sample, 1);
+  EXPECT_EQ(r->results[1].warmup_steps, 9);
+  EXPECT_EQ(r->results[1].steps_per_sample, 2);
 }
 
 TEST(BenchStepParser, ErrorsNameTheProblem) {
