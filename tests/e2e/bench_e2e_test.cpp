@@ -35,6 +35,17 @@ class BenchE2e : public ::testing::Test {
     return test::run_plumb(args);
   }
   static int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+  // `plumb bench step` with Debian's python3-torch (/usr/bin/python3) and these extra arguments:
+  // the JSON report's one result.
+  json debian_step_result(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"bench", "step", "--python", "/usr/bin/python3", "--warmup", "1", "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = plumb(args);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+    json j = json::parse(r.out, nullptr, false);
+    if (!j.is_object()) return json::object();
+    return j["facts"]["bench"]["results"][0];
+  }
   std::string dir_, db_;
 };
 
@@ -222,17 +233,17 @@ TEST_F(BenchE2e, DataloadOnTheFixtureDataset) {
   EXPECT_NE(r.out.find("readers"), std::string::npos);
 }
 
-TEST_F(BenchE2e, StepWithDebianTorch) {
-  const char* py = "/usr/bin/python3";
+// Debian's python3-torch, where the step benchmark runs on the CPU.
+bool debian_torch() {
   RunOptions slow;
   slow.timeout = std::chrono::milliseconds(120000);  // importing torch takes seconds on a busy host
-  auto probe = run_program({py, "-c", "import torch"}, slow);
-  if (!probe.ok() || probe->exit_code != 0) GTEST_SKIP() << "no PyTorch at /usr/bin/python3 (python3-torch)";
-  auto r = plumb({"bench", "step", "--python", py, "--workers", "0", "--steps", "2", "--warmup", "1", "--format", "json"});
-  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-  json j = json::parse(r.out, nullptr, false);
-  ASSERT_TRUE(j.is_object()) << r.out;
-  const auto& res = j["facts"]["bench"]["results"][0];
+  auto probe = run_program({"/usr/bin/python3", "-c", "import torch"}, slow);
+  return probe.ok() && probe->exit_code == 0;
+}
+
+TEST_F(BenchE2e, StepWithDebianTorch) {
+  if (!debian_torch()) GTEST_SKIP() << "no PyTorch at /usr/bin/python3 (python3-torch)";
+  const json res = debian_step_result({"--workers", "0", "--steps", "2"});
   EXPECT_EQ(res["status"], "ok") << res.dump();
   EXPECT_EQ(res["metrics"][0]["name"], "step.best");
   EXPECT_GT(res["metrics"][0]["median"].get<double>(), 0);
@@ -242,16 +253,8 @@ TEST_F(BenchE2e, StepWithDebianTorch) {
 // With workers, the batches they queued during the first (slow) steps are taken off the queue before
 // timing starts, and each sample spans one batch from every worker.
 TEST_F(BenchE2e, StepSamplesTheLoadersSteadyState) {
-  const char* py = "/usr/bin/python3";
-  RunOptions slow;
-  slow.timeout = std::chrono::milliseconds(120000);
-  auto probe = run_program({py, "-c", "import torch"}, slow);
-  if (!probe.ok() || probe->exit_code != 0) GTEST_SKIP() << "no PyTorch at /usr/bin/python3 (python3-torch)";
-  auto r = plumb({"bench", "step", "--python", py, "--workers", "0,2", "--steps", "3", "--warmup", "1", "--format", "json"});
-  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-  json j = json::parse(r.out, nullptr, false);
-  ASSERT_TRUE(j.is_object()) << r.out;
-  const auto& res = j["facts"]["bench"]["results"][0];
+  if (!debian_torch()) GTEST_SKIP() << "no PyTorch at /usr/bin/python3 (python3-torch)";
+  const json res = debian_step_result({"--workers", "0,2", "--steps", "3"});
   ASSERT_EQ(res["status"], "ok") << res.dump();
   std::map<std::string, std::pair<double, double>> how;  // metric -> (warm-up steps, steps per sample)
   for (const auto& row : res["rows"]) {
