@@ -12,7 +12,8 @@
 
 namespace plumb {
 
-// HostRoot::list, only the names `keep` accepts (each offered once; "." and ".." never), sorted.
+// The entry names of a folder under the root that `keep` accepts (each offered once; "." and ".."
+// never), sorted. HostRoot::list is this with every name kept.
 Result<std::vector<std::string>> list_names(const HostRoot& root, std::string_view abs,
                                             const std::function<bool(std::string_view)>& keep);
 

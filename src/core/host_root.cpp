@@ -1,7 +1,8 @@
 // HostRoot file access: bounded reads that report why they failed instead of throwing.
 #include "core/host_root.h"
 
-#include <dirent.h>
+#include "core/dir_names.h"
+
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
@@ -258,23 +259,7 @@ Result<std::string> HostRoot::read_value(std::string_view abs) const {
 }
 
 Result<std::vector<std::string>> HostRoot::list(std::string_view abs) const {
-  int fd = open_in_root(root_, abs, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
-  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
-  if (d == nullptr) {
-    int e = fd < 0 ? -fd : errno;
-    if (fd >= 0) ::close(fd);
-    return fail(e, abs).error();
-  }
-  std::vector<std::string> names;
-  // readdir(3) is safe on a stream no other thread reads (glibc's manual, "POSIX Safety Concepts").
-  while (dirent* ent = ::readdir(d)) {  // NOLINT(concurrency-mt-unsafe): this stream is this call's own
-    std::string n = ent->d_name;
-    if (n == "." || n == "..") continue;
-    names.push_back(std::move(n));
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
+  return list_names(*this, abs, [](std::string_view) { return true; });
 }
 
 Result<std::string> HostRoot::read_link(std::string_view abs) const {

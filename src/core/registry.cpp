@@ -208,14 +208,15 @@ class CollectorPool {
 };
 
 // Workers for the quick collectors: one per CPU this process may use, at least kMinWorkers (a
-// collector that waits on a file or a driver leaves the CPU to the others), at most one each.
-std::size_t pool_workers(std::size_t collectors) {
+// collector that waits on a file or a driver leaves the CPU to the others). start() caps it at one
+// per collector.
+std::size_t pool_workers() {
   constexpr std::size_t kMinWorkers = 4;
   std::size_t cpus = std::thread::hardware_concurrency();
   cpu_set_t set;
   CPU_ZERO(&set);
   if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<std::size_t>(CPU_COUNT(&set));
-  return std::min(collectors, std::max(kMinWorkers, cpus));
+  return std::max(kMinWorkers, cpus);
 }
 
 // Waits for the collector (until its deadline) and applies what it read. duration_ms is its own
@@ -389,7 +390,7 @@ void run_collectors(const std::vector<const CollectorInfo*>& todo, const Context
   auto run_start = Clock::now();
   std::vector<std::optional<Started>> running(todo.size());
   CollectorPool pool(ctx);
-  std::size_t pooled = 0;
+  bool pooled = false;
   {
     // The slow collectors start as the process is; the others start as batch threads
     // (SCHED_BATCH, sched(7): the same share of the CPU, but a wakeup does not preempt the task
@@ -402,12 +403,12 @@ void run_collectors(const std::vector<const CollectorInfo*>& todo, const Context
         running[i].emplace(start_collector(*todo[i], ctx));
       } else {
         running[i].emplace(pool.add(*todo[i]));
-        ++pooled;
+        pooled = true;
       }
     }
-    if (pooled > 0) {
+    if (pooled) {
       batch.begin();
-      pool.start(pool_workers(pooled));
+      pool.start(pool_workers());
     }
   }
   // While they run (the probe's interpreter takes tens of milliseconds), this thread builds the
