@@ -9,10 +9,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "analyze/trace/builder.h"
@@ -72,25 +75,37 @@ Result<bool> collect_source(ByteSource& src, const std::string& name, const Trac
 
 // The file offset of the first event that starts at or after `from` ('{' after "}," with optional
 // white space, followed by a key), when one does within `window` bytes. A guess: a string can hold
-// the same bytes; read_parts checks every cut against the part before it.
+// the same bytes; read_parts checks every cut against the part before it. Reads 4 KiB first, then
+// 64 KiB, then the whole window: an event boundary is nearly always in the first few hundred bytes,
+// and every fresh page of a larger buffer is a page fault on the thread that cuts the trace before
+// the parts can start.
 std::optional<std::uint64_t> event_start_after(const RandomAccess& ra, std::uint64_t from, std::size_t window) {
-  std::string buf(window, '\0');
-  auto n = ra.read_at(from, buf.data(), buf.size());
-  if (!n) return std::nullopt;
-  buf.resize(*n);
-  auto ws = [&](std::size_t i) { return i < buf.size() && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'); };
-  for (std::size_t i = buf.find('}'); i != std::string::npos; i = buf.find('}', i + 1)) {
-    std::size_t j = i + 1;
-    while (ws(j)) ++j;
-    if (j >= buf.size() || buf[j] != ',') continue;
-    ++j;
-    while (ws(j)) ++j;
-    if (j >= buf.size() || buf[j] != '{') continue;
-    std::size_t k = j + 1;
-    while (ws(k)) ++k;
-    if (k < buf.size() && buf[k] == '"') return from + j;
+  std::unique_ptr<char[]> buf;
+  std::size_t have = 0;
+  for (std::size_t want = std::min<std::size_t>(window, 4096);; want = std::min(window, want * 16)) {
+    auto grown = std::make_unique_for_overwrite<char[]>(want);
+    if (have > 0) std::memcpy(grown.get(), buf.get(), have);
+    buf = std::move(grown);
+    auto n = ra.read_at(from + have, buf.get() + have, want - have);
+    if (!n) return std::nullopt;
+    const std::size_t got = have + *n;
+    const bool all = got < want || want == window;  // the file or the window ends here
+    const std::string_view b(buf.get(), got);
+    auto ws = [&](std::size_t i) { return i < b.size() && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'); };
+    for (std::size_t i = b.find('}'); i != std::string_view::npos; i = b.find('}', i + 1)) {
+      std::size_t j = i + 1;
+      while (ws(j)) ++j;
+      if (j >= b.size() || b[j] != ',') continue;
+      ++j;
+      while (ws(j)) ++j;
+      if (j >= b.size() || b[j] != '{') continue;
+      std::size_t k = j + 1;
+      while (ws(k)) ++k;
+      if (k < b.size() && b[k] == '"') return from + j;
+    }
+    if (all) return std::nullopt;
+    have = got;  // the next read looks again from the start, at a border cut by this one's end too
   }
-  return std::nullopt;
 }
 
 struct Part {

@@ -211,6 +211,38 @@ TEST(TraceParallel, StringsThatLookLikeEventBordersFallBackOrAgree) {
   EXPECT_GT(used_parts, 1u);
 }
 
+// The cutter reads ahead of the middle of the trace a little at a time (4 KiB, 64 KiB, then up to
+// 1 MiB): wherever the first event border after the middle lies, across either read or at the end of
+// the window, the trace is cut there (two parts) or, past the window, read on one thread; the result
+// is the one-thread result.
+TEST(TraceParallel, TheCutIsFoundAcrossEveryReadOfTheCutter) {
+  const std::string base = make_trace(25, false, false);
+  const std::string first_event_end = "}},\n  ";  // after the process_name event
+  const std::size_t at = base.find(first_event_end);
+  ASSERT_NE(at, std::string::npos);
+  const std::string a = base.substr(0, at + first_event_end.size());
+  const std::string b = ",\n  " + base.substr(at + first_event_end.size());
+  const std::string pre = R"({"ph": "M", "name": "pad", "pid": 1, "tid": 1, "args": {"s": ")";
+  // The outer '}' of the padding event, less the middle of the file, for a padding string of L bytes.
+  auto distance = [&](std::size_t len) {
+    const std::size_t size = a.size() + pre.size() + len + 3 + b.size();
+    return static_cast<long long>(a.size() + pre.size() + len + 2) - static_cast<long long>(size / 2);
+  };
+  for (long long want : {1LL, 4090LL, 4093LL, 4094LL, 4095LL, 4096LL, 4097LL, 65530LL, 65533LL, 65534LL, 65535LL, 65536LL,
+                         300000LL, (1LL << 20) - 16, (1LL << 20) + 100}) {
+    std::size_t len = 0;
+    while (distance(len) < want) ++len;
+    ASSERT_EQ(distance(len), want);
+    std::string text = a;
+    text.append(pre).append(len, 'x').append("\"}}").append(b);
+    auto one = must_parallel(analyze_trace_bytes(text, "t.json"));
+    std::size_t parts = 0;
+    auto two = must_parallel(analyze_trace_bytes(text, "t.json", parallel(2, 1024, &parts)));
+    EXPECT_EQ(parts, want < (1LL << 20) - 8 ? 2u : 1u) << "border " << want << " bytes after the middle";
+    expect_same(one, two);
+  }
+}
+
 // Bytes in memory read slowly below `slow_below` (a part on a slow CPU, or behind a slow disk).
 class SlowStart : public RandomAccess {
  public:
