@@ -8,8 +8,10 @@ namespace plumb {
 
 namespace {
 
+bool quick_benches_idle(const Context& ctx) { return ctx.bench != "quick"; }
+
 ApplyFacts run_quick(const Context& ctx) {
-  if (ctx.bench != "quick") return [](Facts&) {};
+  if (quick_benches_idle(ctx)) return [](Facts&) {};
   std::vector<BenchResult> results;
   for (const auto& b : benches()) {
     if (!b.in_quick) continue;
@@ -47,7 +49,8 @@ const bool kQuick = register_collector({"collect.bench_quick",
                                         {"quick benchmarks (with --bench quick)", "快速基准测试（--bench quick 时）"}, {"bench"},
                                         run_quick,
                                         std::chrono::milliseconds(120000),
-                                        true});
+                                        true,
+                                        quick_benches_idle});
 
 }  // namespace
 }  // namespace plumb

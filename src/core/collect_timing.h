@@ -39,6 +39,14 @@ void collect(const Context& ctx, const Selection& sel, Facts& facts, CollectionT
 void run_collectors(const std::vector<const CollectorInfo*>& todo, const Context& ctx, Facts& facts,
                     CollectionTimings* timings, const WhileSlowRun& while_slow = {});
 
+// Threads for the quick collectors on a machine where this process may use `cpus` CPUs: one per
+// CPU and at least four (a collector that waits on a file or a driver leaves the CPU to the
+// others), but beside a slow collector (the framework probe's interpreter, the quick benchmarks)
+// one CPU fewer, at least one: the slow one keeps a CPU to itself and ends sooner, and the quick
+// ones, tens of milliseconds of work in all, end before it anyway (docs/performance.md). A hung
+// collector still holds the others back by at most the pool's spare delay.
+std::size_t quick_collector_threads(std::size_t cpus, bool beside_slow);
+
 // Longest first (ties by id): the order of the --timings table.
 std::vector<CollectorTiming> by_duration(const CollectionTimings& t);
 

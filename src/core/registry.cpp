@@ -207,16 +207,13 @@ class CollectorPool {
   std::shared_ptr<State> st_;
 };
 
-// Workers for the quick collectors: one per CPU this process may use, at least kMinWorkers (a
-// collector that waits on a file or a driver leaves the CPU to the others). start() caps it at one
-// per collector.
-std::size_t pool_workers() {
-  constexpr std::size_t kMinWorkers = 4;
+// The CPUs this process may use.
+std::size_t usable_cpus() {
   std::size_t cpus = std::thread::hardware_concurrency();
   cpu_set_t set;
   CPU_ZERO(&set);
   if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<std::size_t>(CPU_COUNT(&set));
-  return std::max(kMinWorkers, cpus);
+  return std::max<std::size_t>(cpus, 1);
 }
 
 // Waits for the collector (until its deadline) and applies what it read. duration_ms is its own
@@ -391,6 +388,9 @@ void run_collectors(const std::vector<const CollectorInfo*>& todo, const Context
   std::vector<std::optional<Started>> running(todo.size());
   CollectorPool pool(ctx);
   bool pooled = false;
+  // A slow collector that works (the probe's interpreter, the quick benchmarks when asked for)
+  // keeps a CPU to itself: the quick collectors take one fewer.
+  const bool beside_slow = std::any_of(todo.begin(), todo.end(), [&](const CollectorInfo* c) { return slow(c) && !(c->idle && c->idle(ctx)); });
   {
     // The slow collectors start as the process is; the others start as batch threads
     // (SCHED_BATCH, sched(7): the same share of the CPU, but a wakeup does not preempt the task
@@ -408,7 +408,7 @@ void run_collectors(const std::vector<const CollectorInfo*>& todo, const Context
     }
     if (pooled) {
       batch.begin();
-      pool.start(pool_workers());
+      pool.start(quick_collector_threads(usable_cpus(), beside_slow));
     }
   }
   // While they run (the probe's interpreter takes tens of milliseconds), this thread builds the
@@ -445,6 +445,12 @@ bool collect_one(const Context& ctx, const std::string& id, Facts& facts) {
     }
   }
   return false;
+}
+
+std::size_t quick_collector_threads(std::size_t cpus, bool beside_slow) {
+  constexpr std::size_t kMinThreads = 4;
+  if (beside_slow) return std::max<std::size_t>(cpus, 2) - 1;
+  return std::max(kMinThreads, cpus);
 }
 
 std::vector<CollectorTiming> by_duration(const CollectionTimings& t) {

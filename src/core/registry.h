@@ -31,6 +31,9 @@ struct CollectorInfo {
   std::function<ApplyFacts(const Context&)> run;
   std::chrono::milliseconds deadline{0};  // 0: the Context's
   bool in_check = true;  // part of `plumb check` (benchmarks and traces register with false)
+  // When set and true for a context: the collector returns at once there (the quick benchmarks
+  // without --bench quick), so a slow one needs no CPU left to it.
+  std::function<bool(const Context&)> idle = {};
 };
 
 // A rule judges Facts and returns findings whose id is the rule's id (one per subject). One id

@@ -66,8 +66,18 @@ std::vector<const CollectorInfo*> pointers(const std::vector<CollectorInfo>& v) 
   return out;
 }
 
+TEST(CollectorPool, ThreadsOnePerCpuAtLeastFourOrOneCpuLeftToASlowCollector) {
+  EXPECT_EQ(quick_collector_threads(1, false), 4U);
+  EXPECT_EQ(quick_collector_threads(2, false), 4U);
+  EXPECT_EQ(quick_collector_threads(16, false), 16U);
+  EXPECT_EQ(quick_collector_threads(1, true), 1U);
+  EXPECT_EQ(quick_collector_threads(2, true), 1U);
+  EXPECT_EQ(quick_collector_threads(4, true), 3U);
+  EXPECT_EQ(quick_collector_threads(16, true), 15U);
+}
+
 TEST(CollectorPool, QuickCollectorsShareFewerThreadsThanThereAreCollectors) {
-  const std::size_t workers = std::max<std::size_t>(4, pool_test_cpus());
+  const std::size_t workers = quick_collector_threads(pool_test_cpus(), false);
   const std::size_t n = 2 * workers + 8;
   std::vector<CollectorInfo> list;
   for (std::size_t i = 0; i < n; ++i) {
@@ -99,7 +109,7 @@ TEST(CollectorPool, QuickCollectorsShareFewerThreadsThanThereAreCollectors) {
 
 TEST(CollectorPool, HungCollectorsNeitherStarveTheOthersNorHoldTheRun) {
   auto gate = std::make_shared<PoolGate>();
-  const std::size_t workers = std::max<std::size_t>(4, pool_test_cpus());
+  const std::size_t workers = quick_collector_threads(pool_test_cpus(), false);
   // More hung collectors than workers, ahead of the quick ones in the queue.
   std::vector<CollectorInfo> list;
   for (std::size_t i = 0; i < workers + 2; ++i) {
@@ -126,6 +136,73 @@ TEST(CollectorPool, HungCollectorsNeitherStarveTheOthersNorHoldTheRun) {
   // Every deadline counts from the start of the run: it ends once, not once per hung collector.
   EXPECT_LT(took, std::chrono::milliseconds(1500 + 2000));
   EXPECT_GE(took, std::chrono::milliseconds(1400));
+}
+
+// Beside a slow collector (its deadline above the run's, as the framework probe's) the quick ones
+// take one CPU fewer; hung ones among them still hold the others back by the spare delay only.
+TEST(CollectorPool, BesideASlowCollectorTheQuickOnesLeaveItACpuAndStillFinish) {
+  auto gate = std::make_shared<PoolGate>();
+  const std::size_t workers = quick_collector_threads(pool_test_cpus(), true);
+  std::vector<CollectorInfo> list;
+  CollectorInfo probe = pool_test_collector("test.slow", [] { std::this_thread::sleep_for(std::chrono::milliseconds(300)); });
+  probe.deadline = std::chrono::milliseconds(5000);
+  list.push_back(probe);
+  for (std::size_t i = 0; i < workers + 1; ++i) {
+    list.push_back(pool_test_collector("test.hung." + std::to_string(i), [gate] { gate->wait(); }));
+  }
+  const std::size_t fine = 12;
+  for (std::size_t i = 0; i < fine; ++i) {
+    list.push_back(pool_test_collector("test.fine." + std::to_string(i),
+                                       [] { std::this_thread::sleep_for(std::chrono::milliseconds(1)); }));
+  }
+  Context ctx;
+  ctx.deadline = std::chrono::milliseconds(1500);
+  Facts facts;
+  CollectionTimings t;
+  run_collectors(pointers(list), ctx, facts, &t);
+  gate->release();
+  ASSERT_EQ(facts.meta.collectors.size(), list.size());
+  std::set<long> quick_threads;
+  long slow_thread = 0;
+  for (const auto& c : t.collectors) {
+    if (c.id == "test.slow") {
+      slow_thread = c.thread;
+    } else if (c.id.rfind("test.fine.", 0) == 0) {
+      quick_threads.insert(c.thread);
+    }
+  }
+  for (const auto& run : facts.meta.collectors) {
+    if (run.id.rfind("test.hung.", 0) == 0) {
+      EXPECT_EQ(run.status, "timed out") << run.id;
+    } else {
+      EXPECT_EQ(run.status, "ok") << run.id << ": " << run.error;
+    }
+  }
+  EXPECT_EQ(quick_threads.count(slow_thread), 0U) << "the slow collector has a thread of its own";
+  // The fine ones ran on spares started one by one after the hung ones took the pool's threads.
+  EXPECT_GE(quick_threads.size(), 1U);
+  EXPECT_LE(quick_threads.size(), fine);
+}
+
+// A slow collector with nothing to do under the run's options needs no CPU left to it: the quick
+// benchmarks are idle unless --bench quick was given; the framework probe always works.
+TEST(CollectorPool, OnlyASlowCollectorThatWorksKeepsACpu) {
+  const CollectorInfo* bench = nullptr;
+  const CollectorInfo* probe = nullptr;
+  for (const auto& c : collectors()) {
+    if (c.id == "collect.bench_quick") bench = &c;
+    if (c.id == "collect.python") probe = &c;
+  }
+  ASSERT_NE(bench, nullptr);
+  ASSERT_NE(probe, nullptr);
+  Context ctx;
+  ASSERT_TRUE(collector_is_slow(*bench, ctx));
+  ASSERT_TRUE(bench->idle);
+  EXPECT_TRUE(bench->idle(ctx));
+  ctx.bench = "quick";
+  EXPECT_FALSE(bench->idle(ctx));
+  EXPECT_TRUE(collector_is_slow(*probe, ctx));
+  EXPECT_FALSE(probe->idle && probe->idle(ctx));
 }
 
 TEST(CollectorPool, AnExceptionIsTheCollectorsErrorNotTheRuns) {
