@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "core/catalog.h"
 #include "core/text.h"
@@ -135,14 +136,21 @@ Layer layer_of(const Finding& f) {
 }
 
 std::vector<const Finding*> ordered(const std::vector<Finding>& findings) {
-  std::vector<const Finding*> v;
-  v.reserve(findings.size());
-  for (const auto& f : findings) v.push_back(&f);
-  std::stable_sort(v.begin(), v.end(), [](const Finding* a, const Finding* b) {
-    auto ka = std::make_tuple(section_of(*a), a->status, a->id, a->subject);
-    auto kb = std::make_tuple(section_of(*b), b->status, b->id, b->subject);
-    return ka < kb;
+  // Each finding's section looked up once (a catalogue search by id), and the keys compared in
+  // place: the sort made a copy of two strings and two searches per comparison before.
+  struct Keyed {
+    Section section;
+    const Finding* f;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(findings.size());
+  for (const auto& f : findings) keyed.push_back({section_of(f), &f});
+  std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return std::tie(a.section, a.f->status, a.f->id, a.f->subject) < std::tie(b.section, b.f->status, b.f->id, b.f->subject);
   });
+  std::vector<const Finding*> v;
+  v.reserve(keyed.size());
+  for (const auto& k : keyed) v.push_back(k.f);
   return v;
 }
 
