@@ -390,7 +390,8 @@ void run_collectors(const std::vector<const CollectorInfo*>& todo, const Context
   bool pooled = false;
   // A slow collector that works (the probe's interpreter, the quick benchmarks when asked for)
   // keeps a CPU to itself: the quick collectors take one fewer.
-  const bool beside_slow = std::any_of(todo.begin(), todo.end(), [&](const CollectorInfo* c) { return slow(c) && !(c->idle && c->idle(ctx)); });
+  const bool beside_slow = std::any_of(todo.begin(), todo.end(),
+                                       [&](const CollectorInfo* c) { return slow(c) && !(c->idle && c->idle(ctx)); });
   {
     // The slow collectors start as the process is; the others start as batch threads
     // (SCHED_BATCH, sched(7): the same share of the CPU, but a wakeup does not preempt the task

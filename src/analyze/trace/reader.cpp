@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -80,12 +79,10 @@ Result<bool> collect_source(ByteSource& src, const std::string& name, const Trac
 // and every fresh page of a larger buffer is a page fault on the thread that cuts the trace before
 // the parts can start.
 std::optional<std::uint64_t> event_start_after(const RandomAccess& ra, std::uint64_t from, std::size_t window) {
-  std::unique_ptr<char[]> buf;
+  // Not zero-filled: only the pages the reads write are touched.
+  auto buf = std::make_unique_for_overwrite<char[]>(window);
   std::size_t have = 0;
   for (std::size_t want = std::min<std::size_t>(window, 4096);; want = std::min(window, want * 16)) {
-    auto grown = std::make_unique_for_overwrite<char[]>(want);
-    if (have > 0) std::memcpy(grown.get(), buf.get(), have);
-    buf = std::move(grown);
     auto n = ra.read_at(from + have, buf.get() + have, want - have);
     if (!n) return std::nullopt;
     const std::size_t got = have + *n;
