@@ -2,15 +2,19 @@
 // trace (streaming), fills TraceFacts, judges the l2.trace.* rules and renders like `plumb check`.
 #include <malloc.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <memory>
+#include <optional>
 
 #include "analyze/trace/pod_vector.h"
 #include "analyze/trace/reader.h"
 #include "cli/check_options.h"
 #include "cli/subcommand.h"
+#include "cli/timings.h"
 #include "collect/memory.h"
 #include "report/progress_text.h"
 #include "core/progress.h"
@@ -30,6 +34,7 @@ struct TraceArgs {
   bool rank_given = false;
   std::string save;
   int threads = 0;  // 0: the CPUs plumb may run on
+  bool timings = false;  // --timings
 };
 
 trace::StepFilter parse_steps(const std::string& s) {
@@ -79,6 +84,8 @@ int run_trace(const TraceArgs& a) {
   opt.threads = a.threads > 0 ? a.threads : trace::available_cpus();
 
   auto start = std::chrono::steady_clock::now();
+  std::optional<trace::TraceTimings> timings;
+  if (a.timings) opt.timings = &timings.emplace(start);
   Report r = new_report("trace", host_name(HostRoot("/")));
   // Progress on a terminal when reading takes more than two seconds: files and bytes done.
   std::vector<std::uint64_t> sizes;
@@ -125,6 +132,13 @@ int run_trace(const TraceArgs& a) {
   r.findings = judge(r.facts, cfg.thresholds, sel);
   save_report(r, a.save, render_options(a.output));
   emit(r, a.output);
+  if (timings) {
+    auto timed = timings->files();
+    // In the order of the command line, not the order the files were done in.
+    auto order = [&](const std::string& f) { return std::find(files->begin(), files->end(), f) - files->begin(); };
+    std::stable_sort(timed.begin(), timed.end(), [&](const auto& x, const auto& y) { return order(x.file) < order(y.file); });
+    std::cerr << render_trace_timings(timed, timings->now_ms(), lang);
+  }
   return exit_code_for(r.findings);
 }
 
@@ -140,6 +154,9 @@ const bool kTrace = register_subcommand(
        app.add_option("--threads", a->threads,
                       "threads for reading (parts of a large trace, several files at once; default 0: every CPU plumb may use)");
        app.add_option("--save", a->save, "also save the report as JSON (a snapshot `plumb report` can render)");
+       app.add_flag("--timings", a->timings,
+                    "print where each file's time went on stderr (the cut into parts, each part's read and CPU time, "
+                    "the merge, the analysis)");
        return [a, rank] {
          a->rank_given = rank->count() > 0;
          return run_trace(*a);

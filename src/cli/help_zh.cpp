@@ -87,6 +87,8 @@ const bool kHelpZhCheck = register_phrases([] {
     {"Triton model repository DIR to lint (config.pbtxt of each model)", "要检查的 Triton 模型仓库 DIR（每个模型的 config.pbtxt）"},
     {"deadline per collector in milliseconds", "每个采集器的截止时间（毫秒）"},
     {"deadline per collector: 500ms, 2s, 1m (a bare number is milliseconds)", "每个采集器的截止时间：500ms、2s、1m（只写数字即为毫秒）"},
+    {"print where each file's time went on stderr (the cut into parts, each part's read and CPU time, the merge, the analysis)",
+     "在标准错误输出上打印每个文件的耗时去向（切分、各段的读取与 CPU 时间、合并、分析）"},
     {"print each collector's start, duration and thread on stderr (and facts.meta.timings in JSON)",
      "在标准错误输出上打印每个采集器的开始时间、耗时与线程（JSON 中为 facts.meta.timings）"},
     {"skip these fleet check ids or prefixes", "跳过这些 fleet 检查 id 或前缀"},

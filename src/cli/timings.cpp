@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "analyze/trace/reader.h"
 #include "core/json.h"
 #include "report/table.h"
 
@@ -25,6 +26,18 @@ const bool kTimingsUi = register_ui([] {
                        "并行运行的采集器：{n} 个；采集墙钟时间：{ms} ms"}},
     {"timings.command", {"from the first collector to here (collection, rules, report, history): {ms} ms",
                          "从第一个采集器启动至此（采集、规则、报告、历史记录）：{ms} ms"}},
+    {"timings.trace.heading", {"Trace timings (wall clock from the start of the command)", "追踪文件耗时（墙钟时间，自命令开始计）"}},
+    {"timings.trace.file", {"file", "文件"}},
+    {"timings.trace.step", {"step", "步骤"}},
+    {"timings.trace.cpu", {"CPU ms", "CPU ms"}},
+    {"timings.trace.mb", {"MB", "MB"}},
+    {"timings.trace.cut", {"cut into {n} parts", "切分为 {n} 段"}},
+    {"timings.trace.part", {"part {k}: read, records sorted", "第 {k} 段：读取并排序记录"}},
+    {"timings.trace.read", {"read", "读取"}},
+    {"timings.trace.merge", {"merge", "合并"}},
+    {"timings.trace.analysis", {"analysis", "分析"}},
+    {"timings.trace.command", {"from the start of the command to here (reading, analysis, rules, report): {ms} ms",
+                               "从命令开始至此（读取、分析、规则、报告）：{ms} ms"}},
 };
 });
 
@@ -56,6 +69,36 @@ std::string render_timings(const CollectionTimings& t, double command_ms, Lang l
   std::string out = tr(lang, "timings.heading") + "\n" + render_table(table, "term", "  ");
   out += fill(tr(lang, "timings.total"), {{"n", std::to_string(t.collectors.size())}, {"ms", ms(t.total_ms)}}) + "\n";
   out += fill(tr(lang, "timings.command"), {{"ms", ms(command_ms)}}) + "\n";
+  return out;
+}
+
+std::string render_trace_timings(const std::vector<trace::TraceFileTiming>& files, double command_ms, Lang lang) {
+  TextTable table{{tr(lang, "timings.trace.file"), tr(lang, "timings.trace.step"), tr(lang, "timings.start"),
+                   tr(lang, "timings.duration"), tr(lang, "timings.trace.cpu"), tr(lang, "timings.thread"),
+                   tr(lang, "timings.trace.mb")}};
+  auto mb = [](std::uint64_t bytes) { return ms(static_cast<double>(bytes) / 1e6); };
+  for (const auto& f : files) {
+    double at = f.start_ms;
+    if (f.cut_ms >= 0) {
+      table.push_back({f.file, fill(tr(lang, "timings.trace.cut"), {{"n", std::to_string(f.parts.size())}}), ms(at),
+                       ms(f.cut_ms - at), "-", "-", "-"});
+    }
+    for (std::size_t k = 0; k < f.parts.size(); ++k) {
+      const auto& p = f.parts[k];
+      std::string step = f.cut_ms >= 0 ? fill(tr(lang, "timings.trace.part"), {{"k", std::to_string(k + 1)}})
+                                       : tr(lang, "timings.trace.read");
+      table.push_back({f.file, step, ms(p.start_ms), ms(p.end_ms - p.start_ms), ms(p.cpu_ms), std::to_string(p.thread),
+                       mb(p.bytes)});
+    }
+    at = f.read_ms;
+    if (f.merge_ms >= 0) {
+      table.push_back({f.file, tr(lang, "timings.trace.merge"), ms(at), ms(f.merge_ms - at), "-", "-", "-"});
+      at = f.merge_ms;
+    }
+    table.push_back({f.file, tr(lang, "timings.trace.analysis"), ms(at), ms(f.end_ms - at), "-", "-", "-"});
+  }
+  std::string out = tr(lang, "timings.trace.heading") + "\n" + render_table(table, "term", "  ");
+  out += fill(tr(lang, "timings.trace.command"), {{"ms", ms(command_ms)}}) + "\n";
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -10,6 +11,10 @@
 #include "core/i18n.h"
 
 namespace plumb {
+
+namespace trace {
+struct TraceFileTiming;
+}
 
 void add_timings_option(CLI::App& app, bool& timings);
 
@@ -21,5 +26,10 @@ std::string render_timings(const CollectionTimings& t, double command_ms, Lang l
 // A JSON report (render_json_text) with facts.meta.timings added; the text unchanged when it is
 // not a JSON object with facts.meta.
 std::string with_timings(const std::string& json_report, const CollectionTimings& t);
+
+// `plumb trace --timings`: per file, its steps (the cut into parts, each part's read on its
+// thread with that thread's CPU time, the merge, the analysis), in milliseconds from the start of
+// the command, and the command's end (`command_ms`: reports written).
+std::string render_trace_timings(const std::vector<trace::TraceFileTiming>& files, double command_ms, Lang lang);
 
 }  // namespace plumb

@@ -97,6 +97,25 @@ TEST(TraceE2E, TerminalAndMarkdownShowTheStepTable) {
   EXPECT_NE(zh.out.find("DataLoader 耗时占比"), std::string::npos);
 }
 
+// --timings: the table of where each file's time went on stderr, in the language of the report; the
+// report itself unchanged on stdout.
+TEST(TraceE2E, TimingsTableOnStderr) {
+  const std::string file = traces("generated/cpu-mlp-num-workers-0.json");
+  auto plain = test::run_plumb({"trace", file, "--format", "md"});
+  auto timed = test::run_plumb({"trace", file, "--format", "md", "--timings", "--threads", "1"});
+  EXPECT_EQ(timed.exit_code, plain.exit_code) << timed.err;
+  EXPECT_EQ(timed.out.find("Trace timings"), std::string::npos) << "the table goes to stderr";
+  EXPECT_NE(timed.err.find("Trace timings (wall clock from the start of the command)"), std::string::npos) << timed.err;
+  for (const char* step : {"  read  ", "  analysis  ", "from the start of the command to here"}) {
+    EXPECT_NE(timed.err.find(step), std::string::npos) << step << "\n" << timed.err;
+  }
+  EXPECT_NE(timed.err.find(file), std::string::npos);
+  EXPECT_EQ(plain.err.find("Trace timings"), std::string::npos) << "only when asked";
+  auto zh = test::run_plumb({"trace", file, "--timings", "--lang", "zh"});
+  EXPECT_NE(zh.err.find("追踪文件耗时"), std::string::npos) << zh.err;
+  EXPECT_NE(zh.err.find("分析"), std::string::npos) << zh.err;
+}
+
 // A report about a file: the path in full once (the trace's own block), its last component in
 // evidence sources, no host lines that were never collected, no layer section with nothing in it.
 TEST(TraceE2E, FileReportsShowThePathOnceAndNoEmptySections) {

@@ -2,6 +2,7 @@
 #include "analyze/trace/reader.h"
 
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,15 +61,46 @@ struct Collected {
   StreamStats stats;
   std::int64_t events = 0;
   std::size_t parts = 1;
+  TraceFileTiming timing;  // filled when opt.timings is set
 };
+
+// This thread's CPU time (user + system), for --timings.
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// The start of a part's timing on the thread about to read it.
+TracePartTiming part_timing_start(const TraceTimings& t, std::uint64_t offset) {
+  TracePartTiming p;
+  p.offset = offset;
+  p.start_ms = t.now_ms();
+  p.cpu_ms = thread_cpu_ms();
+  p.thread = static_cast<long>(::gettid());
+  return p;
+}
+
+void part_timing_end(const TraceTimings& t, TracePartTiming& p) {
+  p.end_ms = t.now_ms();
+  p.cpu_ms = thread_cpu_ms() - p.cpu_ms;
+}
 
 Result<bool> collect_source(ByteSource& src, const std::string& name, const TraceOptions& opt, Collected& c) {
   if (opt.parts_read != nullptr) *opt.parts_read = 1;
+  TracePartTiming timing;
+  if (opt.timings != nullptr) timing = part_timing_start(*opt.timings, 0);
   Pipeline pipe(name, c.rec, opt);
   auto stats = stream_trace(src, name, pipe, opt.limits);
   if (!stats) return stats.error();
   c.stats = *stats;
   c.events = pipe.events();
+  if (opt.timings != nullptr) {
+    part_timing_end(*opt.timings, timing);
+    timing.bytes = stats->bytes;
+    c.timing.parts = {timing};
+    c.timing.read_ms = timing.end_ms;
+  }
   return true;
 }
 
@@ -113,6 +145,7 @@ struct Part {
   std::unique_ptr<Pipeline> pipe;
   std::optional<Result<StreamStats>> stats;
   PartControl control;
+  TracePartTiming timing;  // when opt.timings is set
   explicit Part(std::uint64_t from) : start(from), control(from) {}
 };
 
@@ -165,6 +198,7 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
     range.stop_at = part.stop;
     range.control = &part.control;
     auto src = range_source(ra, part.start);
+    if (opt.timings != nullptr) part.timing = part_timing_start(*opt.timings, part.start);
     try {
       part.stats = stream_trace(*src, name, *part.pipe, opt.limits, range);
       // Sorted here, on the part's thread: the analysis' sorts of the merged arrays are then one
@@ -173,6 +207,7 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
     } catch (const std::exception& e) {
       part.stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
     }
+    if (opt.timings != nullptr) part_timing_end(*opt.timings, part.timing);
     part.control.finish();  // before the lock: a thief holding it may be waiting for this answer
     std::lock_guard<std::mutex> lock(mu);
     part.running = false;
@@ -210,10 +245,12 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
   std::vector<Part*> initial;  // taken before any thread may add a part
   initial.reserve(parts.size());
   for (auto& p : parts) initial.push_back(p.get());
+  if (opt.timings != nullptr) c.timing.cut_ms = opt.timings->now_ms();
   std::vector<std::thread> threads;
   for (std::size_t k = 1; k < initial.size(); ++k) threads.emplace_back(work, initial[k]);
   work(initial[0]);
   for (auto& t : threads) t.join();
+  if (opt.timings != nullptr) c.timing.read_ms = opt.timings->now_ms();
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const auto& st = *parts[k]->stats;
     if (!st) return false;
@@ -238,6 +275,14 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
   c.events = into.events();
   c.parts = parts.size();
   c.rec = std::move(parts[0]->rec);
+  if (opt.timings != nullptr) {
+    c.timing.merge_ms = opt.timings->now_ms();
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      TracePartTiming t = parts[k]->timing;
+      t.bytes = (k + 1 < parts.size() ? parts[k + 1]->start : size) - parts[k]->start;
+      c.timing.parts.push_back(t);
+    }
+  }
   // The parts' readers (parser buffers, the later parts' emptied arrays) are freed on another
   // thread while this one analyses the records.
   release_in_background(std::move(parts));
@@ -281,6 +326,11 @@ Result<TraceRank> analyze_collected(Collected& c, const std::string& name, const
   auto a = analyze_records(rec, opt.steps, out, opt.threads);
   if (!a) return a.error();
   out.parse_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (opt.timings != nullptr) {
+    c.timing.file = name;
+    c.timing.end_ms = opt.timings->now_ms();
+    opt.timings->add(std::move(c.timing));
+  }
   return out;
 }
 
@@ -289,8 +339,10 @@ Result<TraceRank> analyze_collected(Collected& c, const std::string& name, const
 // An uncompressed trace with random access: in parts when threads allow, else on one thread.
 Result<TraceRank> analyze_trace_random_access(const RandomAccess& ra, const std::string& name, const TraceOptions& opt) {
   auto start = std::chrono::steady_clock::now();
+  const double start_ms = opt.timings != nullptr ? opt.timings->now_ms() : 0;
   {
     Collected c;
+    c.timing.start_ms = start_ms;
     if (opt.threads > 1 && read_parts(ra, name, opt, c)) {
       if (opt.parts_read != nullptr) *opt.parts_read = c.parts;
       auto r = analyze_collected(c, name, opt, start);
@@ -301,6 +353,7 @@ Result<TraceRank> analyze_trace_random_access(const RandomAccess& ra, const std:
     }
   }
   Collected c;
+  c.timing.start_ms = start_ms;
   auto src = range_source(ra, 0);
   auto r = collect_source(*src, name, opt, c);
   if (!r) return r.error();
@@ -312,6 +365,7 @@ namespace {
 Result<TraceRank> analyze_source(ByteSource& src, const std::string& name, const TraceOptions& opt) {
   auto start = std::chrono::steady_clock::now();
   Collected c;
+  if (opt.timings != nullptr) c.timing.start_ms = opt.timings->now_ms();
   auto r = collect_source(src, name, opt, c);
   if (!r) return r.error();
   return analyze_collected(c, name, opt, start);

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,47 @@
 #include "core/result.h"
 
 namespace plumb::trace {
+
+// Where one file's time went (`plumb trace --timings`), in milliseconds from TraceTimings' origin.
+struct TracePartTiming {
+  std::uint64_t offset = 0, bytes = 0;  // where the part began in the file, and its length as read
+  double start_ms = 0, end_ms = 0;      // read, its records sorted (a part read in parallel)
+  double cpu_ms = 0;                    // its thread's CPU time over that span
+  long thread = 0;                      // the thread's Linux id (gettid), as perf and strace -f show it
+};
+
+struct TraceFileTiming {
+  std::string file;
+  double start_ms = 0;                  // the file opened
+  double cut_ms = -1;                   // its parts cut, their threads about to start (a read in parts)
+  std::vector<TracePartTiming> parts;   // in file order; one for a file read on one thread
+  double read_ms = 0;                   // every part read
+  double merge_ms = -1;                 // the parts' records merged (a read in parts)
+  double end_ms = 0;                    // analysed: steps, summary, HTA's breakdown
+};
+
+// Collects the files' timings from every reading thread.
+class TraceTimings {
+ public:
+  explicit TraceTimings(std::chrono::steady_clock::time_point origin) : origin_(origin) {}
+  [[nodiscard]] double now_ms() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - origin_).count();
+  }
+  void add(TraceFileTiming t) {
+    std::lock_guard<std::mutex> lock(mu_);
+    files_.push_back(std::move(t));
+  }
+  // In the order the files were done.
+  [[nodiscard]] std::vector<TraceFileTiming> files() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return files_;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point origin_;
+  mutable std::mutex mu_;
+  std::vector<TraceFileTiming> files_;
+};
 
 struct TraceOptions {
   StepFilter steps;
@@ -37,6 +80,8 @@ struct TraceOptions {
   std::atomic<std::uint64_t>* simdjson_batches = nullptr;
   // analyze_trace_files: called (from the reading thread) when the file at this index is done.
   std::function<void(std::size_t)> on_file_done;
+  // When set: receives each file's timings (from the thread that read it).
+  TraceTimings* timings = nullptr;
 };
 
 // Streams a plain or gzip trace file (Kineto or legacy format) and analyses it.

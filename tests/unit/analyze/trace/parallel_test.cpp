@@ -169,6 +169,49 @@ TEST(TraceParallel, OpsWrittenAfterTheirChildrenNestAcrossParts) {
   }
 }
 
+// --timings: each part's span, bytes and thread in file order, and the steps in the order they run
+// (opened, cut, parts read, merged, analysed); a trace read on one thread has one part and no cut or
+// merge.
+TEST(TraceParallel, TimingsFollowThePartsAndTheSteps) {
+  const std::string text = make_trace(60, false, false);
+  for (int threads : {1, 3}) {
+    TraceTimings timings(std::chrono::steady_clock::now());
+    TraceOptions o = parallel(threads, 4096);
+    o.timings = &timings;
+    std::size_t parts = 0;
+    o.parts_read = &parts;
+    must_parallel(analyze_trace_bytes(text, "t.json", o));
+    auto files = timings.files();
+    ASSERT_EQ(files.size(), 1u);
+    const auto& f = files[0];
+    EXPECT_EQ(f.file, "t.json");
+    ASSERT_EQ(f.parts.size(), parts) << threads;
+    std::uint64_t at = 0;
+    for (const auto& p : f.parts) {
+      EXPECT_EQ(p.offset, at) << threads << ": parts in file order, end to end";
+      EXPECT_GT(p.bytes, 0u);
+      at += p.bytes;
+      EXPECT_GE(p.start_ms, f.start_ms);
+      EXPECT_LE(p.start_ms, p.end_ms);
+      EXPECT_LE(p.end_ms, f.read_ms);
+      EXPECT_GE(p.cpu_ms, 0);
+      EXPECT_GT(p.thread, 0);
+    }
+    EXPECT_EQ(at, text.size()) << threads;
+    if (threads == 1) {
+      EXPECT_LT(f.cut_ms, 0);
+      EXPECT_LT(f.merge_ms, 0);
+      EXPECT_LE(f.read_ms, f.end_ms);
+    } else {
+      EXPECT_EQ(parts, 3u);
+      EXPECT_LE(f.start_ms, f.cut_ms);
+      EXPECT_LE(f.cut_ms, f.parts[0].start_ms);
+      EXPECT_LE(f.read_ms, f.merge_ms);
+      EXPECT_LE(f.merge_ms, f.end_ms);
+    }
+  }
+}
+
 TEST(TraceParallel, LargePartsMergeTheirArraysOnTwoThreads) {
   // 1400 steps: about 18,000 GPU and correlation rows in the second part, past the 16,384 from which
   // the merge copies the flat arrays on a second thread (src/analyze/trace/builder.cpp).
