@@ -319,19 +319,17 @@ void count_syncs(const TraceRecords& rec, const StepWindows& w, TraceRank& out) 
 // (the correlation rows sorted by correlation first: analyze_records does that).
 std::vector<std::int64_t> count_launches(const TraceRecords& rec, const StepWindows& w, TraceRank& out) {
   std::size_t hint = 0;
-  for (const auto& l : rec.launches) {
+  for (const auto* part : rec.launch_parts()) for (const auto& l : *part) {
     long i = w.step_of(l.ts, hint);
     if (i >= 0) ++out.steps[static_cast<std::size_t>(i)].kernel_launches;
   }
   std::vector<std::int64_t> matched(out.steps.size(), 0);
-  const CorrRec* at = rec.corr.begin();  // kernels come mostly in launch order: search from the last match
+  CorrLookup corr(rec.corr_parts());
   hint = 0;
   for (const auto* rows : rec.gpu_parts()) for (const auto& g : *rows) {
     if (g.cat != Cat::kernel || g.correlation < 0) continue;
-    const CorrRec* it = partition_point_from(rec.corr.begin(), rec.corr.end(), at,
-                                             [v = g.correlation](const CorrRec& c) { return c.correlation < v; });
-    at = it;
-    if (it == rec.corr.end() || it->correlation != g.correlation || !it->launch) continue;
+    const CorrRec* it = corr.first(g.correlation);
+    if (it == nullptr || !it->launch) continue;
     long i = w.step_of(it->ts, hint);
     if (i < 0) continue;
     ++matched[static_cast<std::size_t>(i)];
@@ -494,7 +492,9 @@ void sort_thread(TraceRecords& rec, std::size_t t) {
 }
 
 void sort_correlations(TraceRecords& rec) {
-  sort_nearly_sorted(rec.corr.data(), rec.corr.size(), [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; });
+  auto by_id = [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; };
+  sort_nearly_sorted(rec.corr.data(), rec.corr.size(), by_id);
+  for (auto& v : rec.corr_later) sort_nearly_sorted(v.data(), v.size(), by_id);
 }
 
 // Top operators by self time, inside the complete steps (sorts each thread's records in place).
@@ -575,6 +575,26 @@ class TopOps {
 };
 
 }  // namespace
+
+CorrLookup::CorrLookup(const std::vector<const PodVector<CorrRec>*>& parts) {
+  for (const auto* p : parts) {
+    if (!p->empty()) runs_.push_back({p->begin(), p->end(), p->begin()});
+  }
+}
+
+const CorrRec* CorrLookup::find(Run& r, std::int64_t id) {
+  if (id < r.begin->correlation || id > (r.end - 1)->correlation) return r.end;
+  r.at = partition_point_from(r.begin, r.end, r.at, [id](const CorrRec& c) { return c.correlation < id; });
+  return r.at;
+}
+
+const CorrRec* CorrLookup::first(std::int64_t id) {
+  for (auto& r : runs_) {
+    const CorrRec* it = find(r, id);
+    if (it != r.end && it->correlation == id) return it;
+  }
+  return nullptr;
+}
 
 void sort_records(TraceRecords& rec) {
   sort_correlations(rec);

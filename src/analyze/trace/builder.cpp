@@ -128,10 +128,15 @@ void RecordBuilder::append(RecordBuilder& later) {
   if (!b.gpu.empty()) out_.gpu_later.push_back(std::move(b.gpu));  // handed over, not copied
   for (auto& rows : b.gpu_later) out_.gpu_later.push_back(std::move(rows));
   b.gpu_later.clear();  // a moved-from PodVector is empty
-  move_pod(out_.corr, b.corr);
-  move_pod(out_.launches, b.launches);
+  // Handed over, not copied (TraceRecords::corr_later).
+  if (!b.corr.empty()) out_.corr_later.push_back(std::move(b.corr));
+  for (auto& rows : b.corr_later) out_.corr_later.push_back(std::move(rows));
+  b.corr_later.clear();
+  if (!b.launches.empty()) out_.launches_later.push_back(std::move(b.launches));
+  for (auto& rows : b.launches_later) out_.launches_later.push_back(std::move(rows));
+  b.launches_later.clear();
   move_pod(out_.syncs, b.syncs);
-  std::size_t rows = b.corr.size();
+  std::size_t rows = 0;
   for (std::size_t t = 0; t < b.cpu.size(); ++t) {
     rows += b.cpu[t].size() + b.runtime[t].size();
     // A thread's rows are renamed in place and handed over as arrays of their own, after the ones

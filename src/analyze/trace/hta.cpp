@@ -24,22 +24,20 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
   auto rts = [&](double t) { return round_ts ? std::ceil(t) : t; };
   const bool filter = rec.hta_step_names.size() >= 2;
   const double last_start = rts(rec.hta_last_step_ts);
-  PodVector<CorrRec> corr_sorted;
-  const PodVector<CorrRec>* corr = &rec.corr;
+  // The correlation rows of each part by id (sorted copies of any part that is not).
   auto by_corr = [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; };
-  if (!std::is_sorted(rec.corr.begin(), rec.corr.end(), by_corr)) {
-    corr_sorted = rec.corr;
-    sort_nearly_sorted(corr_sorted.data(), corr_sorted.size(), by_corr);
-    corr = &corr_sorted;
+  auto parts = rec.corr_parts();
+  std::vector<PodVector<CorrRec>> sorted_copies;
+  sorted_copies.reserve(parts.size());
+  for (auto& p : parts) {
+    if (std::is_sorted(p->begin(), p->end(), by_corr)) continue;
+    sorted_copies.push_back(*p);
+    sort_nearly_sorted(sorted_copies.back().data(), sorted_copies.back().size(), by_corr);
+    p = &sorted_copies.back();
   }
-  const CorrRec* at = corr->begin();  // GPU rows come mostly in launch order: search from the last match
+  CorrLookup corr(parts);
   auto launched_before_last = [&](std::int64_t c) {
-    const CorrRec* it = partition_point_from(corr->begin(), corr->end(), at, [c](const CorrRec& r) { return r.correlation < c; });
-    at = it;
-    for (; it != corr->end() && it->correlation == c; ++it) {
-      if (rts(it->ts) < last_start) return true;
-    }
-    return false;
+    return corr.any(c, [&](const CorrRec& r) { return rts(r.ts) < last_start; });
   };
 
   std::vector<Interval> all, comp, comm;

@@ -78,6 +78,11 @@ struct TraceRecords {
   std::vector<PodVector<GpuRec>> gpu_later;
   PodVector<CorrRec> corr;
   PodVector<Span> launches;  // launch runtime calls (for the launch count per step)
+  // The correlation rows and launch calls of the parts read after the first, one array per part in
+  // file order, handed over by the merge like gpu_later (copied, they were most of its time):
+  // corr_parts(), launch_parts(), and CorrLookup to find a correlation id in them.
+  std::vector<PodVector<CorrRec>> corr_later;
+  std::vector<PodVector<Span>> launches_later;
   PodVector<SyncRec> syncs;
   std::vector<std::string> names;  // interned names by id
   std::map<std::pair<std::int64_t, std::int64_t>, MemoryAccum> memory;  // (device type, id)
@@ -98,6 +103,16 @@ struct TraceRecords {
   [[nodiscard]] std::vector<const PodVector<GpuRec>*> gpu_parts() const {
     std::vector<const PodVector<GpuRec>*> v{&gpu};
     for (const auto& later : gpu_later) v.push_back(&later);
+    return v;
+  }
+  [[nodiscard]] std::vector<const PodVector<CorrRec>*> corr_parts() const {
+    std::vector<const PodVector<CorrRec>*> v{&corr};
+    for (const auto& later : corr_later) v.push_back(&later);
+    return v;
+  }
+  [[nodiscard]] std::vector<const PodVector<Span>*> launch_parts() const {
+    std::vector<const PodVector<Span>*> v{&launches};
+    for (const auto& later : launches_later) v.push_back(&later);
     return v;
   }
   [[nodiscard]] std::size_t gpu_rows() const {
@@ -132,6 +147,37 @@ struct TraceRecords {
   }
 };
 
+// Finds correlation rows by id in the parts' arrays, each sorted by id (sort_records), as if they
+// were one array sorted stably: among equal ids, the rows of an earlier part first. Each array is
+// searched from its previous answer (ids are asked for in almost rising order, as kernels were
+// launched) and passed over when the id lies outside its first and last id.
+class CorrLookup {
+ public:
+  explicit CorrLookup(const std::vector<const PodVector<CorrRec>*>& parts);
+  // The first row with this id in that order, or null.
+  const CorrRec* first(std::int64_t id);
+  // Whether a row with this id satisfies pred (rows in that order).
+  template <class Pred>
+  bool any(std::int64_t id, Pred pred) {
+    for (auto& r : runs_) {
+      for (const CorrRec* it = find(r, id); it != r.end && it->correlation == id; ++it) {
+        if (pred(*it)) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  struct Run {
+    const CorrRec* begin;
+    const CorrRec* end;
+    const CorrRec* at;  // the previous answer
+  };
+  // The first row of r with an id not below `id`; r.end when the id is outside r's ids.
+  static const CorrRec* find(Run& r, std::int64_t id);
+  std::vector<Run> runs_;
+};
+
 struct StepFilter {
   std::int64_t first = 0;
   std::int64_t last = -1;  // < first: no filter
@@ -140,10 +186,10 @@ struct StepFilter {
 
 // Sorts the records the analysis needs in order (the correlation rows by correlation, each thread's
 // CPU ops and runtime calls by start, enclosing first), stably. The records of a trace read in parts
-// are sorted part by part on the parts' threads: the merge then appends sorted runs, which
-// analyze_records sorts again in one linear pass with the same result (a stable sort of sorted runs
-// in file order orders equal records as a stable sort of the whole does), or keeps them apart
-// (cpu_later, runtime_later) for a stable merge on the fly, which gives that order too.
+// are sorted part by part on the parts' threads, and the merge keeps each part's arrays apart
+// (cpu_later, runtime_later, corr_later): the analysis walks a thread's arrays merged on the fly and
+// looks correlation ids up part by part (CorrLookup), earlier parts first on ties, which is the
+// order one stable sort of them all gives.
 void sort_records(TraceRecords& rec);
 
 // Steps, summary and notes of one rank from its records (records are sorted in place). With

@@ -303,6 +303,60 @@ TEST(SortRecords, PartsSortedApartThenAppendedSortLikeTheWhole) {
   }
 }
 
+// The merge hands each part's correlation rows over as an array of its own; looking an id up across
+// them must answer as the one stably sorted array did: the first row with that id (an earlier part's
+// before a later one's), and any row with it, for ids in rising, falling and random order, ids seen
+// in several parts, outside every part, and parts left empty.
+TEST(CorrLookup, PartsAnswerAsTheWholeSortedStably) {
+  std::mt19937 rng(11);
+  auto by_id = [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; };
+  for (int t = 0; t < 300; ++t) {
+    const std::size_t n = rng() % 300;
+    const std::int64_t ids = 1 + static_cast<std::int64_t>(rng() % 200);
+    std::vector<CorrRec> whole;
+    for (std::size_t i = 0; i < n; ++i) {
+      CorrRec k;
+      k.correlation = t % 2 == 0 ? static_cast<std::int64_t>(i) / 2 : static_cast<std::int64_t>(rng()) % ids;
+      k.ts = static_cast<double>(i);  // tells rows apart
+      k.launch = rng() % 3 != 0;
+      whole.push_back(k);
+    }
+    const std::size_t n_parts = 1 + rng() % 5;
+    std::vector<std::size_t> cuts{0};
+    for (std::size_t p = 1; p < n_parts; ++p) cuts.push_back(rng() % (n + 1));
+    cuts.push_back(n);
+    std::sort(cuts.begin(), cuts.end());
+    std::vector<PodVector<CorrRec>> parts(n_parts);
+    for (std::size_t p = 0; p < n_parts; ++p) {
+      parts[p].append(whole.data() + cuts[p], cuts[p + 1] - cuts[p]);
+      std::stable_sort(parts[p].begin(), parts[p].end(), by_id);
+    }
+    std::stable_sort(whole.begin(), whole.end(), by_id);
+    std::vector<const PodVector<CorrRec>*> ptrs;
+    for (const auto& p : parts) ptrs.push_back(&p);
+    CorrLookup lookup(ptrs);
+    std::vector<std::int64_t> asks;
+    for (std::int64_t id = -2; id < ids + static_cast<std::int64_t>(n) + 2; ++id) asks.push_back(id);
+    if (t % 3 == 1) std::reverse(asks.begin(), asks.end());
+    if (t % 3 == 2) std::shuffle(asks.begin(), asks.end(), rng);
+    for (std::int64_t id : asks) {
+      auto it = std::lower_bound(whole.begin(), whole.end(), id, [](const CorrRec& c, std::int64_t v) { return c.correlation < v; });
+      const CorrRec* got = lookup.first(id);
+      if (it == whole.end() || it->correlation != id) {
+        ASSERT_EQ(got, nullptr) << "case " << t << " id " << id;
+        continue;
+      }
+      ASSERT_NE(got, nullptr) << "case " << t << " id " << id;
+      ASSERT_EQ(got->ts, it->ts) << "case " << t << " id " << id << " (the earlier part's row first)";
+      for (double after : {-1.0, 50.0, 150.0}) {
+        bool want = false;
+        for (auto jt = it; jt != whole.end() && jt->correlation == id; ++jt) want = want || jt->ts > after;
+        ASSERT_EQ(lookup.any(id, [after](const CorrRec& c) { return c.ts > after; }), want) << "case " << t << " id " << id;
+      }
+    }
+  }
+}
+
 // The search from a hint gives std::partition_point's answer whatever the hint: before, at or after
 // the answer, at either end, on empty ranges and on runs of equal keys.
 TEST(SearchFromHint, SameAsPartitionPoint) {
