@@ -319,10 +319,14 @@ void count_syncs(const TraceRecords& rec, const StepWindows& w, TraceRank& out) 
 // (the correlation rows sorted by correlation first: analyze_records does that).
 std::vector<std::int64_t> count_launches(const TraceRecords& rec, const StepWindows& w, TraceRank& out) {
   std::size_t hint = 0;
-  for (const auto* part : rec.launch_parts()) for (const auto& l : *part) {
-    long i = w.step_of(l.ts, hint);
+  auto count = [&](double ts) {
+    long i = w.step_of(ts, hint);
     if (i >= 0) ++out.steps[static_cast<std::size_t>(i)].kernel_launches;
+  };
+  for (const auto* part : rec.corr_parts()) for (const auto& c : *part) {
+    if (c.launch) count(c.ts);
   }
+  for (double ts : rec.uncorrelated_launches) count(ts);
   std::vector<std::int64_t> matched(out.steps.size(), 0);
   CorrLookup corr(rec.corr_parts());
   hint = 0;

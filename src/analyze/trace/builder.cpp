@@ -132,9 +132,7 @@ void RecordBuilder::append(RecordBuilder& later) {
   if (!b.corr.empty()) out_.corr_later.push_back(std::move(b.corr));
   for (auto& rows : b.corr_later) out_.corr_later.push_back(std::move(rows));
   b.corr_later.clear();
-  if (!b.launches.empty()) out_.launches_later.push_back(std::move(b.launches));
-  for (auto& rows : b.launches_later) out_.launches_later.push_back(std::move(rows));
-  b.launches_later.clear();
+  move_pod(out_.uncorrelated_launches, b.uncorrelated_launches);
   move_pod(out_.syncs, b.syncs);
   std::size_t rows = 0;
   for (std::size_t t = 0; t < b.cpu.size(); ++t) {
@@ -326,7 +324,7 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       const std::uint8_t call = runtime_call(id, name);
       if ((call & kHipCall) != 0) out_.hip_runtime = true;
       const bool launch = (call & kLaunchCall) != 0;
-      if (launch) out_.launches.push_back({ts, end});
+      if (launch && e.correlation < 0) out_.uncorrelated_launches.push_back(ts);
       // Correlation rows are only ever looked up from GPU rows: host-side queries have none.
       if (e.correlation >= 0 && (launch || (call & kHostQueryCall) == 0)) out_.corr.push_back({e.correlation, ts, e.dur, launch});
       if ((call & kSyncCall) != 0) out_.syncs.push_back({ts, end, id});

@@ -77,12 +77,14 @@ struct TraceRecords {
   // by the merge like cpu_later; every use of the GPU rows is a pass in file order: gpu_parts()).
   std::vector<PodVector<GpuRec>> gpu_later;
   PodVector<CorrRec> corr;
-  PodVector<Span> launches;  // launch runtime calls (for the launch count per step)
-  // The correlation rows and launch calls of the parts read after the first, one array per part in
-  // file order, handed over by the merge like gpu_later (copied, they were most of its time):
-  // corr_parts(), launch_parts(), and CorrLookup to find a correlation id in them.
+  // The correlation rows of the parts read after the first, one array per part in file order, handed
+  // over by the merge like gpu_later (copied, they were most of its time): corr_parts(), and
+  // CorrLookup to find a correlation id in them.
   std::vector<PodVector<CorrRec>> corr_later;
-  std::vector<PodVector<Span>> launches_later;
+  // Kernel launches are counted per step from the correlation rows with `launch` set; this holds the
+  // start of each launch call without a correlation id (rare), which has no such row. A separate
+  // array of every launch was 16 bytes a launch, 2 MB of fresh pages in a 300 MB trace.
+  PodVector<double> uncorrelated_launches;
   PodVector<SyncRec> syncs;
   std::vector<std::string> names;  // interned names by id
   std::map<std::pair<std::int64_t, std::int64_t>, MemoryAccum> memory;  // (device type, id)
@@ -110,11 +112,6 @@ struct TraceRecords {
     for (const auto& later : corr_later) v.push_back(&later);
     return v;
   }
-  [[nodiscard]] std::vector<const PodVector<Span>*> launch_parts() const {
-    std::vector<const PodVector<Span>*> v{&launches};
-    for (const auto& later : launches_later) v.push_back(&later);
-    return v;
-  }
   [[nodiscard]] std::size_t gpu_rows() const {
     std::size_t n = gpu.size();
     for (const auto& later : gpu_later) n += later.size();
@@ -138,7 +135,8 @@ struct TraceRecords {
   bool huge_pages = true;
   void small_pages() {
     huge_pages = false;
-    for (auto* v : {&dataloader, &optimizer, &cpu_copy, &launches}) v->small_pages();
+    for (auto* v : {&dataloader, &optimizer, &cpu_copy}) v->small_pages();
+    uncorrelated_launches.small_pages();
     gpu.small_pages();
     corr.small_pages();
     syncs.small_pages();

@@ -131,7 +131,8 @@ TEST(TraceRecordsStorage, SmallPagesReachEveryArrayAndThreadsSeenLater) {
   TraceRecords rec;
   rec.add_thread();
   rec.small_pages();
-  for (const auto* v : {&rec.dataloader, &rec.optimizer, &rec.cpu_copy, &rec.launches}) EXPECT_FALSE(v->huge_pages());
+  for (const auto* v : {&rec.dataloader, &rec.optimizer, &rec.cpu_copy}) EXPECT_FALSE(v->huge_pages());
+  EXPECT_FALSE(rec.uncorrelated_launches.huge_pages());
   EXPECT_FALSE(rec.gpu.huge_pages());
   EXPECT_FALSE(rec.corr.huge_pages());
   EXPECT_FALSE(rec.syncs.huge_pages());
