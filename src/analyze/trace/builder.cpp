@@ -343,7 +343,7 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       g.ts = ts;
       g.end = end;
       g.correlation = e.correlation;
-      g.stream = e.stream;
+      g.on_stream = e.stream != -1;
       g.cat = e.cat;
       const GpuClass c = gpu_class(intern(name), name);
       g.type = c.type;

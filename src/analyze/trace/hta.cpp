@@ -47,7 +47,7 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
   reserve_present(comp, static_cast<std::size_t>(rec.n_compute_rows));
   reserve_present(comm, static_cast<std::size_t>(rec.n_comm_rows));
   for (const auto* rows : rec.gpu_parts()) for (const auto& g : *rows) {
-    if (g.stream == -1) continue;  // G = rows with stream != -1
+    if (!g.on_stream) continue;  // G = rows with stream != -1
     if (filter) {
       bool keep = g.hta_gpu ? (g.correlation == -1 || launched_before_last(g.correlation)) : rts(g.ts) < last_start;
       if (!keep) continue;

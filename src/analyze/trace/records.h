@@ -34,14 +34,17 @@ struct CpuRec {  // for self time: one CPU op or runtime call (kept per thread)
 struct GpuRec {  // kernel, memcpy, memset (and cuda_sync rows with a stream, for HTA)
   double ts = 0, end = 0;
   std::int64_t correlation = -1;
-  std::int64_t stream = -1;
   Cat cat = Cat::kernel;
+  bool on_stream = false;  // stream != -1: the rows of HTA's breakdown (the stream itself is not used)
   KernelType type = KernelType::other;
   bool hta_gpu = false;  // HTA's GPU predicate: (stream >= 0 and correlation >= 0) or Event/Context Sync
   CopyDir dir = CopyDir::other;
   bool pageable = false;
   double bytes = 0;
 };
+
+// One per kernel, copy and memset: 40 bytes, the largest share of a GPU trace's records.
+static_assert(sizeof(GpuRec) <= 40);
 
 struct CorrRec {  // a CPU row with a correlation id (runtime calls)
   std::int64_t correlation = -1;
