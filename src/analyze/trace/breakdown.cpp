@@ -496,7 +496,7 @@ void sort_thread(TraceRecords& rec, std::size_t t) {
 }
 
 void sort_correlations(TraceRecords& rec) {
-  auto by_id = [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; };
+  auto by_id = [](const CorrRec& a, const CorrRec& b) { return a.id() < b.id(); };
   sort_nearly_sorted(rec.corr.data(), rec.corr.size(), by_id);
   for (auto& v : rec.corr_later) sort_nearly_sorted(v.data(), v.size(), by_id);
 }
@@ -587,15 +587,15 @@ CorrLookup::CorrLookup(const std::vector<const PodVector<CorrRec>*>& parts) {
 }
 
 const CorrRec* CorrLookup::find(Run& r, std::int64_t id) {
-  if (id < r.begin->correlation || id > (r.end - 1)->correlation) return r.end;
-  r.at = partition_point_from(r.begin, r.end, r.at, [id](const CorrRec& c) { return c.correlation < id; });
+  if (id < r.begin->id() || id > (r.end - 1)->id()) return r.end;
+  r.at = partition_point_from(r.begin, r.end, r.at, [id](const CorrRec& c) { return c.id() < id; });
   return r.at;
 }
 
 const CorrRec* CorrLookup::first(std::int64_t id) {
   for (auto& r : runs_) {
     const CorrRec* it = find(r, id);
-    if (it != r.end && it->correlation == id) return it;
+    if (it != r.end && it->id() == id) return it;
   }
   return nullptr;
 }

@@ -326,7 +326,7 @@ Result<bool> RecordBuilder::on_event(const RawEvent& e) {
       const bool launch = (call & kLaunchCall) != 0;
       if (launch && e.correlation < 0) out_.uncorrelated_launches.push_back(ts);
       // Correlation rows are only ever looked up from GPU rows: host-side queries have none.
-      if (e.correlation >= 0 && (launch || (call & kHostQueryCall) == 0)) out_.corr.push_back({e.correlation, ts, e.dur, launch});
+      if (e.correlation >= 0 && (launch || (call & kHostQueryCall) == 0)) out_.corr.push_back({static_cast<std::uint64_t>(e.correlation), launch ? 1u : 0u, ts, e.dur});
       if ((call & kSyncCall) != 0) out_.syncs.push_back({ts, end, id});
       thread_of(e).runtime.push_back({ts, end, id, false});
       break;

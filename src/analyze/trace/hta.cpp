@@ -25,7 +25,7 @@ std::optional<TraceHtaBreakdown> hta_breakdown(const TraceRecords& rec) {
   const bool filter = rec.hta_step_names.size() >= 2;
   const double last_start = rts(rec.hta_last_step_ts);
   // The correlation rows of each part by id (sorted copies of any part that is not).
-  auto by_corr = [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; };
+  auto by_corr = [](const CorrRec& a, const CorrRec& b) { return a.id() < b.id(); };
   auto parts = rec.corr_parts();
   std::vector<PodVector<CorrRec>> sorted_copies;
   sorted_copies.reserve(parts.size());

@@ -46,11 +46,15 @@ struct GpuRec {  // kernel, memcpy, memset (and cuda_sync rows with a stream, fo
 // One per kernel, copy and memset: 40 bytes, the largest share of a GPU trace's records.
 static_assert(sizeof(GpuRec) <= 40);
 
-struct CorrRec {  // a CPU row with a correlation id (runtime calls)
-  std::int64_t correlation = -1;
+// A CPU row with a correlation id (runtime calls): 24 bytes, the id and the launch flag in one word.
+// Only ids >= 0 are kept, and every one of them fits in 63 bits.
+struct CorrRec {
+  std::uint64_t correlation : 63 = 0;
+  std::uint64_t launch : 1 = 0;
   double ts = 0, dur = 0;
-  bool launch = false;
+  [[nodiscard]] std::int64_t id() const { return static_cast<std::int64_t>(correlation); }
 };
+static_assert(sizeof(CorrRec) == 24);
 
 struct SyncRec {
   double ts = 0, end = 0;
@@ -161,7 +165,7 @@ class CorrLookup {
   template <class Pred>
   bool any(std::int64_t id, Pred pred) {
     for (auto& r : runs_) {
-      for (const CorrRec* it = find(r, id); it != r.end && it->correlation == id; ++it) {
+      for (const CorrRec* it = find(r, id); it != r.end && it->id() == id; ++it) {
         if (pred(*it)) return true;
       }
     }

@@ -257,7 +257,7 @@ TEST(SortRecords, PartsSortedApartThenAppendedSortLikeTheWhole) {
       c.name = static_cast<std::uint32_t>(i);  // tells equal records apart
       (i % 2 == 0 ? whole.cpu[0] : whole.runtime[0]).push_back(c);
       CorrRec k;
-      k.correlation = static_cast<std::int64_t>(t % 2 == 0 ? i / 2 : rng() % 50);
+      k.correlation = t % 2 == 0 ? i / 2 : rng() % 50;
       k.ts = static_cast<double>(i);
       whole.corr.push_back(k);
     }
@@ -292,13 +292,13 @@ TEST(SortRecords, PartsSortedApartThenAppendedSortLikeTheWhole) {
     ASSERT_TRUE(std::is_sorted(whole.cpu[0].begin(), whole.cpu[0].end(), nests)) << "case " << t;
     ASSERT_TRUE(std::is_sorted(whole.runtime[0].begin(), whole.runtime[0].end(), nests)) << "case " << t;
     ASSERT_TRUE(std::is_sorted(whole.corr.begin(), whole.corr.end(),
-                               [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; }))
+                               [](const CorrRec& a, const CorrRec& b) { return a.id() < b.id(); }))
         << "case " << t;
     same_rows(first.cpu[0], whole.cpu[0], "CPU ops");
     same_rows(first.runtime[0], whole.runtime[0], "runtime calls");
     ASSERT_EQ(first.corr.size(), whole.corr.size());
     for (std::size_t i = 0; i < whole.corr.size(); ++i) {
-      ASSERT_EQ(first.corr[i].correlation, whole.corr[i].correlation) << "case " << t << " index " << i;
+      ASSERT_EQ(first.corr[i].id(), whole.corr[i].id()) << "case " << t << " index " << i;
       ASSERT_EQ(first.corr[i].ts, whole.corr[i].ts) << "case " << t << " index " << i << " (ties keep file order)";
     }
   }
@@ -310,14 +310,14 @@ TEST(SortRecords, PartsSortedApartThenAppendedSortLikeTheWhole) {
 // in several parts, outside every part, and parts left empty.
 TEST(CorrLookup, PartsAnswerAsTheWholeSortedStably) {
   std::mt19937 rng(11);
-  auto by_id = [](const CorrRec& a, const CorrRec& b) { return a.correlation < b.correlation; };
+  auto by_id = [](const CorrRec& a, const CorrRec& b) { return a.id() < b.id(); };
   for (int t = 0; t < 300; ++t) {
     const std::size_t n = rng() % 300;
     const std::int64_t ids = 1 + static_cast<std::int64_t>(rng() % 200);
     std::vector<CorrRec> whole;
     for (std::size_t i = 0; i < n; ++i) {
       CorrRec k;
-      k.correlation = t % 2 == 0 ? static_cast<std::int64_t>(i) / 2 : static_cast<std::int64_t>(rng()) % ids;
+      k.correlation = static_cast<std::uint64_t>(t % 2 == 0 ? static_cast<std::int64_t>(i) / 2 : static_cast<std::int64_t>(rng()) % ids);
       k.ts = static_cast<double>(i);  // tells rows apart
       k.launch = rng() % 3 != 0;
       whole.push_back(k);
@@ -341,9 +341,9 @@ TEST(CorrLookup, PartsAnswerAsTheWholeSortedStably) {
     if (t % 3 == 1) std::reverse(asks.begin(), asks.end());
     if (t % 3 == 2) std::shuffle(asks.begin(), asks.end(), rng);
     for (std::int64_t id : asks) {
-      auto it = std::lower_bound(whole.begin(), whole.end(), id, [](const CorrRec& c, std::int64_t v) { return c.correlation < v; });
+      auto it = std::lower_bound(whole.begin(), whole.end(), id, [](const CorrRec& c, std::int64_t v) { return c.id() < v; });
       const CorrRec* got = lookup.first(id);
-      if (it == whole.end() || it->correlation != id) {
+      if (it == whole.end() || it->id() != id) {
         ASSERT_EQ(got, nullptr) << "case " << t << " id " << id;
         continue;
       }
@@ -351,7 +351,7 @@ TEST(CorrLookup, PartsAnswerAsTheWholeSortedStably) {
       ASSERT_EQ(got->ts, it->ts) << "case " << t << " id " << id << " (the earlier part's row first)";
       for (double after : {-1.0, 50.0, 150.0}) {
         bool want = false;
-        for (auto jt = it; jt != whole.end() && jt->correlation == id; ++jt) want = want || jt->ts > after;
+        for (auto jt = it; jt != whole.end() && jt->id() == id; ++jt) want = want || jt->ts > after;
         ASSERT_EQ(lookup.any(id, [after](const CorrRec& c) { return c.ts > after; }), want) << "case " << t << " id " << id;
       }
     }
