@@ -33,7 +33,7 @@ def read_through(path):
 
 
 def one_run(plumb, trace, threads):
-    p = subprocess.run([plumb, "trace", trace, "-f", "json", "--threads", str(threads), "--timings"],
+    p = subprocess.run([plumb, "trace", trace, "-f", "json", "--lang", "en", "--threads", str(threads), "--timings"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     if p.returncode not in (0, 1):
         raise SystemExit("plumb trace failed (%d): %s" % (p.returncode, p.stderr.strip()))
