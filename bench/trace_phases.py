@@ -20,16 +20,11 @@ import subprocess
 import sys
 import time
 
+from trace_ab import read_through  # the page-cache read-through of bench/trace_ab.py
+
 ROW = re.compile(r"^\s*(?P<file>\S.*?)\s{2,}(?P<step>\S.*?)\s{2,}(?P<start>[-\d.]+)\s+(?P<dur>[-\d.]+)\s+"
                  r"(?P<cpu>[-\d.]+|-)\s+(?P<thread>\d+|-)\s+(?P<mb>[-\d.]+|-)\s*$")
 TOTAL = re.compile(r"from the start of the command to here .*: ([\d.]+) ms")
-
-
-def read_through(path):
-    with open(path, "rb", buffering=0) as f:
-        buf = bytearray(4 << 20)
-        while f.readinto(buf):
-            pass
 
 
 def one_run(plumb, trace, threads):

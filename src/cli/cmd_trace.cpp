@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -135,8 +136,10 @@ int run_trace(const TraceArgs& a) {
   if (timings) {
     auto timed = timings->files();
     // In the order of the command line, not the order the files were done in.
-    auto order = [&](const std::string& f) { return std::find(files->begin(), files->end(), f) - files->begin(); };
-    std::stable_sort(timed.begin(), timed.end(), [&](const auto& x, const auto& y) { return order(x.file) < order(y.file); });
+    std::map<std::string, std::size_t> order;
+    for (std::size_t i = 0; i < files->size(); ++i) order.emplace((*files)[i], i);
+    std::stable_sort(timed.begin(), timed.end(),
+                     [&](const auto& x, const auto& y) { return order[x.file] < order[y.file]; });
     std::cerr << render_trace_timings(timed, timings->now_ms(), lang);
   }
   return exit_code_for(r.findings);
