@@ -7,7 +7,6 @@
 #include "analyze/trace/intervals.h"
 #include "analyze/trace/nearly_sorted.h"
 #include "analyze/trace/records.h"
-#include "analyze/trace/search.h"
 #include "core/text.h"
 
 namespace plumb::trace {
