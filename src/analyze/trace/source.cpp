@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -90,9 +91,9 @@ class PlainSource : public ByteSource {
 class GzipSource : public ByteSource {
  public:
   GzipSource(std::unique_ptr<Raw> raw, std::string head, std::string name, std::uint64_t size)
-      : raw_(std::move(raw)), name_(std::move(name)), size_(size), in_(1 << 18) {
-    std::memcpy(in_.data(), head.data(), head.size());
-    zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+      : raw_(std::move(raw)), name_(std::move(name)), size_(size), in_(std::make_unique_for_overwrite<char[]>(kInBytes)) {
+    std::memcpy(in_.get(), head.data(), head.size());
+    zs_.next_in = reinterpret_cast<Bytef*>(in_.get());
     zs_.avail_in = static_cast<uInt>(head.size());
     consumed_ = head.size();
     ok_ = inflateInit2(&zs_, 15 + 16) == Z_OK;  // gzip wrapper only
@@ -109,11 +110,11 @@ class GzipSource : public ByteSource {
     const uInt want = zs_.avail_out;
     while (zs_.avail_out == want) {
       if (zs_.avail_in == 0 && !raw_eof_) {
-        auto r = raw_->read(in_.data(), in_.size());
+        auto r = raw_->read(in_.get(), kInBytes);
         if (!r) return r.error();
         if (*r == 0) raw_eof_ = true;
         consumed_ += *r;
-        zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+        zs_.next_in = reinterpret_cast<Bytef*>(in_.get());
         zs_.avail_in = static_cast<uInt>(*r);
       }
       if (zs_.avail_in == 0 && raw_eof_) {
@@ -148,7 +149,10 @@ class GzipSource : public ByteSource {
   std::unique_ptr<Raw> raw_;
   std::string name_;
   std::uint64_t size_;
-  std::vector<char> in_;
+  // The compressed input, read 256 KiB at a time; never zero-filled (a small trace would otherwise
+  // touch all 64 of its pages for a few hundred bytes).
+  static constexpr std::size_t kInBytes = std::size_t{1} << 18;
+  std::unique_ptr<char[]> in_;
   z_stream zs_{};
   bool ok_ = false;
   bool raw_eof_ = false;
@@ -234,8 +238,8 @@ class RangeSource : public ByteSource {
 class ReadAhead : public ByteSource {
  public:
   ReadAhead(std::unique_ptr<ByteSource> inner, std::size_t chunk, std::size_t depth)
-      : inner_(std::move(inner)), slots_(std::max<std::size_t>(depth, 2)) {
-    for (auto& s : slots_) s.data.resize(chunk);
+      : inner_(std::move(inner)), chunk_(chunk), slots_(std::max<std::size_t>(depth, 2)) {
+    for (auto& s : slots_) s.data = std::make_unique_for_overwrite<char[]>(chunk);
     producer_ = std::thread([this] { produce(); });
   }
   ~ReadAhead() override {
@@ -255,7 +259,7 @@ class ReadAhead : public ByteSource {
       if (taking_) {
         if (s.pos < s.len) {
           std::size_t k = std::min(n, s.len - s.pos);
-          std::memcpy(dst, s.data.data() + s.pos, k);
+          std::memcpy(dst, s.data.get() + s.pos, k);
           s.pos += k;
           return k;
         }
@@ -278,8 +282,10 @@ class ReadAhead : public ByteSource {
   [[nodiscard]] std::uint64_t compressed_size() const override { return inner_->compressed_size(); }
 
  private:
+  // A slot's bytes are written by the inflating thread before they are read, so they are never
+  // zero-filled: a trace of a few kilobytes touches a few pages, not the slots' 3 MiB.
   struct Slot {
-    std::vector<char> data;
+    std::unique_ptr<char[]> data;
     std::size_t len = 0, pos = 0;
     std::optional<Error> error;
   };
@@ -295,8 +301,8 @@ class ReadAhead : public ByteSource {
       s.len = s.pos = 0;
       s.error.reset();
       bool end = false;
-      while (s.len < s.data.size()) {
-        auto r = inner_->read(s.data.data() + s.len, s.data.size() - s.len);
+      while (s.len < chunk_) {
+        auto r = inner_->read(s.data.get() + s.len, chunk_ - s.len);
         if (!r) {
           s.error = r.error();
           end = true;
@@ -319,6 +325,7 @@ class ReadAhead : public ByteSource {
   }
 
   std::unique_ptr<ByteSource> inner_;
+  std::size_t chunk_ = 0;
   std::vector<Slot> slots_;
   std::mutex mu_;
   std::condition_variable cv_;
