@@ -1,6 +1,7 @@
 // Google Benchmark of the trace reader on real traces held in memory (plain and gzip): bytes/s of
 // uncompressed JSON through splitter + event scanner + records + breakdown. The argument is the
-// number of threads (1: the per-core figure; more: parts of the trace read at once).
+// number of threads (1: the per-core figure; more: parts of the trace read at once). The gzip
+// benchmarks run each inflater (0: zlib, 1: ISA-L) in the same run, so their ratio is the choice's.
 #include <benchmark/benchmark.h>
 
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "analyze/trace/reader.h"
 #include "analyze/trace/source.h"
+#include "vendor/isal_api.h"
 
 namespace {
 
@@ -49,7 +51,7 @@ void analyse(benchmark::State& state, const std::string& data) {
   opt.threads = static_cast<int>(state.range(0));
   opt.min_part = std::size_t{1} << 20;
   std::uint64_t bytes = 0;
-  for (auto _ : state) {
+  for (auto _ : state) {  // NOLINT(clang-analyzer-deadcode.DeadStores): Google Benchmark's loop
     auto r = plumb::trace::analyze_trace_bytes(data, "bench.json", opt);
     if (!r) {
       state.SkipWithError(r.error().message.c_str());
@@ -61,16 +63,61 @@ void analyse(benchmark::State& state, const std::string& data) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes * state.iterations()));
 }
 
+// Sets the inflater of the gzip benchmarks (0: zlib, 1: ISA-L); false (and the benchmark skipped
+// with the loader's reason) when ISA-L is asked for and does not load.
+bool use_inflater(benchmark::State& state, std::int64_t which) {
+  using plumb::trace::Inflater;
+  if (which == 1) {
+    auto api = plumb::isal_api();
+    if (!api) {
+      state.SkipWithError(api.error().message.c_str());
+      return false;
+    }
+  }
+  plumb::trace::gzip_inflater = which == 0 ? Inflater::zlib : Inflater::isal_if_present;
+  state.SetLabel(which == 0 ? "zlib" : "ISA-L");
+  return true;
+}
+
+// Inflating alone, through the reader's gzip source: bytes/s of uncompressed JSON.
+void BM_InflateNccl(benchmark::State& state) {
+  if (!use_inflater(state, state.range(0))) return;
+  const std::string& gz = trace("hta-a100-sxm4-80gb-train-rank0-nccl.json.gz", false);
+  std::string buf(std::size_t{1} << 18, '\0');
+  std::uint64_t bytes = 0;
+  for (auto _ : state) {  // NOLINT(clang-analyzer-deadcode.DeadStores): Google Benchmark's loop
+    auto src = plumb::trace::memory_source(gz, "bench.json.gz");
+    bytes = 0;
+    while (true) {
+      auto n = src->read(buf.data(), buf.size());
+      if (!n) {
+        state.SkipWithError(n.error().message.c_str());
+        return;
+      }
+      if (*n == 0) break;
+      bytes += *n;
+    }
+    benchmark::DoNotOptimize(buf.data());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes * state.iterations()));
+}
+
+void BM_TraceNcclGzip(benchmark::State& state) {
+  if (!use_inflater(state, state.range(1))) return;
+  analyse(state, trace("hta-a100-sxm4-80gb-train-rank0-nccl.json.gz", false));
+}
+
 // Kernel-heavy (ResNet-50), CPU-operator-heavy (MTIA inference) and NCCL-heavy (8x A100 training).
 void BM_TraceKernelHeavy(benchmark::State& state) { analyse(state, trace("kineto-resnet50-num-workers-4.json.gz", true)); }
 void BM_TraceCpuOpHeavy(benchmark::State& state) { analyse(state, trace("hta-mtia-inference-rank0.json.gz", true)); }
 void BM_TraceNcclHeavy(benchmark::State& state) { analyse(state, trace("hta-a100-sxm4-80gb-train-rank0-nccl.json.gz", true)); }
-void BM_TraceNcclGzip(benchmark::State& state) { analyse(state, trace("hta-a100-sxm4-80gb-train-rank0-nccl.json.gz", false)); }
 
 BENCHMARK(BM_TraceKernelHeavy)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(BM_TraceCpuOpHeavy)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(BM_TraceNcclHeavy)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
-BENCHMARK(BM_TraceNcclGzip)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+// Arguments: threads, inflater (0: zlib, 1: ISA-L).
+BENCHMARK(BM_TraceNcclGzip)->Args({1, 0})->Args({1, 1})->Args({2, 0})->Args({2, 1})->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(BM_InflateNccl)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 
 }  // namespace
 

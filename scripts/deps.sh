@@ -10,7 +10,7 @@ set -euo pipefail
 BUILD_PKGS=(
   build-essential cmake ninja-build pkg-config dpkg-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libsimdjson-dev libpugixml-dev
-  zlib1g-dev libsqlite3-dev libvectorscan-dev
+  zlib1g-dev libisal-dev libsqlite3-dev libvectorscan-dev
 )
 TEST_PKGS=(
   git lld

@@ -49,6 +49,8 @@ for lib in libsqlite3-0 libvectorscan5; do
   [[ "$depends" == *"$lib"* ]] || bad "Depends has no $lib (opened at run time by plumb): '$depends'"
 done
 echo "Depends: $depends"
+recommends=$(dpkg-deb -f "$deb" Recommends)
+[[ "$recommends" == *libisal2* ]] || bad "Recommends has no libisal2 (ISA-L inflates gzip when present): '$recommends'"
 
 dpkg-deb -x "$deb" "$tmp/root"
 plumb="$tmp/root/usr/bin/plumb"

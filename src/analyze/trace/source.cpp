@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/host_root.h"
+#include "vendor/isal_api.h"
 
 namespace plumb::trace {
 
@@ -161,6 +162,128 @@ class GzipSource : public ByteSource {
   std::uint64_t consumed_ = 0;
 };
 
+// The same stream inflated by ISA-L (vendor/isal_api.h): the same bytes, the same members, and an
+// error at the same kind of fault (a truncated stream, a data error at a compressed byte offset).
+// Each member's header is read by isal_read_gzip_header, which may stop anywhere in it and go on
+// with the next input; isal_inflate's own header reading needs the whole header in one buffer
+// (intel/isa-l#224: with FHCRC set, a header split between reads failed its check). The deflate
+// data and the trailer (CRC-32 and length, both checked) are then inflated with ISAL_GZIP_NO_HDR_VER.
+class IsalGzipSource : public ByteSource {
+ public:
+  IsalGzipSource(const IsalApi& api, std::unique_ptr<Raw> raw, const std::string& head, std::string name, std::uint64_t size)
+      : api_(api), raw_(std::move(raw)), name_(std::move(name)), size_(size),
+        in_(std::make_unique_for_overwrite<std::uint8_t[]>(kInBytes + kCarry)),
+        st_(std::make_unique_for_overwrite<inflate_state>()) {
+    std::memcpy(in_.get(), head.data(), head.size());
+    api_.inflate_init(st_.get());
+    api_.gzip_header_init(&header_);
+    st_->next_in = in_.get();
+    st_->avail_in = static_cast<std::uint32_t>(head.size());
+    consumed_ = head.size();
+  }
+
+  Result<std::size_t> read(char* dst, std::size_t n) override {
+    if (done_ || n == 0) return std::size_t{0};
+    inflate_state& s = *st_;
+    s.next_out = reinterpret_cast<std::uint8_t*>(dst);
+    s.avail_out = static_cast<std::uint32_t>(std::min<std::size_t>(n, 1u << 30));
+    const std::uint32_t want = s.avail_out;
+    while (s.avail_out == want) {
+      if (!in_header_ && s.block_state == ISAL_BLOCK_FINISH) next_member();
+      if (s.avail_in == 0 && !raw_eof_) {
+        auto r = raw_->read(reinterpret_cast<char*>(in_.get()), kInBytes);
+        if (!r) return r.error();
+        if (*r == 0) raw_eof_ = true;
+        consumed_ += *r;
+        s.next_in = in_.get();
+        s.avail_in = static_cast<std::uint32_t>(*r);
+      }
+      if (s.avail_in == 0 && raw_eof_) {
+        // The end of the input: after a whole member, the end of the stream; else a cut stream,
+        // unless ISA-L still holds bits of input or decoded bytes (called until it gives nothing).
+        if (member_ended_) {
+          done_ = true;
+          break;
+        }
+        if (in_header_ || stalled_) return truncated();
+      }
+      member_ended_ = false;
+      if (in_header_) {
+        const int rc = api_.read_gzip_header(&s, &header_);
+        if (rc == ISAL_END_INPUT) continue;  // the header goes on in the next input
+        if (rc != ISAL_DECOMP_OK) return data_error(rc);
+        // FLG bits 5-7 are reserved (RFC 1952, 2.3.1): zlib and gzip refuse them, ISA-L does not.
+        if ((header_.flags & 0xe0U) != 0) {
+          return make_error(ErrorKind::invalid, name_ + ": gzip data error at compressed byte " +
+                                                    std::to_string(consumed_ - s.avail_in) + " (unknown header flags set)");
+        }
+        in_header_ = false;
+        s.crc_flag = ISAL_GZIP_NO_HDR_VER;
+        continue;
+      }
+      const std::uint32_t out_before = s.avail_out;
+      const auto state_before = s.block_state;
+      const int rc = api_.inflate(&s);
+      if (rc != ISAL_DECOMP_OK) return data_error(rc);
+      stalled_ = s.avail_in == 0 && s.avail_out == out_before && s.block_state == state_before;
+    }
+    return static_cast<std::size_t>(want - s.avail_out);
+  }
+  [[nodiscard]] bool compressed() const override { return true; }
+  [[nodiscard]] std::uint64_t compressed_size() const override { return size_; }
+
+ private:
+  // Another gzip member may follow the one that ended (concatenated .gz files are valid gzip). The
+  // input ISA-L read ahead into its bit buffer is handed back in front of the input left.
+  void next_member() {
+    inflate_state& s = *st_;
+    const auto carry = static_cast<std::size_t>(std::max(s.read_in_length, 0) / 8);
+    std::uint8_t bytes[kCarry] = {};
+    for (std::size_t i = 0; i < carry && i < kCarry; ++i) bytes[i] = static_cast<std::uint8_t>(s.read_in >> (8 * i));
+    const std::size_t k = std::min(carry, kCarry);
+    std::memmove(in_.get() + k, s.next_in, s.avail_in);
+    std::memcpy(in_.get(), bytes, k);
+    const std::uint32_t avail_in = s.avail_in + static_cast<std::uint32_t>(k);
+    std::uint8_t* next_out = s.next_out;
+    const std::uint32_t avail_out = s.avail_out;
+    api_.inflate_reset(&s);
+    api_.gzip_header_init(&header_);
+    s.crc_flag = 0;
+    s.total_out = 0;  // a distance back into the member before is refused, as zlib refuses it
+    s.next_in = in_.get();
+    s.avail_in = avail_in;
+    s.next_out = next_out;
+    s.avail_out = avail_out;
+    in_header_ = true;
+    member_ended_ = true;
+    stalled_ = false;
+  }
+  Error truncated() const {
+    return make_error(ErrorKind::invalid, name_ + ": gzip stream truncated at compressed byte " + std::to_string(consumed_));
+  }
+  Error data_error(int rc) const {
+    const std::uint64_t at = consumed_ - st_->avail_in;
+    return make_error(ErrorKind::invalid, name_ + ": gzip data error at compressed byte " + std::to_string(at) + " (" +
+                                              isal_inflate_error(rc) + ")");
+  }
+
+  const IsalApi& api_;
+  std::unique_ptr<Raw> raw_;
+  std::string name_;
+  std::uint64_t size_;
+  static constexpr std::size_t kInBytes = std::size_t{1} << 18;  // as GzipSource's, never zero-filled
+  static constexpr std::size_t kCarry = 8;                        // ISA-L's bit buffer: 64 bits
+  std::unique_ptr<std::uint8_t[]> in_;
+  std::unique_ptr<inflate_state> st_;
+  isal_gzip_header header_{};
+  bool in_header_ = true;
+  bool raw_eof_ = false;
+  bool done_ = false;
+  bool member_ended_ = false;
+  bool stalled_ = false;  // the last inflate call, with no input left, neither wrote nor moved on
+  std::uint64_t consumed_ = 0;
+};
+
 std::unique_ptr<ByteSource> wrap(std::unique_ptr<Raw> raw, const std::string& name, std::uint64_t size,
                                  Result<std::string>& head_or_error) {
   std::string head;
@@ -178,6 +301,9 @@ std::unique_ptr<ByteSource> wrap(std::unique_ptr<Raw> raw, const std::string& na
   head.assign(b, got);
   bool gz = got == 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
   if (gz) {
+    if (gzip_inflater.load(std::memory_order_relaxed) == Inflater::isal_if_present) {
+      if (auto api = isal_api()) return std::make_unique<IsalGzipSource>(**api, std::move(raw), head, name, size);
+    }
     return std::make_unique<GzipSource>(std::move(raw), head, name, size);
   }
   return std::make_unique<PlainSource>(std::move(raw), head, size);

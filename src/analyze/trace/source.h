@@ -1,7 +1,9 @@
-// A byte stream over a trace: a plain file, a gzip file (zlib, multi-member), or memory. Reads go
-// into the caller's buffer in chunks, so memory stays bounded whatever the file size.
+// A byte stream over a trace: a plain file, a gzip file (multi-member; inflated by ISA-L where
+// libisal.so.2 loads, else by zlib), or memory. Reads go into the caller's buffer in chunks, so
+// memory stays bounded whatever the file size.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -10,6 +12,11 @@
 #include "core/result.h"
 
 namespace plumb::trace {
+
+// Which library inflates the gzip sources opened from now on: ISA-L when libisal.so.2 loads
+// (vendor/isal_api.h, 3-4 times zlib's speed), else zlib; or zlib always (tests compare the two).
+enum class Inflater { isal_if_present, zlib };
+inline std::atomic<Inflater> gzip_inflater{Inflater::isal_if_present};
 
 class ByteSource {
  public:
