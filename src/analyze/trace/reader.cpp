@@ -100,6 +100,7 @@ Result<bool> collect_source(ByteSource& src, const std::string& name, const Trac
     timing.bytes = stats->bytes;
     c.timing.parts = {timing};
     c.timing.read_ms = timing.end_ms;
+    if (const char* lib = src.inflater()) c.timing.inflater = lib;
   }
   return true;
 }

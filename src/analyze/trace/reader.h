@@ -33,6 +33,7 @@ struct TraceFileTiming {
   double start_ms = 0;                  // the file opened
   double cut_ms = -1;                   // its parts cut, their threads about to start (a read in parts)
   std::vector<TracePartTiming> parts;   // in file order; one for a file read on one thread
+  std::string inflater;                 // a gzip file: the library that inflated it (ISA-L, zlib)
   double read_ms = 0;                   // every part read
   double merge_ms = -1;                 // the parts' records merged (a read in parts)
   double end_ms = 0;                    // analysed: steps, summary, HTA's breakdown

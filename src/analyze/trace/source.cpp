@@ -145,6 +145,7 @@ class GzipSource : public ByteSource {
   }
   [[nodiscard]] bool compressed() const override { return true; }
   [[nodiscard]] std::uint64_t compressed_size() const override { return size_; }
+  [[nodiscard]] const char* inflater() const override { return "zlib"; }
 
  private:
   std::unique_ptr<Raw> raw_;
@@ -231,6 +232,7 @@ class IsalGzipSource : public ByteSource {
   }
   [[nodiscard]] bool compressed() const override { return true; }
   [[nodiscard]] std::uint64_t compressed_size() const override { return size_; }
+  [[nodiscard]] const char* inflater() const override { return "ISA-L"; }
 
  private:
   // Another gzip member may follow the one that ended (concatenated .gz files are valid gzip). The
@@ -249,7 +251,7 @@ class IsalGzipSource : public ByteSource {
     api_.inflate_reset(&s);
     api_.gzip_header_init(&header_);
     s.crc_flag = 0;
-    s.total_out = 0;  // a distance back into the member before is refused, as zlib refuses it
+    s.total_out = 0;  // distances reach back into this member only, as with zlib (2.30's reset does it too)
     s.next_in = in_.get();
     s.avail_in = avail_in;
     s.next_out = next_out;
@@ -406,6 +408,7 @@ class ReadAhead : public ByteSource {
   }
   [[nodiscard]] bool compressed() const override { return inner_->compressed(); }
   [[nodiscard]] std::uint64_t compressed_size() const override { return inner_->compressed_size(); }
+  [[nodiscard]] const char* inflater() const override { return inner_->inflater(); }
 
  private:
   // A slot's bytes are written by the inflating thread before they are read, so they are never

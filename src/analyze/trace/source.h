@@ -26,6 +26,8 @@ class ByteSource {
   virtual Result<std::size_t> read(char* dst, std::size_t n) = 0;
   [[nodiscard]] virtual bool compressed() const = 0;
   [[nodiscard]] virtual std::uint64_t compressed_size() const = 0;
+  // The library that inflates a gzip source ("ISA-L", "zlib"); nullptr for plain bytes.
+  [[nodiscard]] virtual const char* inflater() const { return nullptr; }
 };
 
 // Opens a file; gzip is detected by its magic bytes, not the name.

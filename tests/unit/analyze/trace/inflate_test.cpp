@@ -68,6 +68,29 @@ std::string gzip_with(const std::string& s, int level = 6, bool header = false) 
   return out;
 }
 
+// A gzip member whose deflate data was compressed with `before` as its dictionary: its matches
+// reach back into bytes it does not hold (a member before it, in a stream of several).
+std::string member_reaching_back(const std::string& before, const std::string& s) {
+  z_stream zs{};
+  deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+  deflateSetDictionary(&zs, reinterpret_cast<const Bytef*>(before.data()), static_cast<uInt>(before.size()));
+  std::string raw(deflateBound(&zs, s.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
+  zs.avail_in = static_cast<uInt>(s.size());
+  zs.next_out = reinterpret_cast<Bytef*>(raw.data());
+  zs.avail_out = static_cast<uInt>(raw.size());
+  deflate(&zs, Z_FINISH);
+  raw.resize(zs.total_out);
+  deflateEnd(&zs);
+  std::string out("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);
+  out += raw;
+  const uLong crc = crc32(0, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size()));
+  for (uLong v : {crc, static_cast<uLong>(s.size())}) {
+    for (int k = 0; k < 4; ++k) out.push_back(static_cast<char>((v >> (8 * k)) & 0xff));
+  }
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> gzip_samples() {
   std::vector<std::pair<std::string, std::string>> v;
   for (const char* f : {"hta-a100-triton-kernels.json.gz", "hta-a100-cuda-event-sync-small.json.gz",
@@ -245,6 +268,7 @@ TEST(GzipInflate, OddHeadersAndTrailingBytes) {
       {"trailing text", good + "junk", false},
       {"a lone magic after the member", good + "\x1f\x8b", false},
       {"a second member", good + good, true},
+      {"a member reaching back into the one before", good + member_reaching_back(text, text), false},
   };
   for (const auto& c : cases) {
     auto z = inflate_all(c.gz, Inflater::zlib, 1 << 16);
@@ -255,6 +279,28 @@ TEST(GzipInflate, OddHeadersAndTrailingBytes) {
       EXPECT_EQ(*z, *i) << c.what;
     }
   }
+}
+
+// `plumb trace --timings` names the library that inflated a gzip file.
+TEST(GzipInflate, TimingsNameTheInflater) {
+  auto gz = read_user_file(test::fixture("traces/corpus/hta-a100-triton-kernels.json.gz"));
+  ASSERT_TRUE(gz.ok());
+  auto inflater_of = [&](std::string_view data, Inflater with, int threads) {
+    UseInflater use(with);
+    TraceTimings t(std::chrono::steady_clock::now());
+    TraceOptions o;
+    o.timings = &t;
+    o.threads = threads;
+    auto r = analyze_trace_bytes(data, "t.json.gz", o);
+    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().message);
+    auto files = t.files();
+    return files.size() == 1 ? files[0].inflater : std::string("no timing");
+  };
+  EXPECT_EQ(inflater_of(*gz, Inflater::isal_if_present, 1), "ISA-L");
+  EXPECT_EQ(inflater_of(*gz, Inflater::isal_if_present, 2), "ISA-L");  // on a second thread, read ahead
+  EXPECT_EQ(inflater_of(*gz, Inflater::zlib, 1), "zlib");
+  const std::string plain = inflate_all(*gz, Inflater::zlib, 1 << 16).value();
+  EXPECT_EQ(inflater_of(plain, Inflater::isal_if_present, 1), "");
 }
 
 TEST(GzipInflate, TheReaderGivesTheSameTraceEitherWay) {
