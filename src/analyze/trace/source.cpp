@@ -211,7 +211,7 @@ class IsalGzipSource : public ByteSource {
       member_ended_ = false;
       if (in_header_) {
         const int rc = api_.read_gzip_header(&s, &header_);
-        if (rc == ISAL_END_INPUT) continue;  // the header goes on in the next input
+        if (rc == ISAL_END_INPUT && s.avail_in == 0) continue;  // the header goes on in the next input
         if (rc != ISAL_DECOMP_OK) return data_error(rc);
         // FLG bits 5-7 are reserved (RFC 1952, 2.3.1): zlib and gzip refuse them, ISA-L does not.
         if ((header_.flags & 0xe0U) != 0) {
@@ -222,11 +222,17 @@ class IsalGzipSource : public ByteSource {
         s.crc_flag = ISAL_GZIP_NO_HDR_VER;
         continue;
       }
-      const std::uint32_t out_before = s.avail_out;
+      const std::uint32_t in_before = s.avail_in, out_before = s.avail_out;
       const auto state_before = s.block_state;
       const int rc = api_.inflate(&s);
       if (rc != ISAL_DECOMP_OK) return data_error(rc);
-      stalled_ = s.avail_in == 0 && s.avail_out == out_before && s.block_state == state_before;
+      stalled_ = s.avail_in == in_before && s.avail_out == out_before && s.block_state == state_before;
+      // With input left, a call that takes none, writes none and moves on to no other state would be
+      // repeated for ever: refused instead (never seen; a guard against a library that would).
+      if (stalled_ && s.avail_in > 0) {
+        return make_error(ErrorKind::invalid, name_ + ": gzip: ISA-L made no progress at compressed byte " +
+                                                  std::to_string(consumed_ - s.avail_in));
+      }
     }
     return static_cast<std::size_t>(want - s.avail_out);
   }
@@ -235,8 +241,9 @@ class IsalGzipSource : public ByteSource {
   [[nodiscard]] const char* inflater() const override { return "ISA-L"; }
 
  private:
-  // Another gzip member may follow the one that ended (concatenated .gz files are valid gzip). The
-  // input ISA-L read ahead into its bit buffer is handed back in front of the input left.
+  // Another gzip member may follow the one that ended (concatenated .gz files are valid gzip). Input
+  // ISA-L read ahead into its bit buffer is put back in front of the input left: 2.30 hands it back
+  // itself (read_in_length is 0 here), versions that keep it are described in intel/isa-l#182.
   void next_member() {
     inflate_state& s = *st_;
     const auto carry = static_cast<std::size_t>(std::max(s.read_in_length, 0) / 8);
@@ -282,7 +289,7 @@ class IsalGzipSource : public ByteSource {
   bool raw_eof_ = false;
   bool done_ = false;
   bool member_ended_ = false;
-  bool stalled_ = false;  // the last inflate call, with no input left, neither wrote nor moved on
+  bool stalled_ = false;  // the last inflate call took no input, wrote nothing and did not move on
   std::uint64_t consumed_ = 0;
 };
 
