@@ -14,6 +14,7 @@
 #include "analyze/trace/source.h"
 #include "vendor/isal_api.h"
 #include "../../../test_util.h"
+#include "deflate_util.h"
 
 namespace plumb::trace {
 namespace {
@@ -44,46 +45,22 @@ Result<std::string> inflate_all(std::string_view gz, Inflater with, std::size_t 
 // gzip of `s` at `level` (0: stored blocks), with a header naming a file, a comment, an extra field
 // and a header CRC when `header` is set (RFC 1952 FNAME, FCOMMENT, FEXTRA, FHCRC).
 std::string gzip_with(const std::string& s, int level = 6, bool header = false) {
-  z_stream zs{};
-  deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
   gz_header h{};
   std::string extra("ab\x04\x00wxyz", 8);  // one subfield, "ab", of 4 bytes
   std::string name = "trace.json", comment = "written by a test";
-  if (header) {
-    h.extra = reinterpret_cast<Bytef*>(extra.data());
-    h.extra_len = static_cast<uInt>(extra.size());
-    h.name = reinterpret_cast<Bytef*>(name.data());
-    h.comment = reinterpret_cast<Bytef*>(comment.data());
-    h.hcrc = 1;
-    deflateSetHeader(&zs, &h);
-  }
-  std::string out(deflateBound(&zs, s.size()) + 256, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
-  zs.avail_in = static_cast<uInt>(s.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
+  h.extra = reinterpret_cast<Bytef*>(extra.data());
+  h.extra_len = static_cast<uInt>(extra.size());
+  h.name = reinterpret_cast<Bytef*>(name.data());
+  h.comment = reinterpret_cast<Bytef*>(comment.data());
+  h.hcrc = 1;
+  return test::deflate_with(s, level, 15 + 16, header ? &h : nullptr);
 }
 
 // A gzip member whose deflate data was compressed with `before` as its dictionary: its matches
 // reach back into bytes it does not hold (a member before it, in a stream of several).
 std::string member_reaching_back(const std::string& before, const std::string& s) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
-  deflateSetDictionary(&zs, reinterpret_cast<const Bytef*>(before.data()), static_cast<uInt>(before.size()));
-  std::string raw(deflateBound(&zs, s.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
-  zs.avail_in = static_cast<uInt>(s.size());
-  zs.next_out = reinterpret_cast<Bytef*>(raw.data());
-  zs.avail_out = static_cast<uInt>(raw.size());
-  deflate(&zs, Z_FINISH);
-  raw.resize(zs.total_out);
-  deflateEnd(&zs);
   std::string out("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);
-  out += raw;
+  out += test::deflate_with(s, 6, -15, nullptr, &before);
   const uLong crc = crc32(0, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size()));
   for (uLong v : {crc, static_cast<uLong>(s.size())}) {
     for (int k = 0; k < 4; ++k) out.push_back(static_cast<char>((v >> (8 * k)) & 0xff));

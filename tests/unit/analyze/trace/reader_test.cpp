@@ -1,11 +1,11 @@
 // The streaming reader on real traces (HTA and kineto test data, origins in tests/fixtures/SOURCES.md)
 // and on small hand-written ones: both formats, gzip, chunk boundaries, and every kind of bad input.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include "core/json.h"
 #include "analyze/trace/reader.h"
 #include "../../../test_util.h"
+#include "deflate_util.h"
 
 namespace plumb::trace {
 namespace {
@@ -17,19 +17,7 @@ TraceRank must_read(Result<TraceRank> r) {
   return r.ok() ? std::move(r.value()) : TraceRank{};
 }
 
-std::string gzip(const std::string& s) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, s.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
-  zs.avail_in = static_cast<uInt>(s.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
+std::string gzip(const std::string& s) { return test::deflate_with(s, 6, 15 + 16); }
 
 // A small Kineto trace: two steps of 1000 µs; step 1 waits 400 µs for data, step 2 100 µs.
 const char* kSmall = R"J({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100"}],
