@@ -89,14 +89,55 @@ class PlainSource : public ByteSource {
   std::uint64_t size_;
 };
 
-class GzipSource : public ByteSource {
+// What both gzip sources share: the compressed input, read 256 KiB at a time into a buffer that is
+// never zero-filled (a small trace would otherwise touch all 64 of its pages for a few hundred
+// bytes), the count of compressed bytes read, and the words of their errors.
+class GzipInput : public ByteSource {
  public:
-  GzipSource(std::unique_ptr<Raw> raw, std::string head, std::string name, std::uint64_t size)
-      : raw_(std::move(raw)), name_(std::move(name)), size_(size), in_(std::make_unique_for_overwrite<char[]>(kInBytes)) {
+  [[nodiscard]] bool compressed() const override { return true; }
+  [[nodiscard]] std::uint64_t compressed_size() const override { return size_; }
+
+ protected:
+  // `room`: bytes the buffer holds beyond one read (ISA-L's read-ahead put back).
+  GzipInput(std::unique_ptr<Raw> raw, const std::string& head, std::string name, std::uint64_t size, std::size_t room = 0)
+      : raw_(std::move(raw)), name_(std::move(name)), size_(size),
+        in_(std::make_unique_for_overwrite<std::uint8_t[]>(kInBytes + room)), consumed_(head.size()) {
     std::memcpy(in_.get(), head.data(), head.size());
-    zs_.next_in = reinterpret_cast<Bytef*>(in_.get());
+  }
+  // The next input, from the start of the buffer: its length, 0 (and eof_ set) at the end.
+  Result<std::size_t> refill() {
+    auto r = raw_->read(reinterpret_cast<char*>(in_.get()), kInBytes);
+    if (!r) return r.error();
+    if (*r == 0) eof_ = true;
+    consumed_ += *r;
+    return *r;
+  }
+  [[nodiscard]] Error truncated() const {
+    return make_error(ErrorKind::invalid, name_ + ": gzip stream truncated at compressed byte " + std::to_string(consumed_));
+  }
+  // A fault `unread` bytes before the end of what was read.
+  [[nodiscard]] Error data_error(std::size_t unread, const std::string& why) const {
+    return make_error(ErrorKind::invalid, name_ + ": gzip data error at compressed byte " +
+                                              std::to_string(consumed_ - unread) + " (" + why + ")");
+  }
+
+  static constexpr std::size_t kInBytes = std::size_t{1} << 18;
+  std::unique_ptr<Raw> raw_;
+  std::string name_;
+  std::uint64_t size_;
+  std::unique_ptr<std::uint8_t[]> in_;
+  std::uint64_t consumed_;     // compressed bytes read so far, the sniffed head included
+  bool eof_ = false;           // the raw input is at its end
+  bool done_ = false;          // every member read
+  bool member_ended_ = false;  // a member ended and no byte of another was inflated since
+};
+
+class GzipSource : public GzipInput {
+ public:
+  GzipSource(std::unique_ptr<Raw> raw, const std::string& head, std::string name, std::uint64_t size)
+      : GzipInput(std::move(raw), head, std::move(name), size) {
+    zs_.next_in = in_.get();
     zs_.avail_in = static_cast<uInt>(head.size());
-    consumed_ = head.size();
     ok_ = inflateInit2(&zs_, 15 + 16) == Z_OK;  // gzip wrapper only
   }
   ~GzipSource() override { inflateEnd(&zs_); }
@@ -110,19 +151,14 @@ class GzipSource : public ByteSource {
     zs_.avail_out = static_cast<uInt>(std::min<std::size_t>(n, 1u << 30));
     const uInt want = zs_.avail_out;
     while (zs_.avail_out == want) {
-      if (zs_.avail_in == 0 && !raw_eof_) {
-        auto r = raw_->read(in_.get(), kInBytes);
+      if (zs_.avail_in == 0 && !eof_) {
+        auto r = refill();
         if (!r) return r.error();
-        if (*r == 0) raw_eof_ = true;
-        consumed_ += *r;
-        zs_.next_in = reinterpret_cast<Bytef*>(in_.get());
+        zs_.next_in = in_.get();
         zs_.avail_in = static_cast<uInt>(*r);
       }
-      if (zs_.avail_in == 0 && raw_eof_) {
-        if (!member_ended_) {
-          return make_error(ErrorKind::invalid, name_ + ": gzip stream truncated at compressed byte " +
-                                                    std::to_string(consumed_));
-        }
+      if (zs_.avail_in == 0 && eof_) {
+        if (!member_ended_) return truncated();
         done_ = true;
         break;
       }
@@ -135,32 +171,15 @@ class GzipSource : public ByteSource {
         continue;
       }
       if (rc == Z_BUF_ERROR && zs_.avail_in == 0) continue;  // needs more input
-      if (rc != Z_OK) {
-        std::uint64_t at = consumed_ - zs_.avail_in;
-        return make_error(ErrorKind::invalid, name_ + ": gzip data error at compressed byte " + std::to_string(at) +
-                                                  " (" + (zs_.msg != nullptr ? zs_.msg : "corrupt data") + ")");
-      }
+      if (rc != Z_OK) return data_error(zs_.avail_in, zs_.msg != nullptr ? zs_.msg : "corrupt data");
     }
     return static_cast<std::size_t>(want - zs_.avail_out);
   }
-  [[nodiscard]] bool compressed() const override { return true; }
-  [[nodiscard]] std::uint64_t compressed_size() const override { return size_; }
   [[nodiscard]] const char* inflater() const override { return "zlib"; }
 
  private:
-  std::unique_ptr<Raw> raw_;
-  std::string name_;
-  std::uint64_t size_;
-  // The compressed input, read 256 KiB at a time; never zero-filled (a small trace would otherwise
-  // touch all 64 of its pages for a few hundred bytes).
-  static constexpr std::size_t kInBytes = std::size_t{1} << 18;
-  std::unique_ptr<char[]> in_;
   z_stream zs_{};
   bool ok_ = false;
-  bool raw_eof_ = false;
-  bool done_ = false;
-  bool member_ended_ = false;
-  std::uint64_t consumed_ = 0;
 };
 
 // The same stream inflated by ISA-L (vendor/isal_api.h): the same bytes, the same members, and an
@@ -169,18 +188,15 @@ class GzipSource : public ByteSource {
 // with the next input; isal_inflate's own header reading needs the whole header in one buffer
 // (intel/isa-l#224: with FHCRC set, a header split between reads failed its check). The deflate
 // data and the trailer (CRC-32 and length, both checked) are then inflated with ISAL_GZIP_NO_HDR_VER.
-class IsalGzipSource : public ByteSource {
+class IsalGzipSource : public GzipInput {
  public:
   IsalGzipSource(const IsalApi& api, std::unique_ptr<Raw> raw, const std::string& head, std::string name, std::uint64_t size)
-      : api_(api), raw_(std::move(raw)), name_(std::move(name)), size_(size),
-        in_(std::make_unique_for_overwrite<std::uint8_t[]>(kInBytes + kCarry)),
+      : GzipInput(std::move(raw), head, std::move(name), size, kCarry), api_(api),
         st_(std::make_unique_for_overwrite<inflate_state>()) {
-    std::memcpy(in_.get(), head.data(), head.size());
     api_.inflate_init(st_.get());
     api_.gzip_header_init(&header_);
     st_->next_in = in_.get();
     st_->avail_in = static_cast<std::uint32_t>(head.size());
-    consumed_ = head.size();
   }
 
   Result<std::size_t> read(char* dst, std::size_t n) override {
@@ -191,15 +207,13 @@ class IsalGzipSource : public ByteSource {
     const std::uint32_t want = s.avail_out;
     while (s.avail_out == want) {
       if (!in_header_ && s.block_state == ISAL_BLOCK_FINISH) next_member();
-      if (s.avail_in == 0 && !raw_eof_) {
-        auto r = raw_->read(reinterpret_cast<char*>(in_.get()), kInBytes);
+      if (s.avail_in == 0 && !eof_) {
+        auto r = refill();
         if (!r) return r.error();
-        if (*r == 0) raw_eof_ = true;
-        consumed_ += *r;
         s.next_in = in_.get();
         s.avail_in = static_cast<std::uint32_t>(*r);
       }
-      if (s.avail_in == 0 && raw_eof_) {
+      if (s.avail_in == 0 && eof_) {
         // The end of the input: after a whole member, the end of the stream; else a cut stream,
         // unless ISA-L still holds bits of input or decoded bytes (called until it gives nothing).
         if (member_ended_) {
@@ -212,12 +226,9 @@ class IsalGzipSource : public ByteSource {
       if (in_header_) {
         const int rc = api_.read_gzip_header(&s, &header_);
         if (rc == ISAL_END_INPUT && s.avail_in == 0) continue;  // the header goes on in the next input
-        if (rc != ISAL_DECOMP_OK) return data_error(rc);
+        if (rc != ISAL_DECOMP_OK) return data_error(s.avail_in, isal_inflate_error(rc));
         // FLG bits 5-7 are reserved (RFC 1952, 2.3.1): zlib and gzip refuse them, ISA-L does not.
-        if ((header_.flags & 0xe0U) != 0) {
-          return make_error(ErrorKind::invalid, name_ + ": gzip data error at compressed byte " +
-                                                    std::to_string(consumed_ - s.avail_in) + " (unknown header flags set)");
-        }
+        if ((header_.flags & 0xe0U) != 0) return data_error(s.avail_in, "unknown header flags set");
         in_header_ = false;
         s.crc_flag = ISAL_GZIP_NO_HDR_VER;
         continue;
@@ -225,7 +236,7 @@ class IsalGzipSource : public ByteSource {
       const std::uint32_t in_before = s.avail_in, out_before = s.avail_out;
       const auto state_before = s.block_state;
       const int rc = api_.inflate(&s);
-      if (rc != ISAL_DECOMP_OK) return data_error(rc);
+      if (rc != ISAL_DECOMP_OK) return data_error(s.avail_in, isal_inflate_error(rc));
       stalled_ = s.avail_in == in_before && s.avail_out == out_before && s.block_state == state_before;
       // With input left, a call that takes none, writes none and moves on to no other state would be
       // repeated for ever: refused instead (never seen; a guard against a library that would).
@@ -236,8 +247,6 @@ class IsalGzipSource : public ByteSource {
     }
     return static_cast<std::size_t>(want - s.avail_out);
   }
-  [[nodiscard]] bool compressed() const override { return true; }
-  [[nodiscard]] std::uint64_t compressed_size() const override { return size_; }
   [[nodiscard]] const char* inflater() const override { return "ISA-L"; }
 
  private:
@@ -267,30 +276,13 @@ class IsalGzipSource : public ByteSource {
     member_ended_ = true;
     stalled_ = false;
   }
-  Error truncated() const {
-    return make_error(ErrorKind::invalid, name_ + ": gzip stream truncated at compressed byte " + std::to_string(consumed_));
-  }
-  Error data_error(int rc) const {
-    const std::uint64_t at = consumed_ - st_->avail_in;
-    return make_error(ErrorKind::invalid, name_ + ": gzip data error at compressed byte " + std::to_string(at) + " (" +
-                                              isal_inflate_error(rc) + ")");
-  }
 
+  static constexpr std::size_t kCarry = 8;  // ISA-L's bit buffer: 64 bits
   const IsalApi& api_;
-  std::unique_ptr<Raw> raw_;
-  std::string name_;
-  std::uint64_t size_;
-  static constexpr std::size_t kInBytes = std::size_t{1} << 18;  // as GzipSource's, never zero-filled
-  static constexpr std::size_t kCarry = 8;                        // ISA-L's bit buffer: 64 bits
-  std::unique_ptr<std::uint8_t[]> in_;
   std::unique_ptr<inflate_state> st_;
   isal_gzip_header header_{};
   bool in_header_ = true;
-  bool raw_eof_ = false;
-  bool done_ = false;
-  bool member_ended_ = false;
   bool stalled_ = false;  // the last inflate call took no input, wrote nothing and did not move on
-  std::uint64_t consumed_ = 0;
 };
 
 std::unique_ptr<ByteSource> wrap(std::unique_ptr<Raw> raw, const std::string& name, std::uint64_t size,
