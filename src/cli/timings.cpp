@@ -33,6 +33,7 @@ const bool kTimingsUi = register_ui([] {
     {"timings.trace.mb", {"MB", "MB"}},
     {"timings.trace.cut", {"cut into {n} parts", "切分为 {n} 段"}},
     {"timings.trace.part", {"part {k}: read, records sorted", "第 {k} 段：读取并排序记录"}},
+    {"timings.trace.part_gzip", {"part {k}: inflated by {lib}, read, records sorted", "第 {k} 段：{lib} 解压、读取并排序记录"}},
     {"timings.trace.read", {"read", "读取"}},
     {"timings.trace.read_gzip", {"read, inflated by {lib}", "读取（{lib} 解压）"}},
     {"timings.trace.merge", {"merge", "合并"}},
@@ -86,7 +87,10 @@ std::string render_trace_timings(const std::vector<trace::TraceFileTiming>& file
     }
     for (std::size_t k = 0; k < f.parts.size(); ++k) {
       const auto& p = f.parts[k];
-      std::string step = f.cut_ms >= 0           ? fill(tr(lang, "timings.trace.part"), {{"k", std::to_string(k + 1)}})
+      const std::string part = std::to_string(k + 1);
+      std::string step = f.cut_ms >= 0 ? (f.inflater.empty() ? fill(tr(lang, "timings.trace.part"), {{"k", part}})
+                                                             : fill(tr(lang, "timings.trace.part_gzip"),
+                                                                    {{"k", part}, {"lib", f.inflater}}))
                          : f.inflater.empty() ? tr(lang, "timings.trace.read")
                                               : fill(tr(lang, "timings.trace.read_gzip"), {{"lib", f.inflater}});
       table.push_back({f.file, step, ms(p.start_ms), ms(p.end_ms - p.start_ms), ms(p.cpu_ms), std::to_string(p.thread),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
+#include <limits>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -584,6 +585,27 @@ CorrLookup::CorrLookup(const std::vector<const PodVector<CorrRec>*>& parts) {
   for (const auto* p : parts) {
     if (!p->empty()) runs_.push_back({p->begin(), p->end(), p->begin()});
   }
+  order_.resize(runs_.size());
+  for (std::size_t k = 0; k < runs_.size(); ++k) order_[k] = static_cast<std::uint32_t>(k);
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return runs_[a].begin->id() < runs_[b].begin->id(); });
+  std::int64_t reach = std::numeric_limits<std::int64_t>::min();
+  for (std::uint32_t k : order_) {
+    lows_.push_back(runs_[k].begin->id());
+    reach = std::max(reach, (runs_[k].end - 1)->id());
+    reach_.push_back(reach);
+  }
+}
+
+void CorrLookup::spanning(std::int64_t id) {
+  spans_.clear();
+  // Entries before p start at or below id; going back, none before i reaches id once reach_[i] < id.
+  auto p = static_cast<std::size_t>(std::upper_bound(lows_.begin(), lows_.end(), id) - lows_.begin());
+  while (p > 0 && reach_[p - 1] >= id) {
+    --p;
+    if ((runs_[order_[p]].end - 1)->id() >= id) spans_.push_back(order_[p]);
+  }
+  if (spans_.size() > 1) std::sort(spans_.begin(), spans_.end());
 }
 
 const CorrRec* CorrLookup::find(Run& r, std::int64_t id) {
@@ -593,7 +615,9 @@ const CorrRec* CorrLookup::find(Run& r, std::int64_t id) {
 }
 
 const CorrRec* CorrLookup::first(std::int64_t id) {
-  for (auto& r : runs_) {
+  spanning(id);
+  for (std::uint32_t k : spans_) {
+    Run& r = runs_[k];
     const CorrRec* it = find(r, id);
     if (it != r.end && it->id() == id) return it;
   }

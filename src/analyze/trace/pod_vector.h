@@ -84,13 +84,14 @@ class PodVector {
   }
   PodVector(PodVector&& o) noexcept
       : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), cap_(std::exchange(o.cap_, 0)),
-        mapped_bytes_(std::exchange(o.mapped_bytes_, 0)), huge_pages_(o.huge_pages_) {}
+        block_(std::exchange(o.block_, 0)), mapped_bytes_(std::exchange(o.mapped_bytes_, 0)), huge_pages_(o.huge_pages_) {}
   PodVector& operator=(PodVector&& o) noexcept {
     if (this != &o) {
       release();
       p_ = std::exchange(o.p_, nullptr);
       n_ = std::exchange(o.n_, 0);
       cap_ = std::exchange(o.cap_, 0);
+      block_ = std::exchange(o.block_, 0);
       mapped_bytes_ = std::exchange(o.mapped_bytes_, 0);
       huge_pages_ = o.huge_pages_;
     }
@@ -143,6 +144,7 @@ class PodVector {
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;   // mapping granularity
   static constexpr std::size_t kPageBytes = 4096;
   static constexpr std::size_t kPopulateBytes = std::size_t{256} << 10;
+  static constexpr std::size_t kHeapStepBytes = std::size_t{64} << 10;
   static constexpr std::size_t kReserve = 8;                          // address space ahead
   static constexpr std::size_t kMaxReserved = std::size_t{1} << 40;   // of at most 1 TiB
 
@@ -160,7 +162,14 @@ class PodVector {
       return;
     }
 #endif
-    std::size_t cap = cap_ < 16 ? 16 : cap_ * 2;
+    // A heap block is also filled a step at a time (populate_heap): cap_ is where its pages are
+    // present, block_ its size.
+    if (mapped_bytes_ == 0 && need <= block_) {
+      populate_heap(need);
+      return;
+    }
+    const std::size_t have = std::max(cap_, block_);
+    std::size_t cap = have < 16 ? 16 : have * 2;
     if (cap < need) cap = need;
     if (cap > static_cast<std::size_t>(-1) / 2 / sizeof(T)) throw std::bad_alloc();
     std::size_t bytes = cap * sizeof(T);
@@ -187,6 +196,7 @@ class PodVector {
       T* old = p_;
       p_ = static_cast<T*>(q);
       mapped_bytes_ = bytes;
+      block_ = 0;
       if (fresh) {  // the heap block moves into the new mapping, whose pages are made present first
         cap_ = 0;
         populate(std::max(need, n_) * sizeof(T));
@@ -200,9 +210,29 @@ class PodVector {
 #endif
     void* q = std::realloc(static_cast<void*>(p_), bytes);
     if (q == nullptr) throw std::bad_alloc();
-    populate_block(q, bytes);
     p_ = static_cast<T*>(q);
-    cap_ = cap;
+    block_ = cap;
+    cap_ = n_;  // realloc wrote these; the rest of the block is made present as it is filled
+    populate_heap(need);
+  }
+
+  // Makes the heap block's pages present from cap_ up to at least `need` elements, kHeapStepBytes at
+  // a time (populate_block), and sets cap_ there: a block that doubled is filled half at most, and
+  // pages made present ahead of what is written are fresh memory a VM charges for (the records of a
+  // trace read in many parts are many such blocks).
+  void populate_heap(std::size_t need) {
+    const std::size_t from = cap_ * sizeof(T);
+    const std::size_t to = std::min(block_ * sizeof(T), std::max(need * sizeof(T), from + kHeapStepBytes));
+#if defined(MADV_POPULATE_WRITE) && !defined(PLUMB_POD_VECTOR_HEAP_ONLY)
+    if (to - from >= kHeapStepBytes) {
+      // From the page that holds the first byte (present already, or the step before left it out).
+      char* base = reinterpret_cast<char*>(p_);
+      char* first = base + from - reinterpret_cast<std::uintptr_t>(base + from) % kPageBytes;
+      char* last = base + to - reinterpret_cast<std::uintptr_t>(base + to) % kPageBytes;
+      if (last > first) ::madvise(first, static_cast<std::size_t>(last - first), MADV_POPULATE_WRITE);
+    }
+#endif
+    cap_ = std::max(need, to / sizeof(T));
   }
 
 #if !defined(PLUMB_POD_VECTOR_HEAP_ONLY)
@@ -227,11 +257,12 @@ class PodVector {
       std::free(p_);
     }
     p_ = nullptr;
-    n_ = cap_ = mapped_bytes_ = 0;
+    n_ = cap_ = block_ = mapped_bytes_ = 0;
   }
 
   T* p_ = nullptr;
   std::size_t n_ = 0, cap_ = 0;
+  std::size_t block_ = 0;         // a heap block's size in elements (cap_ <= block_); 0 for a mapping
   std::size_t mapped_bytes_ = 0;  // > 0: p_ is an anonymous mapping of this size
   bool huge_pages_ = pod_vector_huge_pages.load(std::memory_order_relaxed);  // new mappings ask for huge pages
 };

@@ -10,8 +10,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -32,7 +34,9 @@ class Pipeline : public TraceSink {
   // With `keep_headers` the top-level keys are kept (headers()) instead of applied, for a part of a
   // trace read on its own thread.
   Pipeline(const std::string& name, TraceRecords& rec, const TraceOptions& opt, bool keep_headers = false)
-      : parser_(name, opt.fast_scan, opt.simdjson_batches), builder_(name, rec), keep_headers_(keep_headers) {}
+      : parser_(std::make_unique<BatchParser>(name, opt.fast_scan, opt.simdjson_batches)),
+        builder_(name, rec),
+        keep_headers_(keep_headers) {}
   Result<bool> header(std::string_view key, std::string_view value) override {
     if (keep_headers_) {
       headers_.emplace_back(key, value);
@@ -42,14 +46,17 @@ class Pipeline : public TraceSink {
     return true;
   }
   Result<bool> events(const char* json, std::size_t len, std::uint64_t offset, const BatchIndex& index) override {
-    return parser_.parse(json, len, offset, index, builder_);
+    return parser_->parse(json, len, offset, index, builder_);
   }
+  // Frees the parser's buffers once the part is read (on its thread, whose heap the next part's
+  // parser then takes them from instead of fresh pages); the records and headers stay.
+  void drop_parser() { parser_.reset(); }
   [[nodiscard]] std::int64_t events() const { return builder_.events(); }
   RecordBuilder& builder() { return builder_; }
   [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
 
  private:
-  BatchParser parser_;
+  std::unique_ptr<BatchParser> parser_;
   RecordBuilder builder_;
   bool keep_headers_;
   std::vector<std::pair<std::string, std::string>> headers_;
@@ -105,12 +112,29 @@ Result<bool> collect_source(ByteSource& src, const std::string& name, const Trac
   return true;
 }
 
-// The file offset of the first event that starts at or after `from` ('{' after "}," with optional
-// white space, followed by a key), when one does within `window` bytes. A guess: a string can hold
-// the same bytes; read_parts checks every cut against the part before it. Reads 4 KiB first, then
-// 64 KiB, then the whole window: an event boundary is nearly always in the first few hundred bytes,
-// and every fresh page of a larger buffer is a page fault on the thread that cuts the trace before
-// the parts can start.
+// The offset in `b` of the first event start ('{' after "}," with optional white space, followed by
+// a key), or npos when there is none or `b` ends inside the pattern. A guess: a string can hold the
+// same bytes; the part before a cut checks it (read_parts).
+std::size_t event_start_in(std::string_view b) {
+  auto ws = [&](std::size_t i) { return i < b.size() && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'); };
+  for (std::size_t i = b.find('}'); i != std::string_view::npos; i = b.find('}', i + 1)) {
+    std::size_t j = i + 1;
+    while (ws(j)) ++j;
+    if (j >= b.size() || b[j] != ',') continue;
+    ++j;
+    while (ws(j)) ++j;
+    if (j >= b.size() || b[j] != '{') continue;
+    std::size_t k = j + 1;
+    while (ws(k)) ++k;
+    if (k < b.size() && b[k] == '"') return j;
+  }
+  return std::string_view::npos;
+}
+
+// The file offset of the first event that starts at or after `from`, when one does within `window`
+// bytes (event_start_in). Reads 4 KiB first, then 64 KiB, then the whole window: an event boundary
+// is nearly always in the first few hundred bytes, and every fresh page of a larger buffer is a page
+// fault on the thread that cuts the trace before the parts can start.
 std::optional<std::uint64_t> event_start_after(const RandomAccess& ra, std::uint64_t from, std::size_t window) {
   // Not zero-filled: only the pages the reads write are touched.
   auto buf = std::make_unique_for_overwrite<char[]>(window);
@@ -120,19 +144,8 @@ std::optional<std::uint64_t> event_start_after(const RandomAccess& ra, std::uint
     if (!n) return std::nullopt;
     const std::size_t got = have + *n;
     const bool all = got < want || want == window;  // the file or the window ends here
-    const std::string_view b(buf.get(), got);
-    auto ws = [&](std::size_t i) { return i < b.size() && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'); };
-    for (std::size_t i = b.find('}'); i != std::string_view::npos; i = b.find('}', i + 1)) {
-      std::size_t j = i + 1;
-      while (ws(j)) ++j;
-      if (j >= b.size() || b[j] != ',') continue;
-      ++j;
-      while (ws(j)) ++j;
-      if (j >= b.size() || b[j] != '{') continue;
-      std::size_t k = j + 1;
-      while (ws(k)) ++k;
-      if (k < b.size() && b[k] == '"') return from + j;
-    }
+    const std::size_t at = event_start_in(std::string_view(buf.get(), got));
+    if (at != std::string_view::npos) return from + at;
     if (all) return std::nullopt;
     have = got;  // the next read looks again from the start, at a border cut by this one's end too
   }
@@ -149,6 +162,81 @@ struct Part {
   TracePartTiming timing;  // when opt.timings is set
   explicit Part(std::uint64_t from) : start(from), control(from) {}
 };
+
+// Reads one part from `ra` (from part.start to the event at part.stop, or the end) into its records,
+// sorted on this thread: the analysis' sorts of the merged arrays are then one linear pass
+// (records.h, sort_records).
+void read_part(Part& part, const RandomAccess& ra, const std::string& name, const TraceOptions& opt, bool legacy,
+               PartControl* control) {
+  StreamRange range;
+  range.start = part.start;
+  range.in_events = part.start > 0;
+  range.legacy = legacy;
+  range.stop_at = part.stop;
+  range.control = control;
+  auto src = range_source(ra, part.start);
+  try {
+    part.stats = stream_trace(*src, name, *part.pipe, opt.limits, range);
+    if (*part.stats) sort_records(part.rec);
+  } catch (const std::exception& e) {
+    part.stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
+  }
+  part.pipe->drop_parser();
+}
+
+// A part's reader, with the records of every part but the first on small pages: they live until
+// the merge hands them to the first part's, written once and read once, so a run on N threads asks
+// the kernel for as many huge pages as a run on one (docs/performance-trace.md).
+std::unique_ptr<Part> make_part(std::uint64_t start, std::uint64_t stop, const std::string& name, const TraceOptions& opt) {
+  auto p = std::make_unique<Part>(start);
+  p->stop = stop;
+  p->running = true;
+  if (start > 0) p->rec.small_pages();
+  p->pipe = std::make_unique<Pipeline>(name, p->rec, opt, true);
+  return p;
+}
+
+// Checks that each part stopped exactly at the event where the next one starts (each cut is read
+// from a known state: not inside a string, not after the end of the events array) and merges the
+// parts, in file order, into `c`. False when a part failed or a cut was not an event boundary.
+// `size`: the bytes of the whole trace.
+bool merge_parts(std::vector<std::unique_ptr<Part>>& parts, std::uint64_t size, const TraceOptions& opt, Collected& c) {
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (!parts[k]->stats) return false;
+    const auto& st = *parts[k]->stats;
+    if (!st) return false;
+    if (k + 1 < parts.size() && !(st->stopped && st->stopped_at == parts[k + 1]->start)) return false;
+  }
+  RecordBuilder& into = parts[0]->pipe->builder();
+  // Top-level keys in file order: the first part holds those before traceEvents, the last those after.
+  for (const auto& [key, value] : parts[0]->pipe->headers()) into.on_header(key, value);
+  std::uint64_t batches = (*parts[0]->stats)->batches;
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    into.append(parts[k]->pipe->builder());
+    for (const auto& [key, value] : parts[k]->pipe->headers()) into.on_header(key, value);
+    batches += (*parts[k]->stats)->batches;
+  }
+  c.stats = **parts[0]->stats;
+  c.stats.bytes = size;
+  c.stats.batches = batches;
+  c.stats.stopped = false;
+  c.stats.stopped_at = 0;
+  c.events = into.events();
+  c.parts = parts.size();
+  c.rec = std::move(parts[0]->rec);
+  if (opt.timings != nullptr) {
+    c.timing.merge_ms = opt.timings->now_ms();
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      TracePartTiming t = parts[k]->timing;
+      t.bytes = (k + 1 < parts.size() ? parts[k + 1]->start : size) - parts[k]->start;
+      c.timing.parts.push_back(t);
+    }
+  }
+  // The parts' readers (parser buffers, the later parts' emptied arrays) are freed on another
+  // thread while this one analyses the records.
+  release_in_background(std::move(parts));
+  return true;
+}
 
 // Reads the trace in parts on up to opt.threads threads and merges them in file order. False (and
 // nothing in `c`) when the trace cannot be cut, a cut turns out not to be an event boundary, or a part
@@ -179,35 +267,11 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
   if (cuts.size() < 2) return false;
   std::mutex mu;
   std::vector<std::unique_ptr<Part>> parts;  // in file order
-  auto new_part = [&](std::uint64_t start, std::uint64_t stop) {
-    auto p = std::make_unique<Part>(start);
-    p->stop = stop;
-    p->running = true;
-    // The records of every part but the first live until the merge copies them into the first
-    // part's: written once, read once. They take small pages, so a run on N threads asks the
-    // kernel for as many huge pages as a run on one (docs/performance-trace.md).
-    if (start > 0) p->rec.small_pages();
-    p->pipe = std::make_unique<Pipeline>(name, p->rec, opt, true);
-    return p;
-  };
+  auto new_part = [&](std::uint64_t start, std::uint64_t stop) { return make_part(start, stop, name, opt); };
   for (std::size_t k = 0; k < cuts.size(); ++k) parts.push_back(new_part(cuts[k], k + 1 < cuts.size() ? cuts[k + 1] : ~std::uint64_t{0}));
   auto run = [&](Part& part) {
-    StreamRange range;
-    range.start = part.start;
-    range.in_events = part.start > 0;
-    range.legacy = legacy;
-    range.stop_at = part.stop;
-    range.control = &part.control;
-    auto src = range_source(ra, part.start);
     if (opt.timings != nullptr) part.timing = part_timing_start(*opt.timings, part.start);
-    try {
-      part.stats = stream_trace(*src, name, *part.pipe, opt.limits, range);
-      // Sorted here, on the part's thread: the analysis' sorts of the merged arrays are then one
-      // linear pass (records.h, sort_records).
-      if (*part.stats) sort_records(part.rec);
-    } catch (const std::exception& e) {
-      part.stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
-    }
+    read_part(part, ra, name, opt, legacy, &part.control);
     if (opt.timings != nullptr) part_timing_end(*opt.timings, part.timing);
     part.control.finish();  // before the lock: a thief holding it may be waiting for this answer
     std::lock_guard<std::mutex> lock(mu);
@@ -252,41 +316,170 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
   work(initial[0]);
   for (auto& t : threads) t.join();
   if (opt.timings != nullptr) c.timing.read_ms = opt.timings->now_ms();
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    const auto& st = *parts[k]->stats;
-    if (!st) return false;
-    // Each cut is checked by the part before it, read from a known state: it must have stopped at
-    // exactly that event (not inside a string, not after the end of the events array).
-    if (k + 1 < parts.size() && !(st->stopped && st->stopped_at == parts[k + 1]->start)) return false;
+  return merge_parts(parts, size, opt, c);
+}
+
+// A thread's buffer for the parts it inflates, kept from one part to the next (fresh pages are the
+// largest cost of a run on a VM), never zero-filled: bytes are written before they are read. The
+// part is read in place (stream_trace_in_place): a byte before it and kStreamSlack after it.
+struct PartBuffer {
+  std::unique_ptr<char[]> block;
+  std::size_t cap = 0, len = 0;
+  char* data() { return block.get() + 1; }
+  void reserve(std::size_t n) {
+    if (n <= cap) return;
+    const std::size_t c = std::max(n, cap * 2);
+    auto d = std::make_unique_for_overwrite<char[]>(1 + c + kStreamSlack);
+    if (len > 0) std::memcpy(d.get() + 1, data(), len);
+    block = std::move(d);
+    cap = c;
   }
-  RecordBuilder& into = parts[0]->pipe->builder();
-  // Top-level keys in file order: the first part holds those before traceEvents, the last those after.
-  for (const auto& [key, value] : parts[0]->pipe->headers()) into.on_header(key, value);
-  std::uint64_t batches = (*parts[0]->stats)->batches;
-  for (std::size_t k = 1; k < parts.size(); ++k) {
-    into.append(parts[k]->pipe->builder());
-    for (const auto& [key, value] : parts[k]->pipe->headers()) into.on_header(key, value);
-    batches += (*parts[k]->stats)->batches;
+};
+
+// Reads one part of a trace without random access from `buf`, in place (like read_part).
+void read_part_in_place(Part& part, PartBuffer& buf, const std::string& name, const TraceOptions& opt, bool legacy) {
+  StreamRange range;
+  range.start = part.start;
+  range.in_events = part.start > 0;
+  range.legacy = legacy;
+  range.stop_at = part.stop;
+  try {
+    part.stats = stream_trace_in_place(buf.data(), buf.len, name, *part.pipe, opt.limits, range);
+    if (*part.stats) sort_records(part.rec);
+  } catch (const std::exception& e) {
+    part.stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
   }
-  c.stats = **parts[0]->stats;
-  c.stats.bytes = size;
-  c.stats.batches = batches;
-  c.stats.stopped = false;
-  c.stats.stopped_at = 0;
-  c.events = into.events();
-  c.parts = parts.size();
-  c.rec = std::move(parts[0]->rec);
-  if (opt.timings != nullptr) {
-    c.timing.merge_ms = opt.timings->now_ms();
-    for (std::size_t k = 0; k < parts.size(); ++k) {
-      TracePartTiming t = parts[k]->timing;
-      t.bytes = (k + 1 < parts.size() ? parts[k + 1]->start : size) - parts[k]->start;
-      c.timing.parts.push_back(t);
+  part.pipe->drop_parser();
+}
+
+// Reads a trace without random access (gzip) in parts on up to opt.threads threads, and merges them
+// like read_parts. The trace is cut as it is inflated: a thread takes the inflater, inflates the next
+// part into its own buffer (about opt.stream_part bytes, the first parts smaller, up to the first
+// event start after that), hands the bytes read past the cut on to the next part, lets the inflater
+// go, and reads its part while another thread inflates the next. False (the source then partly
+// read) when a cut turns out not to be an event boundary, when no event starts within
+// opt.limits.max_event bytes after a cut, or when the source or a part fails: the caller then reads
+// the trace again on one thread, which also gives the one-thread error message.
+bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOptions& opt, Collected& c) {
+  constexpr std::size_t kFirstPart = std::size_t{1} << 20;
+  constexpr std::size_t kRead = std::size_t{256} << 10;
+  const std::size_t part_max = std::max<std::size_t>(opt.stream_part, 1);
+  std::mutex mu;                 // held by the thread that inflates; guards everything below
+  std::string carry;             // bytes inflated past the last cut: the start of the next part
+  std::uint64_t next = 0;        // their offset in the trace
+  std::size_t made = 0;          // parts made so far
+  bool end = false;              // the source has been read to its end
+  std::uint64_t size = 0;        // then: the trace's bytes
+  bool legacy = false;           // the top level is an array of events (from the first part)
+  std::atomic<bool> failed{false};
+  std::vector<std::unique_ptr<Part>> parts;  // in file order: made under `mu`
+  // Under `mu`: the next part's bytes into `buf`; the part, or null when there is nothing left to read
+  // or reading failed (then `failed` is set).
+  auto next_part = [&](PartBuffer& buf) -> Part* {
+    if (end || failed.load(std::memory_order_relaxed)) return nullptr;
+    auto fail = [&] {
+      failed = true;
+      return nullptr;
+    };
+    const std::uint64_t base = next;
+    const std::size_t want = std::min(part_max, kFirstPart << std::min<std::size_t>(made, 16));
+    buf.len = 0;
+    // The largest part at once: a buffer that doubled as the parts grew would be fresh pages each time.
+    buf.reserve(std::max(carry.size(), part_max) + kRead);
+    std::memcpy(buf.data(), carry.data(), carry.size());
+    buf.len = carry.size();
+    bool eof = false;
+    auto fill = [&](std::size_t upto) {
+      buf.reserve(upto);
+      while (buf.len < upto && !eof) {
+        auto n = src.read(buf.data() + buf.len, std::min(upto - buf.len, kRead));
+        if (!n) return false;
+        eof = *n == 0;
+        buf.len += *n;
+      }
+      return true;
+    };
+    std::size_t look = 4096;  // bytes past `want` to look for the first event start in
+    std::size_t cut = std::string_view::npos;
+    if (!fill(want + look)) return fail();
+    while (true) {
+      if (buf.len > want) {
+        const std::size_t at = event_start_in(std::string_view(buf.data() + want, buf.len - want));
+        if (at != std::string_view::npos) {
+          cut = want + at;
+          break;
+        }
+      }
+      if (eof) break;
+      if (buf.len - want > opt.limits.max_event) return fail();  // no event start: one thread says why
+      look *= 4;
+      if (!fill(want + look)) return fail();
     }
+    // The splitter checks no event's size in place: a part within the limit holds none beyond it.
+    if (buf.len > opt.limits.max_event) return fail();
+    if (made == 0) {
+      const std::string_view head(buf.data(), std::min<std::size_t>(buf.len, 4096));
+      const std::size_t first = head.find_first_not_of(" \n\r\t");
+      legacy = first != std::string_view::npos && head[first] == '[';
+    }
+    ++made;
+    if (cut == std::string_view::npos) {
+      end = true;
+      size = base + buf.len;
+    } else {
+      carry.assign(buf.data() + cut, buf.len - cut);
+      next = base + cut;
+    }
+    parts.push_back(make_part(base, cut == std::string_view::npos ? ~std::uint64_t{0} : base + cut, name, opt));
+    return parts.back().get();
+  };
+  // A thread is started each time a part is made with more to come, up to opt.threads in all: a
+  // trace of one part (most gzip traces, a few megabytes) starts none.
+  std::vector<std::thread> threads;  // under `mu`
+  std::function<void()> work = [&] {
+    PartBuffer buf;  // this thread's, for every part it reads
+    try {
+      while (true) {
+        Part* part = nullptr;
+        bool is_legacy = false;
+        TracePartTiming timing;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (opt.timings != nullptr) timing = part_timing_start(*opt.timings, next);
+          part = next_part(buf);
+          is_legacy = legacy;
+          if (part != nullptr && !end && threads.size() + 1 < static_cast<std::size_t>(std::max(opt.threads, 1))) {
+            threads.emplace_back([&work] { work(); });
+          }
+        }
+        if (part == nullptr) return;
+        read_part_in_place(*part, buf, name, opt, is_legacy);
+        if (opt.timings != nullptr) {
+          part_timing_end(*opt.timings, timing);
+          part->timing = timing;
+        }
+        if (!*part->stats) failed = true;
+      }
+    } catch (const std::exception&) {  // memory for a part or a thread: one thread reads it instead
+      failed = true;
+    }
+  };
+  if (opt.timings != nullptr) c.timing.cut_ms = opt.timings->now_ms();
+  work();
+  // No thread is started once the last part is made, which this thread has seen.
+  std::vector<std::thread> started;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    started.swap(threads);
   }
-  // The parts' readers (parser buffers, the later parts' emptied arrays) are freed on another
-  // thread while this one analyses the records.
-  release_in_background(std::move(parts));
+  for (auto& t : started) t.join();
+  if (failed || parts.empty()) return false;
+  if (opt.timings != nullptr) {
+    c.timing.read_ms = opt.timings->now_ms();
+    if (const char* lib = src.inflater()) c.timing.inflater = lib;
+  }
+  if (!merge_parts(parts, size, opt, c)) return false;
+  if (c.parts == 1) c.timing.cut_ms = c.timing.merge_ms = -1;  // read whole on one thread: no cut, no merge
   return true;
 }
 
@@ -372,6 +565,30 @@ Result<TraceRank> analyze_source(ByteSource& src, const std::string& name, const
   return analyze_collected(c, name, opt, start);
 }
 
+// A gzip trace on several threads: in parts cut as it is inflated (read_stream_parts); where that
+// fails, read again from `reopen` on one thread while a second inflates, which also gives the
+// one-thread error message.
+Result<TraceRank> analyze_compressed(std::unique_ptr<ByteSource> src,
+                                     const std::function<Result<std::unique_ptr<ByteSource>>()>& reopen,
+                                     const std::string& name, const TraceOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  {
+    Collected c;
+    if (opt.timings != nullptr) c.timing.start_ms = opt.timings->now_ms();
+    if (read_stream_parts(*src, name, opt, c)) {
+      if (opt.parts_read != nullptr) *opt.parts_read = c.parts;
+      auto r = analyze_collected(c, name, opt, start);
+      release_in_background(std::move(c));
+      return r;
+    }
+  }
+  src.reset();
+  auto again = reopen();
+  if (!again) return again.error();
+  auto ahead = read_ahead(std::move(*again));
+  return analyze_source(*ahead, name, opt);
+}
+
 std::optional<std::uint32_t> quota_cpus(const std::string& dir, bool v2) {
   std::ifstream in(dir + (v2 ? "/cpu.max" : "/cpu.cfs_quota_us"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -398,10 +615,8 @@ Result<TraceRank> analyze_trace_file(const std::string& path, const TraceOptions
   }
   auto src = open_trace_file(path);
   if (!src) return src.error();
-  // gzip: inflate on a second thread while this one parses.
   if (opt.threads > 1 && (*src)->compressed()) {
-    auto ahead = read_ahead(std::move(*src));
-    return analyze_source(*ahead, path, opt);
+    return analyze_compressed(std::move(*src), [&] { return open_trace_file(path); }, path, opt);
   }
   return analyze_source(**src, path, opt);
 }
@@ -411,7 +626,10 @@ Result<TraceRank> analyze_trace_bytes(std::string_view data, const std::string& 
     if (auto ra = memory_random_access(data)) return analyze_trace_random_access(*ra, name, opt);
   }
   auto src = memory_source(data, name);
-  if (opt.threads > 1 && src->compressed()) src = read_ahead(std::move(src));
+  if (opt.threads > 1 && src->compressed()) {
+    return analyze_compressed(std::move(src), [&] { return Result<std::unique_ptr<ByteSource>>(memory_source(data, name)); },
+                              name, opt);
+  }
   return analyze_source(*src, name, opt);
 }
 

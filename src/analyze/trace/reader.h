@@ -65,14 +65,18 @@ class TraceTimings {
 struct TraceOptions {
   StepFilter steps;
   StreamLimits limits;
-  // Threads for one uncompressed trace (its events array cut into parts read at once, then merged
-  // in file order: the result equals the one-thread read), and for the files of analyze_trace_files.
+  // Threads for one trace (its events array cut into parts read at once, then merged in file order:
+  // the result equals the one-thread read), and for the files of analyze_trace_files.
   int threads = 1;
   // A trace is cut into at most size / min_part parts.
   std::size_t min_part = std::size_t{8} << 20;
   // A thread done with its part takes over half of what is left of the largest part still being
   // read while that is at least this many bytes (0: never).
   std::size_t min_steal = std::size_t{16} << 20;
+  // A gzip trace read on several threads is cut, as it is inflated, into parts of about this many
+  // bytes of JSON (the first one smaller, 1 MiB), each read on the thread that inflated it; each
+  // thread keeps a buffer of this size (docs/performance-trace.md).
+  std::size_t stream_part = std::size_t{4} << 20;
   // false: every event through simdjson On-Demand, not plumb's own scanner first (to compare them).
   bool fast_scan = true;
   // When set: receives the number of parts the trace was read in (1: on one thread).

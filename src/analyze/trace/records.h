@@ -153,9 +153,10 @@ struct TraceRecords {
 };
 
 // Finds correlation rows by id in the parts' arrays, each sorted by id (sort_records), as if they
-// were one array sorted stably: among equal ids, the rows of an earlier part first. Each array is
-// searched from its previous answer (ids are asked for in almost rising order, as kernels were
-// launched) and passed over when the id lies outside its first and last id.
+// were one array sorted stably: among equal ids, the rows of an earlier part first. Only the arrays
+// whose first and last ids span the id are searched (found by a binary search over the arrays'
+// first ids: a trace read in a hundred parts asks a few arrays, not a hundred), each from its
+// previous answer (ids are asked for in almost rising order, as kernels were launched).
 class CorrLookup {
  public:
   explicit CorrLookup(const std::vector<const PodVector<CorrRec>*>& parts);
@@ -164,7 +165,9 @@ class CorrLookup {
   // Whether a row with this id satisfies pred (rows in that order).
   template <class Pred>
   bool any(std::int64_t id, Pred pred) {
-    for (auto& r : runs_) {
+    spanning(id);
+    for (std::uint32_t k : spans_) {
+      Run& r = runs_[k];
       for (const CorrRec* it = find(r, id); it != r.end && it->id() == id; ++it) {
         if (pred(*it)) return true;
       }
@@ -180,7 +183,13 @@ class CorrLookup {
   };
   // The first row of r with an id not below `id`; r.end when the id is outside r's ids.
   static const CorrRec* find(Run& r, std::int64_t id);
+  // The arrays whose ids span `id`, in part order, into spans_.
+  void spanning(std::int64_t id);
   std::vector<Run> runs_;
+  std::vector<std::int64_t> lows_;     // the arrays' first ids, ascending
+  std::vector<std::uint32_t> order_;   // the array of each entry of lows_
+  std::vector<std::int64_t> reach_;    // the largest last id of entries 0..i of lows_
+  std::vector<std::uint32_t> spans_;
 };
 
 struct StepFilter {

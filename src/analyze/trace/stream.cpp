@@ -41,10 +41,16 @@ class ReadBuffer {
     if (keep > 0) std::memcpy(q.get(), p_.get(), keep);
     p_ = std::move(q);
   }
-  char* data() { return p_.get(); }
+  // The caller's bytes instead (stream_trace_in_place).
+  void borrow(char* p) {
+    p_.reset();
+    borrowed_ = p;
+  }
+  char* data() { return borrowed_ != nullptr ? borrowed_ : p_.get(); }
 
  private:
   std::unique_ptr<char[]> p_;
+  char* borrowed_ = nullptr;
 };
 
 class Splitter {
@@ -60,6 +66,13 @@ class Splitter {
       state_ = St::events;
       start_events();
     }
+  }
+
+  // Reads `len` bytes at `data` in place instead of the source (stream_trace_in_place).
+  void borrow(char* data, std::size_t len) {
+    buf_.borrow(data - 1);
+    cap_ = len_ = len;
+    borrowed_ = true;
   }
 
   Result<StreamStats> run() {
@@ -100,6 +113,11 @@ class Splitter {
 
   // Reads more input; false at the end of the source.
   Result<bool> fill() {
+    if (borrowed_) {  // every byte is there already: the end
+      auto fb = flush();
+      if (!fb) return fb.error();
+      return false;
+    }
     std::size_t keep = pos_;
     if (state_ == St::events && depth_ > 0) keep = ev_start_;
     if (state_ == St::obj_key_read) keep = key_start_;
@@ -632,6 +650,7 @@ class Splitter {
   std::uint64_t stop_at_;  // StreamRange::stop_at, or an earlier stop taken from control_
   PartControl* control_;
   int simd_ = 0;           // splitter_simd_level
+  bool borrowed_ = false;  // buf_ is the caller's (borrow)
   bool stopped_ = false;
   St state_ = St::start;
   std::string key_;
@@ -705,6 +724,14 @@ int splitter_simd_level(int wanted) {
 Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, TraceSink& sink, const StreamLimits& limits,
                                  const StreamRange& range) {
   Splitter s(src, name, sink, limits, range);
+  return s.run();
+}
+
+Result<StreamStats> stream_trace_in_place(char* data, std::size_t len, const std::string& name, TraceSink& sink,
+                                          const StreamLimits& limits, const StreamRange& range) {
+  auto none = memory_source({}, name);
+  Splitter s(*none, name, sink, limits, range);
+  s.borrow(data, len);
   return s.run();
 }
 

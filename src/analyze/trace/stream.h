@@ -110,5 +110,12 @@ int splitter_simd_level(int wanted = 2);
 // Reads the whole source. Errors are one line naming `name` and a byte offset.
 Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, TraceSink& sink,
                                  const StreamLimits& limits = {}, const StreamRange& range = {});
+// The same on `len` bytes at `data` (the whole source from range.start), read in place: the byte
+// before `data` and kStreamSlack bytes after data + len must be writable too (a batch handed to the
+// sink is framed there, the bytes put back after it). Events are not checked against
+// limits.max_event: the caller keeps `len` within it.
+inline constexpr std::size_t kStreamSlack = kBatchPadding + 2;
+Result<StreamStats> stream_trace_in_place(char* data, std::size_t len, const std::string& name, TraceSink& sink,
+                                          const StreamLimits& limits = {}, const StreamRange& range = {});
 
 }  // namespace plumb::trace

@@ -19,6 +19,7 @@
 #include "analyze/trace/source.h"
 #include "analyze/trace/stream.h"
 #include "../../../test_util.h"
+#include "deflate_util.h"
 
 namespace plumb::trace {
 namespace {
@@ -447,6 +448,122 @@ TEST(TraceParallel, GzipInflatedOnASecondThreadReadsTheSame) {
     ASSERT_FALSE(a.ok());
     ASSERT_FALSE(b.ok());
     EXPECT_EQ(a.error().message, b.error().message);
+  }
+}
+
+// A gzip trace read on several threads is cut into parts as it is inflated (stream_part bytes each,
+// the first ones smaller): every size of part, thread count and format gives the one-thread result,
+// with the parts' records merged (more than one part), whether the trace is one gzip member or
+// several, and with the cutter's traps in the strings (a refused cut reads the trace again on one
+// thread, with the same result).
+TraceOptions gzip_parts(int threads, std::size_t stream_part, std::size_t* parts = nullptr) {
+  TraceOptions o = parallel(threads, 4096, parts);
+  o.stream_part = stream_part;
+  return o;
+}
+
+TEST(TraceGzipParts, EveryPartSizeGivesTheOneThreadResult) {
+  for (bool legacy : {false, true}) {
+    for (bool traps : {false, true}) {
+      const std::string text = make_trace(60, traps, legacy, !legacy);
+      const std::string gz = test::deflate_with(text, 6, 15 + 16);
+      const std::string members = test::deflate_with(text.substr(0, text.size() / 3), 1, 15 + 16) +
+                                  test::deflate_with(text.substr(text.size() / 3), 9, 15 + 16);
+      std::size_t most = 0;
+      for (const std::string* data : {&gz, &members}) {
+        auto one = must_parallel(analyze_trace_bytes(*data, "t.json.gz"));
+        ASSERT_EQ(one.steps.size(), 60u);
+        for (int threads : {2, 3, 5}) {
+          for (std::size_t part : {700u, 3000u, 7777u, 1u << 20}) {
+            std::size_t parts = 0;
+            auto many = must_parallel(analyze_trace_bytes(*data, "t.json.gz", gzip_parts(threads, part, &parts)));
+            expect_same(one, many);
+            most = std::max(most, parts);
+            if (!traps) {
+              EXPECT_EQ(parts > 1, part < text.size()) << part << " bytes a part, " << text.size() << " in all";
+            }
+          }
+        }
+      }
+      // With the traps, some cut of so many falls inside a string: the trace is read again on one thread.
+      if (!traps) EXPECT_GT(most, 10u) << "legacy " << legacy;
+    }
+  }
+}
+
+// The parts' offsets and sizes cover the trace end to end, in file order, and each says which
+// library inflated it.
+TEST(TraceGzipParts, TimingsCoverTheTraceEndToEnd) {
+  const std::string text = make_trace(60, false, false);
+  const std::string gz = test::deflate_with(text, 6, 15 + 16);
+  TraceTimings timings(std::chrono::steady_clock::now());
+  std::size_t parts = 0;
+  TraceOptions o = gzip_parts(3, 5000, &parts);
+  o.timings = &timings;
+  must_parallel(analyze_trace_bytes(gz, "t.json.gz", o));
+  auto files = timings.files();
+  ASSERT_EQ(files.size(), 1u);
+  const auto& f = files[0];
+  ASSERT_GT(parts, 1u);
+  ASSERT_EQ(f.parts.size(), parts);
+  EXPECT_FALSE(f.inflater.empty());
+  EXPECT_GE(f.cut_ms, 0);
+  EXPECT_GE(f.merge_ms, f.read_ms);
+  std::uint64_t at = 0;
+  for (const auto& p : f.parts) {
+    EXPECT_EQ(p.offset, at);
+    EXPECT_GT(p.bytes, 0u);
+    at += p.bytes;
+    EXPECT_LE(p.start_ms, p.end_ms);
+    EXPECT_GT(p.thread, 0);
+  }
+  EXPECT_EQ(at, text.size());
+  // One part (a trace smaller than the first part): read on one thread, no cut and no merge.
+  TraceTimings whole(std::chrono::steady_clock::now());
+  o = gzip_parts(3, 1u << 20, &parts);
+  o.timings = &whole;
+  must_parallel(analyze_trace_bytes(gz, "t.json.gz", o));
+  EXPECT_EQ(parts, 1u);
+  ASSERT_EQ(whole.files().size(), 1u);
+  EXPECT_LT(whole.files()[0].cut_ms, 0);
+  EXPECT_LT(whole.files()[0].merge_ms, 0);
+}
+
+// Bad gzip or bad JSON inside it, an event larger than the limit, no event border for longer than
+// the limit: the error of the one-thread read, whatever the part size.
+TEST(TraceGzipParts, ErrorsAreTheOneThreadErrors) {
+  const std::string text = make_trace(40, false, false);
+  const std::string gz = test::deflate_with(text, 6, 15 + 16);
+  std::string flipped = gz;
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x55);
+  const std::string huge_name(20000, 'n');
+  const std::string huge = text.substr(0, text.size() / 2) + R"({"ph": "X", "name": ")" + huge_name +
+                           R"(", "ts": 1, "dur": 1},)" + text.substr(text.size() / 2);
+  struct Case {
+    std::string data;
+    std::size_t max_event;
+  };
+  const std::vector<Case> cases = {
+      {gz.substr(0, gz.size() * 3 / 4), 256u << 20},                                             // truncated gzip
+      {flipped, 256u << 20},                                                                      // corrupt gzip
+      {test::deflate_with(text.substr(0, text.size() * 2 / 3), 6, 15 + 16), 256u << 20},          // truncated JSON
+      {test::deflate_with(text.substr(0, text.size() / 2) + "}}" + text.substr(text.size() / 2), 6, 15 + 16),
+       256u << 20},                                                                               // unbalanced
+      {test::deflate_with(huge, 6, 15 + 16), 16384},                                             // event too large
+      {test::deflate_with(huge, 6, 15 + 16), 4096},                                              // no border in reach
+  };
+  for (const auto& c : cases) {
+    TraceOptions one_opt;
+    one_opt.limits.max_event = c.max_event;
+    auto one = analyze_trace_bytes(c.data, "bad.json.gz", one_opt);
+    ASSERT_FALSE(one.ok());
+    for (std::size_t part : {1000u, 6000u}) {
+      TraceOptions o = gzip_parts(3, part);
+      o.limits.max_event = c.max_event;
+      auto many = analyze_trace_bytes(c.data, "bad.json.gz", o);
+      ASSERT_FALSE(many.ok());
+      EXPECT_EQ(one.error().message, many.error().message);
+    }
   }
 }
 
