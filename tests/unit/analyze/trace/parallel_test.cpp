@@ -486,7 +486,9 @@ TEST(TraceGzipParts, EveryPartSizeGivesTheOneThreadResult) {
         }
       }
       // With the traps, some cut of so many falls inside a string: the trace is read again on one thread.
-      if (!traps) EXPECT_GT(most, 10u) << "legacy " << legacy;
+      if (!traps) {
+        EXPECT_GT(most, 10u) << "legacy " << legacy;
+      }
     }
   }
 }
