@@ -412,7 +412,7 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
       }
       if (eof) break;
       if (buf.len - want > opt.limits.max_event) return fail();  // no event start: one thread says why
-      look *= 4;
+      look = std::min(look * 4, opt.limits.max_event + 1);  // the buffer: a part and the limit at most
       if (!fill(want + look)) return fail();
     }
     // The splitter checks no event's size in place: a part within the limit holds none beyond it.
