@@ -325,6 +325,7 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
 struct PartBuffer {
   std::unique_ptr<char[]> block;
   std::size_t cap = 0, len = 0;
+  std::size_t present = 0;  // bytes of data() made present (populate_block) so far
   char* data() { return block.get() + 1; }
   void reserve(std::size_t n) {
     if (n <= cap) return;
@@ -333,6 +334,18 @@ struct PartBuffer {
     if (len > 0) std::memcpy(d.get() + 1, data(), len);
     block = std::move(d);
     cap = c;
+    present = len;
+  }
+  // Room to write up to `upto` bytes: pages not yet present are made present 256 KiB at a time (one
+  // system call, half the cost of a page fault per page on a paravirtualised VM), and only as far
+  // as the part goes, so a trace of a few kilobytes touches a few pages.
+  void prepare(std::size_t upto) {
+    while (present < upto) {
+      const std::size_t step = std::min(cap - present, std::size_t{256} << 10);
+      if (step == 0) return;
+      populate_block(data() + present, step);
+      present += step;
+    }
   }
 };
 
@@ -392,7 +405,9 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
     auto fill = [&](std::size_t upto) {
       buf.reserve(upto);
       while (buf.len < upto && !eof) {
-        auto n = src.read(buf.data() + buf.len, std::min(upto - buf.len, kRead));
+        const std::size_t take = std::min(upto - buf.len, kRead);
+        buf.prepare(buf.len + take);
+        auto n = src.read(buf.data() + buf.len, take);
         if (!n) return false;
         eof = *n == 0;
         buf.len += *n;
