@@ -449,7 +449,11 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
     return parts.back().get();
   };
   // A thread is started each time a part is made with more to come, up to opt.threads in all: a
-  // trace of one part (most gzip traces, a few megabytes) starts none.
+  // trace of one part (most gzip traces, a few megabytes) starts none. At most kMaxStreamThreads:
+  // inflating, the one serial step, runs at about four times one thread's parse (ISA-L), so more
+  // threads would wait for it, each with a part's buffer.
+  constexpr std::size_t kMaxStreamThreads = 8;
+  const std::size_t max_threads = std::min<std::size_t>(static_cast<std::size_t>(std::max(opt.threads, 1)), kMaxStreamThreads);
   std::vector<std::thread> threads;  // under `mu`
   std::function<void()> work = [&] {
     PartBuffer buf;  // this thread's, for every part it reads
@@ -463,7 +467,7 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
           if (opt.timings != nullptr) timing = part_timing_start(*opt.timings, next);
           part = next_part(buf);
           is_legacy = legacy;
-          if (part != nullptr && !end && threads.size() + 1 < static_cast<std::size_t>(std::max(opt.threads, 1))) {
+          if (part != nullptr && !end && threads.size() + 1 < max_threads) {
             threads.emplace_back([&work] { work(); });
           }
         }
