@@ -336,10 +336,14 @@ struct PartBuffer {
     cap = c;
     present = len;
   }
-  // Room to write up to `upto` bytes: pages not yet present are made present 256 KiB at a time (one
-  // system call, half the cost of a page fault per page on a paravirtualised VM), and only as far
-  // as the part goes, so a trace of a few kilobytes touches a few pages.
+  // Room to write up to `upto` bytes: once a part has passed its first 256 KiB, pages not yet
+  // present are made present 256 KiB at a time (one system call, half the cost of a page fault per
+  // page on a paravirtualised VM); before that they fault in as written, so a trace of a few
+  // kilobytes touches a few pages.
   void prepare(std::size_t upto) {
+    constexpr std::size_t kAhead = std::size_t{256} << 10;
+    if (len < kAhead) return;
+    present = std::max(present, len);
     while (present < upto) {
       const std::size_t step = std::min(cap - present, std::size_t{256} << 10);
       if (step == 0) return;
