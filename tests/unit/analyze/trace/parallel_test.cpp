@@ -725,6 +725,45 @@ TEST(TraceFastScan, RandomEditsReadTheSameEveryWay) {
   }
 }
 
+// Random edits of a small trace (strings that look like event borders included), gzip'ed and read in
+// parts of a few hundred bytes as it is inflated: the one-thread result or error, every time.
+TEST(TraceGzipParts, RandomEditsReadAsOneThread) {
+  const std::string base = make_trace(6, true, false);
+  const std::string alphabet = "{}[]\",:\\ 0123456789.eE-+tfnulrsX\t\x01\xc3";
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int round = 0; round < 600; ++round) {
+    std::string text = base;
+    for (int edits = static_cast<int>(next() % 4); edits > 0; --edits) {
+      const std::size_t at = next() % text.size();
+      const char c = alphabet[next() % alphabet.size()];
+      switch (next() % 3) {
+        case 0: text[at] = c; break;
+        case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+        default: text.erase(at, 1); break;
+      }
+    }
+    const std::string gz = test::deflate_with(text, static_cast<int>(next() % 10), 15 + 16);
+    TraceOptions o = gzip_parts(2 + static_cast<int>(next() % 4), 1 + next() % 3000);
+    o.limits.max_event = 64 + next() % 8192;
+    TraceOptions one_opt;
+    one_opt.limits.max_event = o.limits.max_event;
+    auto a = analyze_trace_bytes(gz, "t.json.gz", one_opt);
+    auto b = analyze_trace_bytes(gz, "t.json.gz", o);
+    ASSERT_EQ(a.ok(), b.ok()) << "round " << round << ": " << (a.ok() ? b.error().message : a.error().message);
+    if (a.ok()) {
+      expect_same(*a, *b);
+    } else {
+      ASSERT_EQ(a.error().message, b.error().message) << "round " << round;
+    }
+  }
+}
+
 TEST(TraceFastScan, OddButValidJsonReadsTheSame) {
   // Escapes, keys in any order, duplicate keys, nested args, literals, exponents, unknown fields.
   const char* text = R"J({"traceEvents": [
