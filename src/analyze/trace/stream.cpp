@@ -42,10 +42,7 @@ class ReadBuffer {
     p_ = std::move(q);
   }
   // The caller's bytes instead (stream_trace_in_place).
-  void borrow(char* p) {
-    p_.reset();
-    borrowed_ = p;
-  }
+  void borrow(char* p) { borrowed_ = p; }
   char* data() { return borrowed_ != nullptr ? borrowed_ : p_.get(); }
 
  private:
@@ -55,24 +52,26 @@ class ReadBuffer {
 
 class Splitter {
  public:
-  Splitter(ByteSource& src, std::string name, TraceSink& sink, const StreamLimits& lim, const StreamRange& range)
+  // With `borrowed` (`len` bytes, stream_trace_in_place) the source is not read and no buffer is
+  // allocated: the splitter reads those bytes in place.
+  Splitter(ByteSource& src, std::string name, TraceSink& sink, const StreamLimits& lim, const StreamRange& range,
+           char* borrowed = nullptr, std::size_t len = 0)
       : src_(src), name_(std::move(name)), sink_(sink), lim_(lim), base_(range.start), stop_at_(range.stop_at), control_(range.control),
         simd_(splitter_simd_level(lim.simd)) {
-    cap_ = std::max<std::size_t>(lim_.chunk * 2, 4096);
-    buf_.resize(cap_ + 2 + kBatchPadding, 0);
+    if (borrowed != nullptr) {
+      buf_.borrow(borrowed - 1);
+      cap_ = len_ = len;
+      borrowed_ = true;
+    } else {
+      cap_ = std::max<std::size_t>(lim_.chunk * 2, 4096);
+      buf_.resize(cap_ + 2 + kBatchPadding, 0);
+    }
     if (range.in_events) {
       stats_.legacy_array = range.legacy;
       saw_events_ = in_events_ = true;
       state_ = St::events;
       start_events();
     }
-  }
-
-  // Reads `len` bytes at `data` in place instead of the source (stream_trace_in_place).
-  void borrow(char* data, std::size_t len) {
-    buf_.borrow(data - 1);
-    cap_ = len_ = len;
-    borrowed_ = true;
   }
 
   Result<StreamStats> run() {
@@ -730,8 +729,7 @@ Result<StreamStats> stream_trace(ByteSource& src, const std::string& name, Trace
 Result<StreamStats> stream_trace_in_place(char* data, std::size_t len, const std::string& name, TraceSink& sink,
                                           const StreamLimits& limits, const StreamRange& range) {
   auto none = memory_source({}, name);
-  Splitter s(*none, name, sink, limits, range);
-  s.borrow(data, len);
+  Splitter s(*none, name, sink, limits, range, data, len);
   return s.run();
 }
 
