@@ -163,25 +163,33 @@ struct Part {
   explicit Part(std::uint64_t from) : start(from), control(from) {}
 };
 
-// Reads one part from `ra` (from part.start to the event at part.stop, or the end) into its records,
-// sorted on this thread: the analysis' sorts of the merged arrays are then one linear pass
-// (records.h, sort_records).
-void read_part(Part& part, const RandomAccess& ra, const std::string& name, const TraceOptions& opt, bool legacy,
-               PartControl* control) {
+// Reads one part into its records through `stream` (given the part's StreamRange), sorted on this
+// thread: the analysis' sorts of the merged arrays are then one linear pass (records.h,
+// sort_records). The parser's buffers are freed for the thread's next part.
+template <class Stream>
+void read_part_with(Part& part, const std::string& name, bool legacy, PartControl* control, Stream stream) {
   StreamRange range;
   range.start = part.start;
   range.in_events = part.start > 0;
   range.legacy = legacy;
   range.stop_at = part.stop;
   range.control = control;
-  auto src = range_source(ra, part.start);
   try {
-    part.stats = stream_trace(*src, name, *part.pipe, opt.limits, range);
+    part.stats = stream(range);
     if (*part.stats) sort_records(part.rec);
   } catch (const std::exception& e) {
     part.stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
   }
   part.pipe->drop_parser();
+}
+
+// Reads one part from `ra` (from part.start to the event at part.stop, or the end).
+void read_part(Part& part, const RandomAccess& ra, const std::string& name, const TraceOptions& opt, bool legacy,
+               PartControl* control) {
+  read_part_with(part, name, legacy, control, [&](const StreamRange& range) {
+    auto src = range_source(ra, part.start);
+    return stream_trace(*src, name, *part.pipe, opt.limits, range);
+  });
 }
 
 // A part's reader, with the records of every part but the first on small pages: they live until
@@ -353,20 +361,11 @@ struct PartBuffer {
   }
 };
 
-// Reads one part of a trace without random access from `buf`, in place (like read_part).
+// Reads one part of a trace without random access from `buf`, in place.
 void read_part_in_place(Part& part, PartBuffer& buf, const std::string& name, const TraceOptions& opt, bool legacy) {
-  StreamRange range;
-  range.start = part.start;
-  range.in_events = part.start > 0;
-  range.legacy = legacy;
-  range.stop_at = part.stop;
-  try {
-    part.stats = stream_trace_in_place(buf.data(), buf.len, name, *part.pipe, opt.limits, range);
-    if (*part.stats) sort_records(part.rec);
-  } catch (const std::exception& e) {
-    part.stats = Result<StreamStats>(make_error(ErrorKind::internal, name + ": " + e.what()));
-  }
-  part.pipe->drop_parser();
+  read_part_with(part, name, legacy, nullptr, [&](const StreamRange& range) {
+    return stream_trace_in_place(buf.data(), buf.len, name, *part.pipe, opt.limits, range);
+  });
 }
 
 // Reads a trace without random access (gzip) in parts on up to opt.threads threads, and merges them

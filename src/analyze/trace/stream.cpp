@@ -44,6 +44,7 @@ class ReadBuffer {
   // The caller's bytes instead (stream_trace_in_place).
   void borrow(char* p) { borrowed_ = p; }
   char* data() { return borrowed_ != nullptr ? borrowed_ : p_.get(); }
+  [[nodiscard]] bool borrowed() const { return borrowed_ != nullptr; }
 
  private:
   std::unique_ptr<char[]> p_;
@@ -61,7 +62,6 @@ class Splitter {
     if (borrowed != nullptr) {
       buf_.borrow(borrowed - 1);
       cap_ = len_ = len;
-      borrowed_ = true;
     } else {
       cap_ = std::max<std::size_t>(lim_.chunk * 2, 4096);
       buf_.resize(cap_ + 2 + kBatchPadding, 0);
@@ -112,7 +112,7 @@ class Splitter {
 
   // Reads more input; false at the end of the source.
   Result<bool> fill() {
-    if (borrowed_) {  // every byte is there already: the end
+    if (buf_.borrowed()) {  // every byte is there already: the end
       auto fb = flush();
       if (!fb) return fb.error();
       return false;
@@ -649,7 +649,6 @@ class Splitter {
   std::uint64_t stop_at_;  // StreamRange::stop_at, or an earlier stop taken from control_
   PartControl* control_;
   int simd_ = 0;           // splitter_simd_level
-  bool borrowed_ = false;  // buf_ is the caller's (borrow)
   bool stopped_ = false;
   St state_ = St::start;
   std::string key_;

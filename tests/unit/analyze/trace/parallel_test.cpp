@@ -686,27 +686,39 @@ TEST(TraceSplitter, EveryVectorWidthReadsTheSame) {
 
 // Random edits of a valid trace (JSON's own characters put in, taken out or swapped): plumb's
 // scanner, simdjson and every splitter width give the same result or the same error each time.
-TEST(TraceFastScan, RandomEditsReadTheSameEveryWay) {
-  const std::string base = make_trace(2, true, false);
-  const std::string alphabet = "{}[]\",:\\ 0123456789.eE-+tfnulrsX\t\x01\xc3";
-  std::uint64_t state = 0x2545f4914f6cdd1dULL;
-  auto next = [&state] {
+// A xorshift generator: the same edits on every run.
+struct XorShift {
+  std::uint64_t state;
+  std::uint64_t operator()() {
     state ^= state << 13;
     state ^= state >> 7;
     state ^= state << 17;
     return state;
-  };
-  for (int round = 0; round < 2000; ++round) {
-    std::string text = base;
-    for (int edits = 1 + static_cast<int>(next() % 3); edits > 0; --edits) {
-      const std::size_t at = next() % text.size();
-      const char c = alphabet[next() % alphabet.size()];
-      switch (next() % 3) {
-        case 0: text[at] = c; break;
-        case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
-        default: text.erase(at, 1); break;
-      }
+  }
+};
+
+// `base` with `edits` random bytes replaced, inserted or removed, from JSON's structural characters,
+// digits, letters of its literals, a control byte and half of a UTF-8 sequence.
+std::string random_edits(const std::string& base, int edits, XorShift& next) {
+  const std::string alphabet = "{}[]\",:\\ 0123456789.eE-+tfnulrsX\t\x01\xc3";
+  std::string text = base;
+  for (; edits > 0 && !text.empty(); --edits) {
+    const std::size_t at = next() % text.size();
+    const char c = alphabet[next() % alphabet.size()];
+    switch (next() % 3) {
+      case 0: text[at] = c; break;
+      case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+      default: text.erase(at, 1); break;
     }
+  }
+  return text;
+}
+
+TEST(TraceFastScan, RandomEditsReadTheSameEveryWay) {
+  const std::string base = make_trace(2, true, false);
+  XorShift next{0x2545f4914f6cdd1dULL};
+  for (int round = 0; round < 2000; ++round) {
+    const std::string text = random_edits(base, 1 + static_cast<int>(next() % 3), next);
     TraceOptions fast;
     fast.limits.chunk = 1 + next() % 300;
     fast.limits.batch = 1 + next() % 500;
@@ -729,25 +741,9 @@ TEST(TraceFastScan, RandomEditsReadTheSameEveryWay) {
 // parts of a few hundred bytes as it is inflated: the one-thread result or error, every time.
 TEST(TraceGzipParts, RandomEditsReadAsOneThread) {
   const std::string base = make_trace(6, true, false);
-  const std::string alphabet = "{}[]\",:\\ 0123456789.eE-+tfnulrsX\t\x01\xc3";
-  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
-  auto next = [&state] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  XorShift next{0x9e3779b97f4a7c15ULL};
   for (int round = 0; round < 600; ++round) {
-    std::string text = base;
-    for (int edits = static_cast<int>(next() % 4); edits > 0; --edits) {
-      const std::size_t at = next() % text.size();
-      const char c = alphabet[next() % alphabet.size()];
-      switch (next() % 3) {
-        case 0: text[at] = c; break;
-        case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
-        default: text.erase(at, 1); break;
-      }
-    }
+    const std::string text = random_edits(base, static_cast<int>(next() % 4), next);
     const std::string gz = test::deflate_with(text, static_cast<int>(next() % 10), 15 + 16);
     TraceOptions o = gzip_parts(2 + static_cast<int>(next() % 4), 1 + next() % 3000);
     o.limits.max_event = 64 + next() % 8192;
