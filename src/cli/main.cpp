@@ -29,16 +29,19 @@ int run_plumb(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
   auto subs = subcommands();
   std::stable_sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
-  // Only the command named first gets its options built (CLI11 builds hundreds of option objects
-  // for all of them otherwise, a third of a short command's start). Every command is built when
-  // the line starts with an option (`plumb --help`), names no known command, or names one that
-  // reads every command's options (the manual page, the shell completion).
-  const std::string first = argc > 1 ? argv[1] : "";
+  // Only the command the line names gets its options built (CLI11 builds hundreds of option
+  // objects for all of them otherwise, a third of a short command's start). plumb's own options
+  // are flags (--help, --version), so the command is the line's first word that is not an option.
+  // A line that names none (`plumb --help`, `plumb --version`) builds none: the list of commands
+  // needs only their names; one that names a command reading every command's options (the manual
+  // page, the shell completion) builds them all.
+  const char* const* word = std::find_if(argv + 1, argv + argc, [](const char* a) { return a[0] != '-'; });
+  const std::string first = word != argv + argc ? *word : "";
   auto named = std::find_if(subs.begin(), subs.end(), [&](const SubcommandInfo& s) { return s.name == first; });
-  const bool one = named != subs.end() && !named->reads_every_command;
+  const bool all = named != subs.end() && named->reads_every_command;
   for (const auto& s : subs) {
     CLI::App* sub = app.add_subcommand(s.name, s.help);
-    if (!one || s.name == first) runners.emplace_back(sub, s.setup(*sub));
+    if (all || (named != subs.end() && s.name == first)) runners.emplace_back(sub, s.setup(*sub));
   }
   const Lang lang = help_lang(std::vector<std::string>(argv + 1, argv + argc));
   localize_help(app, lang);
@@ -57,7 +60,7 @@ int run_plumb(int argc, char** argv) {
   }
   // A mistyped subcommand gets a hint instead of CLI11's generic message.
   if (argc > 1 && argv[1][0] != '-') {
-    if (named == subs.end()) {
+    if (named == subs.end()) {  // argv[1] is the line's first word
       std::vector<std::string> names;
       names.reserve(subs.size());
       for (const auto& s : subs) names.push_back(s.name);

@@ -80,6 +80,25 @@ TEST(BadInput, UnknownOptionGetsDidYouMeanAndStrayArgumentsAreNamed) {
   expect_one_line_error(run_plumb({"check", "--fromat", "json"}), "plumb check: unknown option '--fromat' (did you mean '--format'?)");
   expect_one_line_error(run_plumb({"trace", "x.json", "--lnag=zh"}), "unknown option '--lnag' (did you mean '--lang'?)");
   expect_one_line_error(run_plumb({"check", "stray"}), "plumb check: unexpected argument 'stray'");
+  // An unknown option before the command is named, not the command's own options after it (only
+  // the command a line names gets its options built).
+  RunOutput before = run_plumb({"--fromat", "check", "--format", "json"});
+  expect_one_line_error(before, "--fromat");
+  EXPECT_EQ(before.err.find("'--format'"), std::string::npos) << before.err;
+}
+
+TEST(BadInput, VersionAndHelpBeforeACommand) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--version"}, {"--version", "check"}}) {
+    RunOutput r = run_plumb(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("plumb ", 0), 0u) << r.out;
+  }
+  RunOutput top = run_plumb({"--help"});
+  EXPECT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_NE(top.out.find("check"), std::string::npos) << top.out;
+  RunOutput sub = run_plumb({"-h", "check"});
+  EXPECT_EQ(sub.exit_code, 0) << sub.err;
+  EXPECT_NE(sub.out.find("--format"), std::string::npos) << sub.out;
 }
 
 TEST(BadInput, TimeoutTakesADurationOrBareMilliseconds) {
