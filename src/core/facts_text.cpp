@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/json.h"
+#include "core/text.h"
 
 namespace plumb {
 
@@ -39,16 +40,7 @@ std::string dump(const json& j, int indent) { return j.dump(indent, ' ', false, 
 
 // A value printed with indent 2 as it sits one level into the facts object: a JSON text has no
 // raw newline inside a string, so every newline starts a line of the value.
-std::string report_form(const json& j) {
-  std::string flat = dump(j, 2);
-  std::string out;
-  out.reserve(flat.size() + flat.size() / 8);
-  for (char c : flat) {
-    out += c;
-    if (c == '\n') out += "    ";
-  }
-  return out;
-}
+std::string report_form(const json& j) { return indent_lines(dump(j, 2), "    "); }
 
 }  // namespace
 

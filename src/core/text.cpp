@@ -132,6 +132,20 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+std::string indent_lines(std::string_view text, std::string_view pad, std::string_view first) {
+  std::string out;
+  out.reserve(first.size() + text.size() + text.size() / 8);
+  out += first;
+  std::size_t from = 0;
+  for (std::size_t nl = text.find('\n'); nl != std::string_view::npos; nl = text.find('\n', from)) {
+    out += text.substr(from, nl + 1 - from);
+    out += pad;
+    from = nl + 1;
+  }
+  out += text.substr(from);
+  return out;
+}
+
 std::string base_name(std::string_view path) {
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
   auto slash = path.find_last_of('/');

@@ -38,6 +38,8 @@ std::string to_upper(std::string_view s);
 bool all_digits(std::string_view s);
 // The parts with `sep` between them.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// `first`, then `text` with `pad` after each of its newlines: a block of lines moved right.
+std::string indent_lines(std::string_view text, std::string_view pad, std::string_view first = {});
 // The last component of a path ("/a/b/c.json" -> "c.json"; trailing slashes ignored; "-" stays "-").
 std::string base_name(std::string_view path);
 // "1.5 GiB", "512 MiB": a byte count for humans.

@@ -7,6 +7,7 @@
 #include "core/catalog.h"
 #include "core/facts_text.h"
 #include "core/json.h"
+#include "core/text.h"
 #include "report/report.h"
 
 namespace plumb {
@@ -39,14 +40,7 @@ std::string dump_pretty(const json& j) { return j.dump(2, ' ', false, json::erro
 std::string finding_json_text(const Finding& f, const RenderOptions& o) {
   // The array's items sit four spaces in; a JSON text has no raw newline inside a string, so
   // every newline starts a line of the item.
-  std::string flat = dump_pretty(finding_object(f, o));
-  std::string out = "    ";
-  out.reserve(flat.size() + flat.size() / 8);
-  for (char c : flat) {
-    out += c;
-    if (c == '\n') out += "    ";
-  }
-  return out;
+  return indent_lines(dump_pretty(finding_object(f, o)), "    ", "    ");
 }
 
 std::string render_json_text(const Report& r, const RenderOptions& o) { return render_json_text(r, o, PreparedJson{}); }

@@ -22,5 +22,14 @@ TEST(HumanBytes, UsesBinaryUnits) {
   EXPECT_EQ(human_bytes(std::uint64_t{300} << 20), "300 MiB");
 }
 
+TEST(IndentLines, PadsEveryLineAfterTheFirst) {
+  EXPECT_EQ(indent_lines("{\n  \"a\": 1\n}", "    ", "    "), "    {\n      \"a\": 1\n    }");
+  EXPECT_EQ(indent_lines("{\n}", "  "), "{\n  }");
+  EXPECT_EQ(indent_lines("one line", "  ", ">"), ">one line");
+  EXPECT_EQ(indent_lines("", "  ", "x"), "x");
+  EXPECT_EQ(indent_lines("a\n", "--"), "a\n--");
+  EXPECT_EQ(indent_lines("\n\n", "-"), "\n-\n-");
+}
+
 }  // namespace
 }  // namespace plumb
