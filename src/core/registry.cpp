@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -33,21 +34,24 @@ std::vector<RuleInfo>& rule_table() {
   return t;
 }
 
-bool matches_exactly(const std::string& sel, const std::string& id) {
+// The id itself, or an id under the selector taken as a prefix of whole dot-separated parts
+// ("l3.compute" selects "l3.compute.cpu_governor", not "l3.computer").
+bool matches_exactly(std::string_view sel, std::string_view id) {
   if (sel == id) return true;
-  std::string p = sel;
-  if (!p.empty() && p.back() != '.') p += '.';
-  return id.rfind(p, 0) == 0;
+  if (id.substr(0, sel.size()) != sel) return false;
+  if (sel.empty() || sel.back() == '.') return true;
+  return id.size() > sel.size() && id[sel.size()] == '.';
 }
 
 // A selector matches an id, or an old id an alias maps onto it (for a rule: an alias without a
-// source, or one naming the rule's source).
+// source, or one naming the rule's source). The alias's chain is followed only for an alias the
+// selector names: a selection is matched against every rule and collector.
 bool matches(const std::string& sel, const std::string& id, const std::string* source = nullptr) {
   if (matches_exactly(sel, id)) return true;
   return std::any_of(aliases().begin(), aliases().end(), [&](const IdAlias& a) {
-    if (canonical_id(a.from) != id) return false;
+    if (!matches_exactly(sel, a.from)) return false;
     if (source != nullptr && !a.source.empty() && a.source != *source) return false;
-    return matches_exactly(sel, a.from);
+    return canonical_id(a.from) == id;
   });
 }
 

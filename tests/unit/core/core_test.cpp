@@ -262,6 +262,46 @@ TEST(Selection, MatchesIdsAndPrefixes) {
   EXPECT_FALSE(s.selects("l3.memory.swap"));
   s.skip = {"l3.storage.io_scheduler"};
   EXPECT_FALSE(s.selects("l3.storage.io_scheduler"));
+  // A prefix selects whole dot-separated parts, with or without its last dot; empty selects all.
+  Selection dotted;
+  dotted.only = {"l3.storage."};
+  EXPECT_TRUE(dotted.selects("l3.storage.io_scheduler"));
+  EXPECT_FALSE(dotted.selects("l3.storagex.a"));
+  EXPECT_FALSE(dotted.selects("l3"));
+  Selection longer;
+  longer.only = {"l3.storage.io_scheduler.x"};
+  EXPECT_FALSE(longer.selects("l3.storage.io_scheduler"));
+  Selection empty;
+  empty.only = {""};
+  EXPECT_TRUE(empty.selects("l3.storage.io_scheduler"));
+}
+
+TEST(Selection, AnOldIdSelectsWhatItNowNames) {
+  ASSERT_FALSE(aliases().empty());
+  for (const auto& a : aliases()) {
+    const std::string now = canonical_id(a.from);
+    Selection s;
+    s.only = {a.from};
+    EXPECT_TRUE(s.selects(now)) << a.from << " -> " << now;
+    // Its prefix at a dot selects it too, and the old id does not select what it does not name.
+    s.only = {a.from.substr(0, a.from.rfind('.'))};
+    EXPECT_TRUE(s.selects(now)) << s.only.front() << " -> " << now;
+    s.only = {a.from};
+    EXPECT_FALSE(s.selects(now + "x")) << a.from;
+    s.skip = {a.from};
+    EXPECT_FALSE(s.selects(now)) << a.from;
+    // A rule of the new id that reads another source than the alias names is not selected by it.
+    if (!a.source.empty()) {
+      RuleInfo r;
+      r.id = now;
+      r.source = a.source + "-other";
+      Selection by_old;
+      by_old.only = {a.from};
+      EXPECT_FALSE(by_old.selects(r)) << a.from;
+      r.source = a.source;
+      EXPECT_TRUE(by_old.selects(r)) << a.from;
+    }
+  }
 }
 
 TEST(Catalog, EveryRowHasBothLanguagesAndEveryRuleHasARow) {
