@@ -41,7 +41,7 @@ int run_plumb(int argc, char** argv) {
   const bool all = named != subs.end() && named->reads_every_command;
   for (const auto& s : subs) {
     CLI::App* sub = app.add_subcommand(s.name, s.help);
-    if (all || (named != subs.end() && s.name == first)) runners.emplace_back(sub, s.setup(*sub));
+    if (all || s.name == first) runners.emplace_back(sub, s.setup(*sub));
   }
   const Lang lang = help_lang(std::vector<std::string>(argv + 1, argv + argc));
   localize_help(app, lang);

@@ -114,7 +114,7 @@ std::string with_timings(const std::string& json_report, const CollectionTimings
     return json_report;
   }
   doc["facts"]["meta"]["timings"] = timings_json(t);
-  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return dump_text(doc, 2) + "\n";
 }
 
 }  // namespace plumb

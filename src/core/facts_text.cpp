@@ -11,8 +11,8 @@ namespace plumb {
 
 struct FactsText::Area {
   bool printed = false;
-  std::string report;   // dump(2), every line after the first four spaces further in
-  std::string compact;  // dump(); builds with assertions compare it with the area at each use
+  std::string report;   // dump_text(value, 2), every line after the first four spaces further in
+  std::string compact;  // dump_text(value); builds with assertions compare it with the area at each use
 };
 
 namespace {
@@ -35,12 +35,10 @@ const std::vector<AreaDef>& area_defs() {
 }
 #undef PLUMB_FACTS_AREA
 
-// Values read from the machine (environ, sysfs) may hold invalid UTF-8: replaced, never thrown.
-std::string dump(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
 
 // A value printed with indent 2 as it sits one level into the facts object: a JSON text has no
 // raw newline inside a string, so every newline starts a line of the value.
-std::string report_form(const json& j) { return indent_lines(dump(j, 2), "    "); }
+std::string report_form(const json& j) { return indent_lines(dump_text(j, 2), "    "); }
 
 }  // namespace
 
@@ -72,7 +70,7 @@ void FactsText::prepare(const Facts& f, const std::set<std::string>& later) {
     a.printed = true;
     const json value = defs[i].convert(f);
     a.report = report_form(value);
-    a.compact = dump(value, -1);
+    a.compact = dump_text(value, -1);
   }
   areas_ = std::move(areas);
 }
@@ -82,7 +80,7 @@ bool FactsText::prepared() const { return !areas_.empty(); }
 const FactsText::Area* FactsText::area(std::size_t i, const Facts& f) const {
   if (areas_.empty() || !areas_[i].printed) return nullptr;
 #ifndef NDEBUG
-  if (dump(area_defs()[i].convert(f), -1) != areas_[i].compact) {
+  if (dump_text(area_defs()[i].convert(f), -1) != areas_[i].compact) {
     throw std::logic_error("facts area '" + std::string(area_defs()[i].key) +
                            "' changed after it was printed (a collector writes an area it does not declare?)");
   }
@@ -103,7 +101,7 @@ std::string FactsText::joined(const Facts& f, bool report) const {
   std::size_t size = 8;
   for (std::size_t i = 0; i < defs.size(); ++i) {
     const Area* a = area(i, f);
-    if (a == nullptr) late[i] = report ? report_form(defs[i].convert(f)) : dump(defs[i].convert(f), -1);
+    if (a == nullptr) late[i] = report ? report_form(defs[i].convert(f)) : dump_text(defs[i].convert(f), -1);
     parts[i] = a == nullptr ? &late[i] : report ? &a->report : &a->compact;
     size += defs[i].key.size() + parts[i]->size() + 10;
   }

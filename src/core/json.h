@@ -43,3 +43,13 @@ struct adl_serializer<plumb::Fact<T>> {
 };
 
 }  // namespace nlohmann
+
+namespace plumb {
+
+// A JSON text that never throws: values read from the machine (environ, sysfs) may hold invalid
+// UTF-8, printed as U+FFFD. `indent` -1: one line.
+inline std::string dump_text(const json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace plumb

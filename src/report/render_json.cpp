@@ -32,15 +32,13 @@ json finding_object(const Finding& f, const RenderOptions& o) {
   return j;
 }
 
-// Values read from the machine (environ, sysfs) may hold invalid UTF-8: replace, never throw.
-std::string dump_pretty(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
 
 }  // namespace
 
 std::string finding_json_text(const Finding& f, const RenderOptions& o) {
   // The array's items sit four spaces in; a JSON text has no raw newline inside a string, so
   // every newline starts a line of the item.
-  return indent_lines(dump_pretty(finding_object(f, o)), "    ", "    ");
+  return indent_lines(dump_text(finding_object(f, o), 2), "    ", "    ");
 }
 
 std::string render_json_text(const Report& r, const RenderOptions& o) { return render_json_text(r, o, PreparedJson{}); }
@@ -54,7 +52,7 @@ std::string render_json_text(const Report& r, const RenderOptions& o, const Prep
   Tally t = tally(r.findings);
   doc["summary"] = {{"fail", t.fail}, {"warn", t.warn}, {"skip", t.skip}, {"info", t.info}, {"pass", t.pass},
                     {"exit_code", exit_code_for(r.findings)}};
-  const std::string rest = dump_pretty(doc);
+  const std::string rest = dump_text(doc, 2);
   // "facts" and "findings" go before "lang" (keys in order), as the JSON library would print them:
   // the document's second level is two spaces in, so "\n  \"lang\": " is that key's line.
   const auto at = rest.find("\n  \"lang\": ");

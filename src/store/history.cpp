@@ -272,7 +272,7 @@ Result<std::int64_t> HistoryDb::finish_run(bool inserted, const std::vector<Benc
   return id;
 }
 
-std::string finding_record_text(const Finding& f) { return json(f).dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string finding_record_text(const Finding& f) { return dump_text(json(f)); }
 
 Result<std::int64_t> HistoryDb::record(const Facts& facts, const std::vector<Finding>& findings, const PreparedRecord* prepared) {
   // Printed before the transaction begins: it holds the database's write lock. The findings as
