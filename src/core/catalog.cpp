@@ -12,19 +12,31 @@ namespace plumb {
 namespace {
 using CatalogMap = std::map<std::string, CatalogEntry>;
 
-void insert_findings(CatalogMap& t, std::vector<CatalogEntry>&& rows) {
+// The rows, and the reverse funnel links kept as rows arrive: for each id an L3 row explains, the
+// ids of the rows that explain it, sorted as the rows are (l3_causes_of).
+struct Catalogue {
+  CatalogMap rows;
+  std::map<std::string, std::vector<std::string>, std::less<>> causes;
+};
+
+void insert_findings(Catalogue& t, std::vector<CatalogEntry>&& rows) {
   for (auto& r : rows) {
     std::string id = r.id;
-    if (!t.emplace(id, std::move(r)).second) throw std::logic_error("duplicate finding id " + id);
+    auto [it, added] = t.rows.emplace(id, std::move(r));
+    if (!added) throw std::logic_error("duplicate finding id " + id);
+    for (const auto& x : it->second.explains) {
+      auto& ids = t.causes[x];
+      ids.insert(std::upper_bound(ids.begin(), ids.end(), id), id);
+    }
   }
 }
 
-LazyTable<CatalogMap, CatalogEntry>& lazy_catalog() {
-  static LazyTable<CatalogMap, CatalogEntry> t(insert_findings);
+LazyTable<Catalogue, CatalogEntry>& lazy_catalog() {
+  static LazyTable<Catalogue, CatalogEntry> t(insert_findings);
   return t;
 }
 
-CatalogMap& catalog_table() { return lazy_catalog().get(); }
+CatalogMap& catalog_table() { return lazy_catalog().get().rows; }
 
 // The values of a finding's placeholders in the report's language: an English reason or phrase
 // among them ("no nccl-tests log given") is translated, values and identifiers stay as they are.
@@ -119,14 +131,9 @@ std::string finding_gain(const Finding& f, Lang lang) {
 }
 
 std::vector<std::string> l3_causes_of(const std::string& l2_id) {
-  std::vector<std::string> out;
-  const std::string want = canonical_id(l2_id);
-  for (const auto& [id, e] : catalog_table()) {
-    for (const auto& x : e.explains) {
-      if (x == want) out.push_back(id);
-    }
-  }
-  return out;
+  const auto& causes = lazy_catalog().get().causes;
+  auto it = causes.find(canonical_id(l2_id));
+  return it == causes.end() ? std::vector<std::string>() : it->second;
 }
 
 }  // namespace plumb

@@ -329,6 +329,35 @@ TEST(Catalog, EveryRowHasBothLanguagesAndEveryRuleHasARow) {
   for (const auto& [k, d] : threshold_defs()) EXPECT_FALSE(d.doc.zh.empty()) << k;
 }
 
+// The ids of the rows that explain `l2`, by walking every row.
+std::vector<std::string> causes_by_walking(const std::string& l2) {
+  std::vector<std::string> out;
+  for (const auto& [id, e] : catalog()) {
+    for (const auto& x : e.explains) {
+      if (x == l2) out.push_back(id);
+    }
+  }
+  return out;
+}
+
+TEST(Catalog, TheCausesOfAnL2FindingAreTheRowsThatExplainIt) {
+  std::size_t linked = 0;
+  for (const auto& [id, e] : catalog()) {
+    if (e.layer != Layer::L2) continue;
+    EXPECT_EQ(l3_causes_of(id), causes_by_walking(id)) << id;
+    linked += causes_by_walking(id).empty() ? 0 : 1;
+  }
+  EXPECT_GT(linked, 10U);
+  EXPECT_TRUE(l3_causes_of("l2.no.such.finding").empty());
+  // The rows arrive in registration order, not sorted: several causes of one finding come back in
+  // id order all the same. An old id asks for what it now names.
+  EXPECT_GE(l3_causes_of("l2.memory.pressure").size(), 2U);
+  for (const auto& a : aliases()) {
+    if (!a.source.empty()) continue;
+    EXPECT_EQ(l3_causes_of(a.from), l3_causes_of(canonical_id(a.from))) << a.from;
+  }
+}
+
 }  // namespace
 }  // namespace plumb
 
