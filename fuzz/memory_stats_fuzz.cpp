@@ -1,4 +1,5 @@
-// Fuzzes the torch.cuda.memory_stats() JSON and printed-OrderedDict parsers, and the l2.vram rules.
+// Fuzzes the torch.cuda.memory_stats() JSON and printed-OrderedDict parsers, `plumb memory`'s
+// reader that tells the forms apart, and the l2.vram rules.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -12,6 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   facts.allocator.collected = true;
   if (auto j = plumb::parse_memory_stats_json(text)) facts.allocator.files.push_back(*j);
   if (auto r = plumb::parse_memory_stats_repr(text)) facts.allocator.files.push_back(*r);
+  if (auto m = plumb::parse_memory_file(text)) facts.allocator.files.push_back(*m);
   plumb::Selection sel;
   sel.only = {"l2.vram"};
   (void)plumb::judge(facts, plumb::Thresholds(), sel);
