@@ -335,7 +335,9 @@ void read_findings(Element doc, std::string_view text, NodeSnapshot& n, const Ju
     return;
   }
   if (!judge) return;
-  json whole = json::parse(text.begin(), text.end());
+  auto parsed = parse_outside_json(text);
+  if (!parsed) throw std::invalid_argument(parsed.error().message);
+  const json& whole = *parsed;
   const json& facts = whole.contains("facts") ? whole["facts"] : whole;
   for (auto& f : judge(facts.get<Facts>())) {
     count(f, n);

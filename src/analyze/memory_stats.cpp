@@ -143,8 +143,9 @@ std::string device_name(std::string k) {
 }  // namespace
 
 Result<MemoryInput> parse_memory_stats_json(std::string_view text) {
-  json doc = json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorKind::invalid, "not valid JSON");
+  auto parsed = parse_outside_json(text);
+  if (!parsed) return parsed.error();
+  json& doc = *parsed;
   MemoryInput in;
   in.format = "memory_stats json";
   DeviceMemoryStats d;
@@ -324,6 +325,8 @@ Result<MemoryInput> parse_memory_file(std::string_view text) {
   if (!t.empty() && (t.front() == '{' || t.front() == '[')) {
     auto j = parse_memory_stats_json(t);
     if (j) return j;
+    // JSON too deep to read is said as such, not as "no memory_stats() JSON found".
+    if (json_nests_deeper_than(t, kMaxOutsideJsonDepth)) return j.error();
   }
   if (t.find("OrderedDict(") != std::string_view::npos || t.find("{'") != std::string_view::npos) {
     auto r = parse_memory_stats_repr(t);

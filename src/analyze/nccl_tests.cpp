@@ -203,8 +203,9 @@ Result<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& 
 }
 
 Result<NcclTestsRun> parse_nccl_tests_json(std::string_view text, const std::string& origin) {
-  json doc = json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorKind::invalid, origin + ": not valid JSON");
+  auto parsed = parse_outside_json(text);
+  if (!parsed) return make_error(ErrorKind::invalid, origin + ": " + parsed.error().message);
+  const json& doc = *parsed;
   NcclTestsRun run;
   run.origin = origin;
   run.header_seen = true;

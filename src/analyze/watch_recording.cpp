@@ -231,8 +231,8 @@ Result<Facts> read_jsonl(std::string_view text, const std::string& origin) {
   for (auto line : lines) {
     ++n;
     if (trim(line).empty()) continue;
-    json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    json j = parse_outside_json(line).value_or(json());
+    if (!j.is_object()) {
       // A recording cut by a crash may end in half a line: keep what came before it.
       if (n == lines.size()) break;
       return line_error(origin, n, "not a JSON object");

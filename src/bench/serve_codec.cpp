@@ -100,8 +100,8 @@ std::string oip_infer_path(const std::string& model) { return "/v2/models/" + pa
 std::string oip_stats_path(const std::string& model) { return "/v2/models/" + path_escape(model) + "/stats"; }
 
 Result<std::size_t> check_oip_reply(std::string_view body) {
-  json j = json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return make_error(ErrorKind::invalid, "OIP reply is not a JSON object");
+  json j = parse_outside_json(body).value_or(json());
+  if (!j.is_object()) return make_error(ErrorKind::invalid, "OIP reply is not a JSON object");
   if (j.contains("error") && j["error"].is_string()) return make_error(ErrorKind::invalid, "server error: " + j["error"].get<std::string>().substr(0, 200));
   if (!j.contains("outputs") || !j["outputs"].is_array()) return make_error(ErrorKind::invalid, "OIP reply without an \"outputs\" array");
   for (const auto& o : j["outputs"]) {
@@ -135,8 +135,8 @@ Result<StreamChunk> parse_openai_chunk(std::string_view data) {
     c.done = true;
     return c;
   }
-  json j = json::parse(d, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return make_error(ErrorKind::invalid, "stream chunk is not JSON");
+  json j = parse_outside_json(d).value_or(json());
+  if (!j.is_object()) return make_error(ErrorKind::invalid, "stream chunk is not JSON");
   if (j.contains("error")) {
     const json& e = j["error"];
     std::string m = e.is_object() && e.contains("message") && e["message"].is_string() ? e["message"].get<std::string>() : e.dump();
@@ -156,8 +156,8 @@ Result<StreamChunk> parse_openai_chunk(std::string_view data) {
 }
 
 Result<std::optional<std::int64_t>> parse_openai_reply(std::string_view body) {
-  json j = json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return make_error(ErrorKind::invalid, "reply is not a JSON object");
+  json j = parse_outside_json(body).value_or(json());
+  if (!j.is_object()) return make_error(ErrorKind::invalid, "reply is not a JSON object");
   if (j.contains("error")) return make_error(ErrorKind::invalid, "server error: " + j["error"].dump().substr(0, 200));
   if (!j.contains("choices") || !j["choices"].is_array()) return make_error(ErrorKind::invalid, "reply without \"choices\"");
   std::optional<std::int64_t> tokens;
@@ -168,8 +168,8 @@ Result<std::optional<std::int64_t>> parse_openai_reply(std::string_view body) {
 }
 
 Result<TritonStats> parse_triton_stats(std::string_view body) {
-  json j = json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return make_error(ErrorKind::invalid, "Triton statistics: not a JSON object");
+  json j = parse_outside_json(body).value_or(json());
+  if (!j.is_object()) return make_error(ErrorKind::invalid, "Triton statistics: not a JSON object");
   if (!j.contains("model_stats") || !j["model_stats"].is_array() || j["model_stats"].empty() || !j["model_stats"][0].is_object()) {
     return make_error(ErrorKind::invalid, "Triton statistics: no \"model_stats\" entry");
   }

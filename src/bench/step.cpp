@@ -54,8 +54,8 @@ Result<StepOutput> parse_step_output(std::string_view out) {
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
     auto line = trim(*it);
     if (line.empty() || line.front() != '{') continue;
-    json j = json::parse(line.begin(), line.end(), nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("plumb_step")) continue;
+    json j = parse_outside_json(line).value_or(json());
+    if (!j.is_object() || !j.contains("plumb_step")) continue;
     if (j.contains("error") && j["error"].is_string()) {
       return make_error(ErrorKind::unsupported, "step script: " + j["error"].get<std::string>());
     }

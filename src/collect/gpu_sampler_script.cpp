@@ -76,8 +76,10 @@ std::unique_ptr<GpuSampler> make_scripted_sampler(std::vector<GpuScript> gpus, s
 }
 
 Result<std::vector<GpuScript>> parse_gpu_script(const std::string& text, const std::string& origin) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("gpus") || !doc["gpus"].is_array()) {
+  auto parsed = parse_outside_json(text);
+  if (!parsed) return make_error(ErrorKind::invalid, origin + ": " + parsed.error().message);
+  const json& doc = *parsed;
+  if (!doc.is_object() || !doc.contains("gpus") || !doc["gpus"].is_array()) {
     return make_error(ErrorKind::invalid, origin + ": not a GPU script (expected {\"gpus\": [...]})");
   }
   std::vector<GpuScript> out;

@@ -185,8 +185,10 @@ Result<FrameworkFacts> parse_probe_output(std::string_view text, const std::stri
   }
   std::string_view body = text.substr(at + kProbeMarker.size());
   body = body.substr(0, body.find('\n'));
-  json doc = json::parse(body.begin(), body.end(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return make_error(ErrorKind::invalid, "the probe's answer is not valid JSON");
+  auto parsed = parse_outside_json(body);
+  if (!parsed) return make_error(ErrorKind::invalid, "the probe's answer is " + parsed.error().message);
+  json& doc = *parsed;
+  if (!doc.is_object()) return make_error(ErrorKind::invalid, "the probe's answer is not a JSON object");
   if (!doc.contains("packages") || !doc["packages"].is_object()) {
     return make_error(ErrorKind::invalid, "the probe's answer has no \"packages\" object");
   }

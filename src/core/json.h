@@ -3,11 +3,13 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "core/fact.h"
 #include "core/json_fwd.h"
+#include "core/result.h"
 
 namespace nlohmann {
 
@@ -51,5 +53,19 @@ namespace plumb {
 inline std::string dump_text(const json& j, int indent = -1) {
   return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
+
+// The deepest nesting of arrays and objects plumb accepts in JSON from outside (a file, a
+// process's output, a server's answer). The JSON library parses any depth without recursion, but
+// prints, copies and compares a value recursively: a few megabytes of '[' would overflow the stack
+// there. plumb's own documents nest a dozen levels.
+inline constexpr int kMaxOutsideJsonDepth = 256;
+
+// Whether the arrays and objects of `text` nest deeper than `limit` (brackets inside strings do
+// not count); one pass, stopping at the first bracket past the limit.
+bool json_nests_deeper_than(std::string_view text, int limit);
+
+// The JSON value of a text from outside plumb, or why there is none: "not valid JSON", or "nested
+// deeper than 256 levels" (checked before parsing).
+Result<json> parse_outside_json(std::string_view text);
 
 }  // namespace plumb

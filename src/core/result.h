@@ -37,7 +37,8 @@ class [[nodiscard]] Result {
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   [[nodiscard]] const Error& error() const { return std::get<1>(v_); }
-  T value_or(T fallback) const { return ok() ? value() : std::move(fallback); }
+  T value_or(T fallback) const& { return ok() ? value() : std::move(fallback); }
+  T value_or(T fallback) && { return ok() ? std::get<0>(std::move(v_)) : std::move(fallback); }
 
  private:
   std::variant<T, Error> v_;

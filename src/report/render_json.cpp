@@ -91,13 +91,17 @@ std::string render_json_text(const Report& r, const RenderOptions& o, const Prep
 }
 
 Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorKind::invalid, origin + ": not valid JSON");
+  auto parsed = parse_outside_json(text);
+  if (!parsed) return make_error(ErrorKind::invalid, origin + ": " + parsed.error().message);
+  json& doc = *parsed;
   if (!doc.is_object() || !doc.contains("facts")) {
     return make_error(ErrorKind::invalid, origin + ": not a plumb snapshot (no \"facts\" object)");
   }
   if (doc.contains("schema_version") && doc["schema_version"] != kSchemaVersion) {
-    return make_error(ErrorKind::invalid, origin + ": snapshot schema_version " + doc["schema_version"].dump() +
+    // A number is named; anything else (a string of any length, an array) by its type.
+    const json& v = doc["schema_version"];
+    return make_error(ErrorKind::invalid, origin + ": snapshot schema_version " +
+                                              (v.is_number() ? v.dump() : std::string("of type ") + v.type_name()) +
                                               " is not " + std::to_string(kSchemaVersion));
   }
   try {

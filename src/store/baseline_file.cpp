@@ -20,8 +20,9 @@ std::string baseline_file_json(const BaselineFile& f) {
 }
 
 Result<BaselineFile> parse_baseline_file(std::string_view text) {
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) return make_error(ErrorKind::invalid, "not JSON");
+  auto parsed = parse_outside_json(text);
+  if (!parsed) return make_error(ErrorKind::invalid, parsed.error().message == "not valid JSON" ? "not JSON" : parsed.error().message);
+  json& j = *parsed;
   if (!j.is_object() || !j.contains("plumb_baseline")) return make_error(ErrorKind::invalid, "not a plumb baseline file (no \"plumb_baseline\" key)");
   if (!j["plumb_baseline"].is_number_integer()) return make_error(ErrorKind::invalid, "\"plumb_baseline\" must be an integer version");
   BaselineFile f;

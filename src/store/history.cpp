@@ -340,8 +340,9 @@ Result<StoredRun> HistoryDb::load(std::int64_t id) {
   if (rc != SQLITE_ROW) return sql_error("loading run " + std::to_string(id));
   StoredRun run;
   run.summary = summary_from(s);
-  json fj = json::parse(s.text(7), nullptr, false);
-  json ej = json::parse(s.text(8), nullptr, false);
+  // The database is a file like any other: its JSON is checked as a user's would be.
+  json fj = parse_outside_json(s.text(7)).value_or(json(json::value_t::discarded));
+  json ej = parse_outside_json(s.text(8)).value_or(json(json::value_t::discarded));
   try {
     if (!fj.is_discarded()) run.facts = fj.get<Facts>();
     if (ej.is_object()) {
@@ -365,7 +366,7 @@ Result<StoredRun> HistoryDb::load(std::int64_t id) {
     bm.min = m.dbl(5);
     bm.max = m.dbl(6);
     bm.cv_pct = m.dbl(7);
-    json v = json::parse(m.text(8), nullptr, false);
+    json v = parse_outside_json(m.text(8)).value_or(json());
     if (v.is_array()) {
       for (const auto& x : v) {
         if (x.is_number()) bm.values.push_back(x.get<double>());
@@ -436,7 +437,7 @@ Result<std::vector<std::pair<RunSummary, BenchMetric>>> HistoryDb::metric_histor
 }
 
 std::vector<BenchResult> stored_bench_results(std::string_view text) {
-  json v = json::parse(text, nullptr, false);
+  json v = parse_outside_json(text).value_or(json());
   if (!v.is_array()) return {};
   try {
     return v.get<std::vector<BenchResult>>();

@@ -92,6 +92,40 @@ TEST(HostileInput, FifoAsSnapshot) {
   expect_refused({"diff", d.fifo.string(), d.fifo.string()});
 }
 
+// JSON nested a million levels deep parses without recursion, but the JSON library prints, copies
+// and compares values recursively: such a file would overflow the stack there. Every command that
+// reads a JSON file refuses it in one line, before parsing it.
+TEST(HostileInput, DeeplyNestedJsonIsRefusedInOneLine) {
+  FifoDir d;  // a private folder; its FIFO is not used here
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  auto write = [&](const std::string& name, const std::string& text) {
+    const fs::path p = d.dir / name;
+    std::FILE* f = std::fopen(p.c_str(), "wb");
+    EXPECT_NE(f, nullptr) << p;
+    if (f != nullptr) {
+      EXPECT_EQ(std::fwrite(text.data(), 1, text.size(), f), text.size());
+      std::fclose(f);
+    }
+    return p.string();
+  };
+  const std::string in_facts = write("in-facts.json", R"({"schema_version": 1, "facts": {"meta": )" + deep + "}}");
+  const std::string as_version = write("as-version.json", R"({"facts": {}, "schema_version": )" + deep + "}");
+  const std::string stats = write("memory-stats.json", R"({"allocated_bytes.all.current": )" + deep + "}");
+  const std::string nccl = write("nccl-tests.json", R"({"results": )" + deep + "}");
+  const std::string baseline = write("baseline.json", R"({"plumb_baseline": 1, "baselines": )" + deep + "}");
+  const std::vector<std::vector<std::string>> commands = {
+      {"report", in_facts},   {"report", as_version}, {"diff", in_facts, as_version},
+      {"memory", stats},      {"nccl-tests", nccl},   {"baseline", "import", baseline}};
+  for (const auto& args : commands) {
+    RunOutput r = run_briefly(args);
+    const std::string what = args[0] + " " + args.back();
+    EXPECT_FALSE(r.timed_out) << what;
+    EXPECT_EQ(r.exit_code, 2) << what << ": " << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
+    EXPECT_NE(r.err.find("nested deeper than 256 levels"), std::string::npos) << what << ": " << r.err;
+  }
+}
+
 TEST(HostileInput, FifoAsConfig) {
   FifoDir d;
   expect_refused({"check", "--root", test::host_fixture("healthy"), "--config", d.fifo.string()});

@@ -8,7 +8,7 @@
 #include <future>
 #include <type_traits>
 
-#include <nlohmann/json.hpp>
+#include "core/json.h"
 
 namespace plumb::trace {
 
@@ -210,8 +210,9 @@ void RecordBuilder::append(RecordBuilder& later) {
 }
 
 void RecordBuilder::on_header(std::string_view key, std::string_view value) {
-  auto j = nlohmann::json::parse(value, nullptr, false);
-  if (j.is_discarded()) return;
+  auto parsed = parse_outside_json(value);
+  if (!parsed) return;
+  const json& j = *parsed;
   if (key == "distributedInfo" && j.is_object()) {
     auto num = [&](const char* k) -> std::optional<std::int64_t> {
       if (!j.contains(k)) return std::nullopt;

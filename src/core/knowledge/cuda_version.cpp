@@ -1,7 +1,7 @@
 // Version decoding of the CUDA stack's libraries and toolkit files.
 #include "core/knowledge/cuda_version.h"
 
-#include <nlohmann/json.hpp>
+#include "core/json.h"
 
 #include "core/host_root.h"
 #include "core/text.h"
@@ -60,8 +60,9 @@ std::string soname_version(std::string_view name, std::string_view stem) {
 }
 
 std::optional<std::string> parse_cuda_version_json(std::string_view text) {
-  auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  auto parsed = plumb::parse_outside_json(text);
+  if (!parsed || !parsed->is_object()) return std::nullopt;
+  const auto& j = *parsed;
   auto it = j.find("cuda");
   if (it == j.end() || !it->is_object()) return std::nullopt;
   auto v = it->find("version");

@@ -194,6 +194,18 @@ TEST(ServingCodec, OpenAiBodiesAndStreamChunks) {
   EXPECT_EQ(whole->value_or(0), 3);
 }
 
+TEST(ServingCodec, AServersErrorNestedAMillionLevelsDeepIsRefusedNotPrinted) {
+  // The error value is printed into the message: nested this deep it would overflow the stack.
+  const std::string deep = R"({"error": )" + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  EXPECT_FALSE(serving::parse_openai_reply(deep));
+  EXPECT_FALSE(serving::parse_openai_chunk(deep));
+  EXPECT_FALSE(serving::check_oip_reply(deep));
+  EXPECT_FALSE(serving::parse_triton_stats(deep));
+  auto shallow = serving::parse_openai_reply(R"({"error": [[["overloaded"]]]})");
+  ASSERT_FALSE(shallow);
+  EXPECT_EQ(shallow.error().message, R"(server error: [[["overloaded"]]])");
+}
+
 TEST(ServingCodec, TritonStatsSplitQueueFromCompute) {
   // The shape of Triton's GET /v2/models/M/stats (statistics extension).
   auto stats = [](int n, int queue_us, int infer_us) {
