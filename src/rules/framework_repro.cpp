@@ -1,8 +1,8 @@
 // Framework-layer rules about speed and reproducibility settings: cudnn.benchmark, determinism
 // without CUBLAS_WORKSPACE_CONFIG, CUDA_LAUNCH_BLOCKING left on, the CUDA caching allocator turned
 // off, and the release-age policy.
-#include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/catalog.h"
@@ -38,10 +38,21 @@ std::vector<Finding> judge_benchmark(const Facts& f, const Thresholds& /*th*/) {
 }
 
 // CUBLAS_WORKSPACE_CONFIG values that make cuBLAS deterministic (PyTorch "Reproducibility" notes,
-// cuBLAS docs "Results reproducibility"): ":4096:8" or ":16:8", possibly repeated.
-bool valid_workspace(const std::string& v) {
-  static const std::regex re("^(:[0-9]+:[0-9]+)+$");
-  return std::regex_match(v, re);
+// cuBLAS docs "Results reproducibility"): ":4096:8" or ":16:8", possibly repeated; that is,
+// (":" digits ":" digits)+. Read in one pass: the value comes from a process's environment (up to
+// 128 KiB), and libstdc++'s std::regex recurses once per repetition, overflowing the stack on a
+// value of ten thousand pairs.
+bool valid_workspace(std::string_view v) {
+  std::size_t numbers = 0;
+  std::size_t i = 0;
+  while (i < v.size()) {
+    if (v[i] != ':') return false;
+    const std::size_t digits = ++i;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9') ++i;
+    if (i == digits) return false;
+    ++numbers;
+  }
+  return numbers > 0 && numbers % 2 == 0;
 }
 
 bool truthy(const std::optional<EnvValue>& v) {

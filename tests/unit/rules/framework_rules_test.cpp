@@ -314,6 +314,24 @@ TEST(CublasWorkspace, DeterminismWithoutWorkspaceWarns) {
   f.host.process.environ.value->at("CUBLAS_WORKSPACE_CONFIG") = "4096";
   v = judge_framework("l3.framework.cublas_workspace", f, th);
   EXPECT_EQ(v[0].variant, "invalid");
+  // The form is (":" digits ":" digits)+, any number of times.
+  for (const char* good : {":16:8", ":4096:8:16:8", ":0:0"}) {
+    f.host.process.environ.value->at("CUBLAS_WORKSPACE_CONFIG") = good;
+    EXPECT_EQ(judge_framework("l3.framework.cublas_workspace", f, th)[0].status, Status::pass) << good;
+  }
+  for (const char* bad : {"", ":", "::", ":4096", ":4096:", ":4096:8:", ":4096:8:16", "4096:8", ":4096:8 ", ":40x6:8",
+                          ":4096::8"}) {
+    f.host.process.environ.value->at("CUBLAS_WORKSPACE_CONFIG") = bad;
+    EXPECT_EQ(judge_framework("l3.framework.cublas_workspace", f, th)[0].variant, "invalid") << bad;
+  }
+  // A value of 20,000 pairs (the kernel allows 128 KiB per variable): std::regex overflowed the
+  // stack on it.
+  std::string many;
+  for (int i = 0; i < 20000; ++i) many += ":4096:8";
+  f.host.process.environ.value->at("CUBLAS_WORKSPACE_CONFIG") = many;
+  EXPECT_EQ(judge_framework("l3.framework.cublas_workspace", f, th)[0].status, Status::pass);
+  f.host.process.environ.value->at("CUBLAS_WORKSPACE_CONFIG") = many + ":";
+  EXPECT_EQ(judge_framework("l3.framework.cublas_workspace", f, th)[0].variant, "invalid");
 
   // Requested by the environment (TensorFlow's switch) rather than by configuration.
   Facts g = with_probe("gpu-8x-h100-torch2.5-cu124.txt");
