@@ -14,6 +14,7 @@
 #include "collect/python_probe.h"
 #include "core/phrases.h"
 #include "core/suggest.h"
+#include "core/terminal_text.h"
 #include "report/report.h"
 
 namespace {
@@ -145,9 +146,11 @@ int run_plumb(int argc, char** argv) {
 int main(int argc, char** argv) {
   int rc = 2;
   try {
+    // Outside values reach a terminal as text, never as control sequences (core/terminal_text.h).
+    plumb::TerminalStreams terminal;
     rc = run_plumb(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "plumb: internal error: %s\n", e.what());
+    std::fprintf(stderr, "plumb: internal error: %s\n", plumb::terminal_text(e.what()).c_str());
   } catch (...) {
     std::fputs("plumb: internal error\n", stderr);
   }

@@ -12,6 +12,7 @@
 #include "cli/check_options.h"
 #include "core/atomic_file.h"
 #include "core/suggest.h"
+#include "core/terminal_text.h"
 #include "core/text.h"
 
 namespace plumb {
@@ -106,7 +107,11 @@ RenderOptions check_output(const OutputOptions& o) {
 
 void emit(const Report& r, const OutputOptions& o) {
   RenderOptions ro = check_output(o);
-  write_output(find_renderer(o.format)->render(r, ro), o.out);
+  std::string text = find_renderer(o.format)->render(r, ro);
+  // The reports read as text are safe to print whatever their values hold, also from a file or a
+  // pipe; the JSON, HTML and Prometheus formats escape their values themselves.
+  if (o.format == "term" || o.format == "md") text = terminal_text(text, ro.color);
+  write_output(text, o.out);
 }
 
 }  // namespace plumb

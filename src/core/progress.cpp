@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/terminal_text.h"
+
 namespace plumb {
 
 bool ProgressLine::stderr_is_terminal() {
@@ -14,7 +16,7 @@ bool ProgressLine::stderr_is_terminal() {
 }
 
 ProgressLine::ProgressLine(std::string label, std::chrono::milliseconds delay, std::function<std::string()> poll)
-    : label_(std::move(label)), out_(stderr_is_terminal() ? &std::cerr : nullptr), poll_(std::move(poll)) {
+    : label_(std::move(label)), out_(stderr_is_terminal() ? &unfiltered_stderr() : nullptr), poll_(std::move(poll)) {
   if (out_ != nullptr) thread_ = std::thread([this, delay] { run(delay); });
 }
 
@@ -41,7 +43,8 @@ void ProgressLine::set(std::string text) {
 }
 
 void ProgressLine::draw(const std::string& text) {
-  std::string line = label_ + ": " + text;
+  // Drawn past the filter of standard error (it would show the carriage returns), so made safe here.
+  std::string line = terminal_text(label_ + ": " + text);
   // Columns, not bytes: UTF-8 continuation bytes take no column.
   std::size_t width = 0;
   for (unsigned char c : line) width += (c & 0xC0U) != 0x80U ? 1 : 0;

@@ -126,6 +126,36 @@ TEST(HostileInput, DeeplyNestedJsonIsRefusedInOneLine) {
   }
 }
 
+// A value from outside (here a snapshot's host name) that holds control sequences: an OSC 52
+// clipboard write, an SGR conceal, a carriage return. The text reports show them as characters,
+// whether printed to a pipe or written to a file; the JSON report keeps the value, escaped.
+TEST(HostileInput, ControlSequencesInValuesAreShownNotObeyed) {
+  FifoDir d;  // a private folder; its FIFO is not used here
+  std::string snap = test::read_fixture("framework/snapshots/a.json");
+  const std::string name = R"("hostname": "train-a")";
+  ASSERT_NE(snap.find(name), std::string::npos);
+  snap.replace(snap.find(name), name.size(), R"("hostname": "node\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[8mhidden\r\u009b2J")");
+  const fs::path file = d.dir / "snapshot.json";
+  {
+    std::FILE* f = std::fopen(file.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(std::fwrite(snap.data(), 1, snap.size(), f), snap.size());
+    std::fclose(f);
+  }
+  const fs::path md = d.dir / "report.md";
+  for (const auto& args : std::vector<std::vector<std::string>>{{"report", file.string()},
+                                                                {"report", file.string(), "-f", "md", "-o", md.string()}}) {
+    RunOutput r = run_briefly(args);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << r.err;
+    std::string text = r.out;
+    if (args.size() > 2) text = read_user_file(md.string()).value_or("");
+    EXPECT_NE(text.find("node\u241b]52;c;cm0gLXJmIH4K\u2407\u241b[8mhidden\u240d\ufffd2J"), std::string::npos) << text;
+    for (char c : {'\x1b', '\x07', '\r'}) EXPECT_EQ(text.find(c), std::string::npos) << int(c);
+  }
+  RunOutput js = run_briefly({"report", file.string(), "-f", "json"});
+  EXPECT_NE(js.out.find(R"(node\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[8mhidden\r)"), std::string::npos) << js.out.substr(0, 400);
+}
+
 TEST(HostileInput, FifoAsConfig) {
   FifoDir d;
   expect_refused({"check", "--root", test::host_fixture("healthy"), "--config", d.fifo.string()});
