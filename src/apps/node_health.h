@@ -15,8 +15,6 @@ namespace plumb {
 // Control characters (newlines, tabs, escapes) become spaces and runs of spaces collapse, so the
 // text is one line whatever a finding's evidence held.
 std::string one_line(std::string_view s);
-// At most max_bytes, never splitting a UTF-8 sequence; "..." marks a cut when there is room.
-std::string cut_utf8(std::string_view s, std::size_t max_bytes);
 // The failing findings in report order (section, id, subject).
 std::vector<const Finding*> failing(const std::vector<Finding>& findings);
 // "<id>: <what> <value>" of a finding ("<id>" alone without evidence), one line.

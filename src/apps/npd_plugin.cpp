@@ -8,6 +8,7 @@
 #include "apps/node_health.h"
 #include "core/catalog.h"
 #include "core/registry.h"
+#include "core/text.h"
 #include "report/report.h"
 
 namespace plumb {

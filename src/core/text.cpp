@@ -176,4 +176,24 @@ std::string fmt_num(double v, int decimals) {
   return s;
 }
 
+namespace {
+// The largest n <= want such that s[0, n) ends on a UTF-8 sequence boundary.
+std::size_t utf8_boundary(std::string_view s, std::size_t want) {
+  std::size_t n = std::min(want, s.size());
+  if (n == s.size()) return n;
+  // Back off while s[n] is a continuation byte (10xxxxxx): it belongs to a sequence before n.
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+}  // namespace
+
+std::string cut_utf8(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  constexpr std::string_view kMark = "...";
+  if (max_bytes <= kMark.size()) return std::string(s.substr(0, utf8_boundary(s, max_bytes)));
+  std::string out(s.substr(0, utf8_boundary(s, max_bytes - kMark.size())));
+  out += kMark;
+  return out;
+}
+
 }  // namespace plumb

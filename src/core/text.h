@@ -40,6 +40,8 @@ bool all_digits(std::string_view s);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // `first`, then `text` with `pad` after each of its newlines: a block of lines moved right.
 std::string indent_lines(std::string_view text, std::string_view pad, std::string_view first = {});
+// At most max_bytes, never splitting a UTF-8 sequence; "..." marks a cut when there is room.
+std::string cut_utf8(std::string_view s, std::size_t max_bytes);
 // The last component of a path ("/a/b/c.json" -> "c.json"; trailing slashes ignored; "-" stays "-").
 std::string base_name(std::string_view path);
 // "1.5 GiB", "512 MiB": a byte count for humans.

@@ -86,7 +86,7 @@ void finding_article(std::ostringstream& os, const Finding& f, Lang lang, std::s
   std::ostringstream d;
   for (const auto& ev : f.evidence) {
     d << "<dt>" << html_escape(tr(lang, "label.evidence")) << "</dt><dd>" << html_escape(localize(lang, ev.what)) << " = <code>"
-      << html_escape(ev.value) << "</code>";
+      << html_escape(shown_value(ev.value)) << "</code>" << html_escape(shown_value_note(ev.value, lang));
     if (!ev.source.empty()) d << " <span class=\"subject\">(" << html_escape(shorten_paths(localize(lang, ev.source), files)) << ")</span>";
     d << "</dd>\n";
   }

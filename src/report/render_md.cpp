@@ -41,7 +41,8 @@ void finding_block(std::ostringstream& os, const Finding& f, Lang lang, const st
   os << ": " << finding_message(f, lang) << " " << code(f.id) << "\n";
   if (f.status == Status::pass || f.status == Status::skip) return;
   for (const auto& ev : f.evidence) {
-    os << "  - " << tr(lang, "label.evidence") << ": " << localize(lang, ev.what) << " = " << code(ev.value);
+    os << "  - " << tr(lang, "label.evidence") << ": " << localize(lang, ev.what) << " = " << code(shown_value(ev.value))
+       << shown_value_note(ev.value, lang);
     if (!ev.source.empty()) os << " (" << shorten_paths(localize(lang, ev.source), files) << ")";
     os << "\n";
   }

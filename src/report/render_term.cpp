@@ -68,7 +68,8 @@ std::vector<std::string> short_header(const Facts& facts, Lang lang) {
 
 void finding_detail(std::ostringstream& os, const Finding& f, Lang lang, const Paint& p, const std::vector<std::string>& files) {
   for (const auto& ev : f.evidence) {
-    os << "       " << tr(lang, "label.evidence") << ": " << localize(lang, ev.what) << " = " << ev.value;
+    os << "       " << tr(lang, "label.evidence") << ": " << localize(lang, ev.what) << " = " << shown_value(ev.value)
+       << shown_value_note(ev.value, lang);
     if (!ev.source.empty()) os << p("2", "  (" + shorten_paths(localize(lang, ev.source), files) + ")");
     os << "\n";
   }

@@ -109,6 +109,15 @@ bool empty_file_section(const Report& r, Section s, const std::string& blocks) {
   return std::none_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return section_of(f) == s; });
 }
 
+std::string shown_value(const std::string& value) {
+  return value.size() <= kMaxShownValue ? value : cut_utf8(value, kMaxShownValue);
+}
+
+std::string shown_value_note(const std::string& value, Lang lang) {
+  if (value.size() <= kMaxShownValue) return {};
+  return " " + fill(tr(lang, "evidence.cut"), {{"bytes", std::to_string(value.size())}});
+}
+
 std::string shorten_paths(std::string text, const std::vector<std::string>& files) {
   for (const auto& f : files) {
     std::string shortened = base_name(f);

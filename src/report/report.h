@@ -73,6 +73,13 @@ std::vector<EnvLine> shown_environment_lines(const Report& r);
 // True when a file report's section has neither a block nor a finding (it is left out).
 bool empty_file_section(const Report& r, Section s, const std::string& blocks);
 std::string shorten_paths(std::string text, const std::vector<std::string>& files);
+// An evidence value as the text reports show it: whole up to kMaxShownValue bytes (a value from
+// outside, such as an environment variable, can be 128 KiB), else cut on a UTF-8 boundary and
+// followed by shown_value_note's words.
+inline constexpr std::size_t kMaxShownValue = 480;
+std::string shown_value(const std::string& value);
+// " (N bytes in all; the JSON report has the whole value)" for a value shown_value cut, else "".
+std::string shown_value_note(const std::string& value, Lang lang);
 
 // Findings in report order: section, then status (fail first), then id and subject.
 std::vector<const Finding*> ordered(const std::vector<Finding>& findings);

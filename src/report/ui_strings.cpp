@@ -20,6 +20,7 @@ const bool kUiStringsRegistered = register_ui([] {
     {"section.no_rules", {"no check of this layer ran in this run", "本次运行没有该层的检查"}},
     {"finding.skipped", {"not checked: {reason}", "未检查：{reason}"}},
     {"label.evidence", {"Evidence", "证据"}},
+    {"evidence.cut", {"({bytes} bytes in all; the JSON report has the whole value)", "（共 {bytes} 字节；JSON 报告中为完整值）"}},
     {"label.threshold", {"Threshold", "阈值"}},
     {"label.fix", {"Fix", "修复建议"}},
     {"label.verify", {"Verify", "验证命令"}},

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "apps/node_health.h"
+#include "core/text.h"
 #include "apps/npd_plugin.h"
 #include "core/catalog.h"
 
