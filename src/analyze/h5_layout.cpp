@@ -146,6 +146,9 @@ Result<H5FileLayout> read_h5_layout(const std::string& file) {
   // descriptor through /proc/self/fd, so it cannot be swapped for a FIFO in between.
   auto fd = open_user_file(file);
   if (!fd) return fd.error();
+  // A thread-safe libhdf5 (Debian's) keeps the error-printing switch per thread: turned off here
+  // too, for the thread that reads (`plumb h5` reads under a deadline, on a thread of its own).
+  a.eset_auto2(kDefault, nullptr, nullptr);
   std::string by_fd = "/proc/self/fd/" + std::to_string(*fd);
   hid_t f = a.fopen(by_fd.c_str(), kReadOnly, kDefault);
   ::close(*fd);

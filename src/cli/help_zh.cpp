@@ -242,6 +242,7 @@ const bool kOthers = register_phrases([] {
     {"snapshot B", "快照 B"},
     {"HDF5 file (two files: compare their layouts)", "HDF5 文件（两个文件：比较其布局）"},
     {"libhdf5 to load (default: PLUMB_HDF5_LIB or the system's libhdf5)", "要加载的 libhdf5（默认：PLUMB_HDF5_LIB 或系统的 libhdf5）"},
+    {"deadline for reading each file's layout: 30s, 2m (default 2m)", "读取每个文件布局的时限：30s、2m（默认 2m）"},
     {"outputs under test (.npy or .npz)", "被测输出（.npy 或 .npz）"},
     {"reference outputs (.npy or .npz); relative error divides by |b|", "参考输出（.npy 或 .npz）；相对误差除以 |b|"},
     {"numpy: |a-b| <= atol + rtol*|b|; polygraphy: mismatch only when both |a-b| > atol and |a-b|/|b| > rtol",

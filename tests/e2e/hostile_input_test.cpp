@@ -156,6 +156,24 @@ TEST(HostileInput, ControlSequencesInValuesAreShownNotObeyed) {
   EXPECT_NE(js.out.find(R"(node\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[8mhidden\r)"), std::string::npos) << js.out.substr(0, 400);
 }
 
+// A file HDF5 never finishes reading (a damaged file can send the library into a loop; here a
+// library whose H5Fopen never returns): `plumb h5` gives up at its --timeout with one line.
+TEST(HostileInput, AnHdf5FileTheLibraryNeverFinishesEndsAtTheDeadline) {
+  const std::string lib = std::string(PLUMB_BUILD_DIR) + "/tests/helpers/libfake-hdf5-hang.so";
+  const auto start = std::chrono::steady_clock::now();
+  RunOutput r = run_briefly({"h5", "--hdf5-lib", lib, "--timeout", "1s", test::fixture("framework/h5/small-gzip.h5")});
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_LT(took, std::chrono::seconds(15));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("HDF5 did not finish reading the file's layout within 1s"), std::string::npos) << r.err;
+  // The deadline takes a unit like every other duration.
+  RunOutput bad = run_briefly({"h5", "--hdf5-lib", lib, "--timeout", "5", test::fixture("framework/h5/small-gzip.h5")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--timeout"), std::string::npos) << bad.err;
+}
+
 TEST(HostileInput, FifoAsConfig) {
   FifoDir d;
   expect_refused({"check", "--root", test::host_fixture("healthy"), "--config", d.fifo.string()});
