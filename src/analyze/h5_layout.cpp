@@ -152,10 +152,17 @@ Result<H5FileLayout> read_h5_layout(const std::string& file) {
   std::string by_fd = "/proc/self/fd/" + std::to_string(*fd);
   hid_t f = a.fopen(by_fd.c_str(), kReadOnly, kDefault);
   ::close(*fd);
-  if (f < 0) return make_error(ErrorKind::invalid, file + ": not an HDF5 file or unreadable");
+  // The errors HDF5 recorded on this thread's stack (a failed open, the objects the walk found
+  // not to be datasets) are cleared before it ends: a thread-safe libhdf5 frees a thread's stack
+  // but not the records left in it.
+  if (f < 0) {
+    a.eclear2(kDefault);
+    return make_error(ErrorKind::invalid, file + ": not an HDF5 file or unreadable");
+  }
   Walk w{&out};
   herr_t rc = a.lvisit(f, kIndexName, kIterNative, visit, &w);
   a.fclose(f);
+  a.eclear2(kDefault);
   if (rc < 0) return make_error(ErrorKind::invalid, file + ": could not walk the file's links");
   return out;
 }

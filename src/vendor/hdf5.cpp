@@ -57,7 +57,8 @@ Result<std::string> load(const std::string& lib_path) {
                                              "); install libhdf5-103-1 (Debian 12) or pass --hdf5-lib PATH");
   }
   bool ok = bind_symbol(*h, a.open, {"H5open"}) && bind_symbol(*h, a.get_libversion, {"H5get_libversion"}) &&
-            bind_symbol(*h, a.eset_auto2, {"H5Eset_auto2"}) && bind_symbol(*h, a.fopen, {"H5Fopen"}) &&
+            bind_symbol(*h, a.eset_auto2, {"H5Eset_auto2"}) && bind_symbol(*h, a.eclear2, {"H5Eclear2"}) &&
+            bind_symbol(*h, a.fopen, {"H5Fopen"}) &&
             bind_symbol(*h, a.fclose, {"H5Fclose"}) && bind_symbol(*h, a.lvisit, {"H5Lvisit2", "H5Lvisit", "H5Lvisit1"}) &&
             bind_symbol(*h, a.dopen2, {"H5Dopen2"}) && bind_symbol(*h, a.dclose, {"H5Dclose"}) &&
             bind_symbol(*h, a.dget_type, {"H5Dget_type"}) && bind_symbol(*h, a.dget_space, {"H5Dget_space"}) &&

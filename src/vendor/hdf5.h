@@ -30,6 +30,7 @@ struct Api {
   herr_t (*open)() = nullptr;
   herr_t (*get_libversion)(unsigned*, unsigned*, unsigned*) = nullptr;
   herr_t (*eset_auto2)(hid_t, void*, void*) = nullptr;
+  herr_t (*eclear2)(hid_t) = nullptr;
   hid_t (*fopen)(const char*, unsigned, hid_t) = nullptr;
   herr_t (*fclose)(hid_t) = nullptr;
   herr_t (*lvisit)(hid_t, int, int, H5L_iterate_t, void*) = nullptr;

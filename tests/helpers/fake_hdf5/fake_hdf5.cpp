@@ -20,6 +20,7 @@ PLUMB_FAKE_EXPORT herr_t H5get_libversion(unsigned* major, unsigned* minor, unsi
   return 0;
 }
 PLUMB_FAKE_EXPORT herr_t H5Eset_auto2(hid_t /*stack*/, void* /*func*/, void* /*data*/) { return 0; }
+PLUMB_FAKE_EXPORT herr_t H5Eclear2(hid_t /*stack*/) { return 0; }
 PLUMB_FAKE_EXPORT hid_t H5Fopen(const char* /*name*/, unsigned /*flags*/, hid_t /*fapl*/) {
   for (;;) ::pause();
 }
