@@ -167,10 +167,9 @@ class TerminalStreams::Buf : public std::streambuf {
 
   void finish() {
     std::lock_guard<std::mutex> lock(mu_);
+    pass_on();
     std::string out;
-    filter_.feed(pending_, out);
     filter_.finish(out);
-    pending_.clear();
     dest_->sputn(out.data(), static_cast<std::streamsize>(out.size()));
     dest_->pubsync();
   }
