@@ -37,6 +37,7 @@
 #include "core/i18n.h"
 #include "core/progress.h"
 #include "core/subprocess.h"
+#include "core/terminal_text.h"
 #include "core/text.h"
 #include "report/progress_text.h"
 #include "report/report.h"
@@ -511,7 +512,7 @@ int nccl_child(int argc, char** argv) {
   spec.iterations = static_cast<int>(*iters);
   auto r = run_nccl_world(spec);
   if (!r) {
-    std::cout << first_line(r.error().message) << "\n";
+    std::cout << terminal_text(first_line(r.error().message)) << "\n";
     return 1;
   }
   std::cout << *r << std::flush;
@@ -636,12 +637,14 @@ int rank_main(const Options& o, int rank, int size) {
       code = 2;
     } else {
       std::string text = renderer->render(r, ro);
+      // Other nodes' names and values reach the launching terminal: shown, never obeyed.
+      if (o.format == "term" || o.format == "md") text = terminal_text(text, ro.color);
       if (o.out.empty()) {
         std::cout << text << std::flush;
         code = exit_code_for(r.findings);
       } else {
         auto w = write_file_atomic(o.out, text);
-        if (!w) std::cerr << "plumb fleet: " << w.error().message << "\n";
+        if (!w) std::cerr << "plumb fleet: " << terminal_text(w.error().message) << "\n";
         code = w ? exit_code_for(r.findings) : 2;
       }
     }
@@ -677,7 +680,7 @@ int main(int argc, char** argv) {
   try {
     return plumb::rank_main(*o, rank, size);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "plumb fleet: rank %d: %s\n", rank, e.what());
+    std::fprintf(stderr, "plumb fleet: rank %d: %s\n", rank, plumb::terminal_text(e.what()).c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
     return 2;
   }

@@ -242,6 +242,24 @@ TEST(FleetMpi, ConsistentFleetPasses) {
   EXPECT_TRUE(j["facts"]["fleet"]["drain"].empty());
 }
 
+// A node's own text (here its kernel release, with a title-setting escape and a bell) reaches the
+// terminal that launched the job: the report shows the control characters, the terminal never
+// receives them.
+TEST(FleetMpi, ANodesControlCharactersAreShownNotObeyed) {
+  if (!have_mpi()) GTEST_SKIP() << "no mpirun or no plumb-fleet";
+  FleetDir d("mpi-escape");
+  NodeVariant odd{"gpu-node-02", "5.15.0\x1b]0;owned\x07-91", "", 0};
+  std::vector<Rank> ranks;
+  for (const NodeVariant& v : {node(1), odd}) {
+    ranks.push_back({"", {"--root", d.root(v), "--deadline", "20", "--p2p-bytes", "1048576", "--p2p-iters", "8", "--format", "term"}});
+  }
+  RunOutput r = mpirun(ranks);
+  ASSERT_FALSE(r.timed_out) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.out.substr(0, 3000) << r.err;
+  EXPECT_NE(r.out.find("5.15.0\u241b]0;owned\u2407-91"), std::string::npos) << r.out.substr(0, 3000);
+  for (char c : {'\x1b', '\x07'}) EXPECT_EQ(r.out.find(c), std::string::npos) << int(c);
+}
+
 TEST(FleetMpi, HungAndCrashedChecksAreReportedNotFatal) {
   if (!have_mpi()) GTEST_SKIP() << "no mpirun or no plumb-fleet";
   FleetDir d("mpi-broken");
