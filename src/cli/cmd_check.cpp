@@ -17,6 +17,7 @@
 #include "core/atomic_file.h"
 #include "core/catalog.h"
 #include "core/collect_timing.h"
+#include "core/heap.h"
 #include "core/registry.h"
 #include "collect/python_probe.h"
 #include "report/catalog_doc.h"
@@ -45,15 +46,19 @@ struct CheckArgs {
 // pages, faulted in while the probe's interpreter needs the CPU. One arena: 120 fewer page faults and
 // 2-3 ms less between the check and its probe alone on two vCPUs (docs/performance.md). Small blocks
 // come from each thread's cache (tcache) without the arena's lock, and the collectors allocate little.
-void one_malloc_arena() {
+// That arena's heap is then grown by the megabyte a check fills and faulted in by one call: on a VM a
+// page fault costs microseconds (10.8 us a page against 5.8 us populated, bench/vm-costs); 230 fewer
+// page faults here.
+void prepare_heap() {
 #if defined(M_ARENA_MAX)
   // Called before the check starts any thread: the limit applies to arenas created after it (mallopt(3)).
   mallopt(M_ARENA_MAX, 1);  // NOLINT(concurrency-mt-unsafe)
 #endif
+  (void)grow_heap_populated(std::size_t{1} << 20);
 }
 
 int run_check(const CheckArgs& a) {
-  one_malloc_arena();
+  prepare_heap();
   if (a.print_config) {
     write_output(default_config_toml(render_options(a.output).lang), a.output.out);
     return 0;
