@@ -7,6 +7,8 @@
 #include <mutex>
 #include <streambuf>
 
+#include "core/utf8.h"
+
 namespace plumb {
 
 namespace {
@@ -39,34 +41,6 @@ bool plain_sgr(std::string_view params) {
     if (end == std::string_view::npos) return true;
     at = end + 1;
   }
-}
-
-// The length of a valid UTF-8 character at data[i] (lead byte >= 0x80); 0 when not valid, -1 when
-// data ends inside what could still be one.
-int utf8_length(std::string_view data, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(data[k]); };
-  const unsigned char c = b(i);
-  int n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range (RFC 3629, section 4)
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  for (int k = 1; k < n; ++k) {
-    if (i + static_cast<std::size_t>(k) >= data.size()) return -1;
-    const unsigned char x = b(i + static_cast<std::size_t>(k));
-    if (k == 1 ? (x < lo || x > hi) : (x < 0x80 || x > 0xBF)) return 0;
-  }
-  return n;
 }
 
 }  // namespace
@@ -113,7 +87,7 @@ std::size_t TerminalFilter::filter(std::string_view data, std::string& out, bool
       ++i;
       continue;
     }
-    const int len = utf8_length(data, i);
+    const int len = utf8_char_length(data, i);
     if (len < 0 && !last) return i;  // ends inside a character: held
     if (len <= 0 || (c == 0xC2 && static_cast<unsigned char>(data[i + 1]) < 0xA0)) {
       out.append(kReplacement);  // not UTF-8, or a C1 control (U+0080-U+009F)

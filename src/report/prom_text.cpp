@@ -4,9 +4,15 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/utf8.h"
+
 namespace plumb::prom {
 
-std::string escape_label_value(std::string_view v) {
+// Prometheus's text parser refuses a label value that is not UTF-8, and with it the whole scrape
+// ("invalid label value", promtool check metrics): a host name or a process name read from the
+// machine can hold any bytes. Such bytes are shown as U+FFFD.
+std::string escape_label_value(std::string_view raw) {
+  const std::string v = valid_utf8(raw);
   std::string out;
   out.reserve(v.size());
   for (char c : v) {
@@ -18,7 +24,8 @@ std::string escape_label_value(std::string_view v) {
   return out;
 }
 
-std::string escape_help(std::string_view v) {
+std::string escape_help(std::string_view raw) {
+  const std::string v = valid_utf8(raw);
   std::string out;
   for (char c : v) {
     if (c == '\\') out += "\\\\";

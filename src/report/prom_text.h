@@ -15,6 +15,7 @@ namespace plumb::prom {
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
 // Label values escape backslash, double quote and newline; HELP escapes backslash and newline.
+// In both, a byte that is not part of valid UTF-8 becomes U+FFFD.
 std::string escape_label_value(std::string_view v);
 std::string escape_help(std::string_view v);
 // Shortest round-trip decimal; NaN, +Inf, -Inf as the format spells them.

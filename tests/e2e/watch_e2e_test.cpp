@@ -7,6 +7,7 @@
 #include "../test_util.h"
 #include "core/json.h"
 #include "watch_spawn.h"
+#include "../scratch_root.h"
 
 namespace plumb::test {
 namespace {
@@ -148,6 +149,28 @@ TEST(WatchE2E, CheckFormatPromWritesAValidTextfile) {
   EXPECT_EQ(check->exit_code, 0) << check->out << check->err;
   EXPECT_EQ(check->out + check->err, "") << "promtool lint findings";
   std::remove(out.c_str());
+}
+
+// A host name is whatever bytes sethostname(2) was given. One that is not UTF-8 must not make
+// Prometheus refuse the scrape (its parser rejects such a label value, and every metric with it).
+TEST(WatchE2E, AHostNameThatIsNotUtf8StillGivesAValidTextfile) {
+  ScratchRoot root("prom_hostname");
+  root.copy_dir(procfs(), "");
+  root.write("proc/sys/kernel/hostname", "gpu\xff\xfe-node\n");
+  std::string out = watch_tmp("hostname.prom");
+  auto r = run_plumb({"check", "--root", root.path(), "--format", "prom", "--out", out});
+  EXPECT_LT(r.exit_code, 2) << r.err;
+  auto text = read_user_file(out);
+  std::remove(out.c_str());
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("hostname=\"gpu\xEF\xBF\xBD\xEF\xBF\xBD-node\""), std::string::npos) << text->substr(0, 600);
+  std::string tool = promtool();
+  if (tool.empty()) GTEST_SKIP() << "promtool not installed (Debian package: prometheus)";
+  RunOptions o;
+  o.stdin_data = *text;
+  auto check = run_program({tool, "check", "metrics"}, o);
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(check->exit_code, 0) << check->out << check->err;
 }
 
 }  // namespace

@@ -24,6 +24,18 @@ TEST(PromText, EscapesLabelsAndGroupsFamilies) {
   EXPECT_EQ(s.find("# TYPE plumb_a gauge"), s.rfind("# TYPE plumb_a gauge"));
 }
 
+// A label value or HELP text that is not UTF-8 would make Prometheus refuse the whole scrape.
+TEST(PromText, BytesThatAreNotUtf8AreShownAsReplacementCharacters) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(prom::escape_label_value("node\xff\xfe-1"), "node" + fffd + fffd + "-1");
+  // Valid multi-byte text stays; a sequence cut short, an overlong form and a surrogate do not.
+  EXPECT_EQ(prom::escape_label_value("\xE8\x8A\x82\xE7\x82\xB9"), "\xE8\x8A\x82\xE7\x82\xB9");
+  EXPECT_EQ(prom::escape_label_value("a\xE8\x8A"), "a" + fffd + fffd);
+  EXPECT_EQ(prom::escape_label_value("\xC0\xAF\""), fffd + fffd + "\\\"");
+  EXPECT_EQ(prom::escape_label_value("\xED\xA0\x80"), fffd + fffd + fffd);
+  EXPECT_EQ(prom::escape_help("x\x80\ny"), "x" + fffd + "\\ny");
+}
+
 TEST(PromRender, OneGaugePerFindingAndCollectorMetrics) {
   Report r;
   r.facts.meta.hostname = "node\"1";
