@@ -11,7 +11,7 @@
 namespace plumb {
 namespace {
 
-long minor_faults() {
+[[maybe_unused]] long minor_faults() {
   rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
   return ru.ru_minflt;
@@ -19,7 +19,7 @@ long minor_faults() {
 
 // Allocates `total` bytes in 2 KiB blocks, writes them, keeps them; returns the page faults taken
 // and adds a byte of each block to `sum` (so that the writes are kept).
-long fill_blocks(std::size_t total, std::vector<void*>& keep, unsigned& sum) {
+[[maybe_unused]] long fill_blocks(std::size_t total, std::vector<void*>& keep, unsigned& sum) {
   constexpr std::size_t kBlock = 2048;
   keep.reserve(keep.size() + total / kBlock);
   const long before = minor_faults();
