@@ -71,6 +71,52 @@ TEST(HostRoot, ReadsValuesAndDirectories) {
   EXPECT_FALSE(d.ok());
 }
 
+// Whole-file reads at every size around the limit, of regular files (read into a string sized from
+// st_size) and of /proc files (st_size 0: the string grows as it fills).
+TEST(HostRoot, ReadsWholeFilesUpToTheLimitAndRefusesLargerOnes) {
+  const std::string dir = ::testing::TempDir() + "/plumb_root_sizes_test";
+  std::filesystem::create_directories(dir + "/f");
+  HostRoot root(dir);
+  for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{4095}, std::size_t{4096}, std::size_t{4097},
+                           std::size_t{65536}, std::size_t{200000}}) {
+    std::string text(size, 'x');
+    for (std::size_t i = 0; i < size; i += 97) text[i] = static_cast<char>('a' + i % 26);
+    { std::ofstream(dir + "/f/t", std::ios::binary | std::ios::trunc) << text; }
+    auto whole = root.read("/f/t", size);
+    ASSERT_TRUE(whole.ok()) << size << ": " << whole.error().describe();
+    EXPECT_EQ(*whole, text) << size;
+    auto user = read_user_file(dir + "/f/t", size + 10);
+    ASSERT_TRUE(user.ok()) << size;
+    EXPECT_EQ(*user, text) << size;
+    if (size == 0) continue;
+    auto over = root.read("/f/t", size - 1);
+    ASSERT_FALSE(over.ok()) << size;
+    EXPECT_EQ(over.error().kind, ErrorKind::invalid);
+    EXPECT_NE(over.error().message.find("is larger than " + std::to_string(size - 1) + " bytes"), std::string::npos)
+        << over.error().message;
+    EXPECT_FALSE(read_user_file(dir + "/f/t", size - 1).ok()) << size;
+  }
+  // A file of unknown size: /proc reports 0 and the whole text still comes back.
+  HostRoot live;
+  auto maps = live.read("/proc/self/maps", 16u << 20);
+  ASSERT_TRUE(maps.ok()) << maps.error().describe();
+  EXPECT_GT(maps->size(), 4096u);  // more than the first block
+  EXPECT_EQ(maps->back(), '\n');
+  auto small = live.read("/proc/self/maps", 100);
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.error().message.find("is larger than 100 bytes"), std::string::npos) << small.error().message;
+  // A sparse file far over the limit is refused from its size, not read up to it.
+  {
+    std::ofstream f(dir + "/f/sparse", std::ios::binary | std::ios::trunc);
+    f.seekp((std::streamoff{1} << 34) - 1);  // 16 GiB
+    f.put('\0');
+  }
+  auto sparse = root.read("/f/sparse", 1u << 20);
+  ASSERT_FALSE(sparse.ok());
+  EXPECT_NE(sparse.error().message.find("is larger than"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HostRoot, ListsOnlyTheNamesAFilterKeepsSorted) {
   std::string dir = ::testing::TempDir() + "/plumb_root_filter_test";
   std::filesystem::remove_all(dir);
