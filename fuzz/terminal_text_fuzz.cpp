@@ -1,6 +1,7 @@
 // Fuzzes the terminal filter every report printed as text passes through: the same result however
 // the input is cut into chunks, nothing left that a terminal would obey but the sequences it keeps,
-// valid UTF-8, and a second pass that changes nothing.
+// valid UTF-8, and a second pass that changes nothing. The same input through valid_utf8 (the
+// Prometheus label values): valid UTF-8, ASCII kept in place, a second pass that changes nothing.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include <string_view>
 
 #include "core/terminal_text.h"
+#include "core/utf8.h"
 
 namespace {
 
@@ -39,6 +41,41 @@ void check_safe(std::string_view s, bool colour) {
   }
 }
 
+// Valid UTF-8 by decoding: each sequence's code point in its length's range, no surrogate, none
+// above U+10FFFF (RFC 3629, section 3).
+void check_strict_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if ((c & 0xE0U) == 0xC0U) {
+      n = 2;
+      cp = c & 0x1FU;
+    } else if ((c & 0xF0U) == 0xE0U) {
+      n = 3;
+      cp = c & 0x0FU;
+    } else if ((c & 0xF8U) == 0xF0U) {
+      n = 4;
+      cp = c & 0x07U;
+    } else {
+      throw std::logic_error("valid_utf8: a stray byte");
+    }
+    if (i + n > s.size()) throw std::logic_error("valid_utf8: a cut sequence");
+    for (std::size_t k = 1; k < n; ++k) {
+      const auto x = static_cast<unsigned char>(s[i + k]);
+      if ((x & 0xC0U) != 0x80U) throw std::logic_error("valid_utf8: a bad continuation byte");
+      cp = (cp << 6U) | (x & 0x3FU);
+    }
+    const std::uint32_t least = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
+    if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) throw std::logic_error("valid_utf8: not a character");
+    i += n;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -55,5 +92,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (out != whole) throw std::logic_error("chunks give another result");
   check_safe(whole, colour);
   if (plumb::terminal_text(whole, colour) != whole) throw std::logic_error("a second pass changed the text");
+  const std::string valid = plumb::valid_utf8(text);
+  check_strict_utf8(valid);
+  if (plumb::valid_utf8(valid) != valid) throw std::logic_error("valid_utf8 changed valid UTF-8");
+  std::size_t ascii_in = 0, ascii_out = 0;
+  for (char c : text) ascii_in += static_cast<unsigned char>(c) < 0x80 ? 1 : 0;
+  for (char c : valid) ascii_out += static_cast<unsigned char>(c) < 0x80 ? 1 : 0;
+  if (ascii_in != ascii_out) throw std::logic_error("valid_utf8 lost or added ASCII");
   return 0;
 }
