@@ -47,7 +47,7 @@ struct CheckArgs {
 // 2-3 ms less between the check and its probe alone on two vCPUs (docs/performance.md). Small blocks
 // come from each thread's cache (tcache) without the arena's lock, and the collectors allocate little.
 // That arena's heap is then grown by the megabyte a check fills and faulted in by one call: on a VM a
-// page fault costs microseconds (10.8 us a page against 5.8 us populated, bench/vm-costs); 230 fewer
+// page fault costs microseconds (10.8 us a page against 5.8 us populated, bench/vm-costs); 260 fewer
 // page faults here.
 void prepare_heap() {
 #if defined(M_ARENA_MAX)
