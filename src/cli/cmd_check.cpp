@@ -58,7 +58,6 @@ void prepare_heap() {
 }
 
 int run_check(const CheckArgs& a) {
-  prepare_heap();
   if (a.print_config) {
     write_output(default_config_toml(render_options(a.output).lang), a.output.out);
     return 0;
@@ -68,6 +67,7 @@ int run_check(const CheckArgs& a) {
     write_output(render_catalog(ro.lang, a.output.format == "md" ? "md" : "text"), a.output.out);
     return 0;
   }
+  prepare_heap();  // before any thread; not for the two listings above, which print and end
   Config cfg = load_config_or_throw(a.machine.config);
   if (a.expect_gpus >= 0) cfg.thresholds.set("gpu.expected_count", a.expect_gpus);
   Selection sel = make_selection(a.only, a.skip, cfg.skip);
