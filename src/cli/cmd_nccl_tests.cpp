@@ -12,6 +12,7 @@
 #include "core/phrases.h"
 #include "core/registry.h"
 #include "core/suggest.h"
+#include "core/terminal_text.h"
 #include "core/text.h"
 
 namespace plumb {
@@ -113,8 +114,9 @@ int run_nccl_tests(const NcclTestsArgs& a) {
   r.findings = judge(r.facts, Thresholds{}, sel);
   // The summary block goes before the term report, in the same output (stdout or --out).
   const RendererInfo* ren = find_renderer(a.output.format);
-  std::string body = ren->render(r, ro);
-  write_output(header.empty() ? body : header + "\n" + body, a.output.out);
+  std::string body = render_report(*ren, r, ro);
+  // The summary names what the logs hold (hosts, devices): filtered as the report is.
+  write_output(header.empty() ? body : terminal_text(header, ro.color) + "\n" + body, a.output.out);
   return exit_code_for(r.findings);
 }
 

@@ -12,7 +12,6 @@
 #include "cli/check_options.h"
 #include "core/atomic_file.h"
 #include "core/suggest.h"
-#include "core/terminal_text.h"
 #include "core/text.h"
 
 namespace plumb {
@@ -107,11 +106,7 @@ RenderOptions check_output(const OutputOptions& o) {
 
 void emit(const Report& r, const OutputOptions& o) {
   RenderOptions ro = check_output(o);
-  std::string text = find_renderer(o.format)->render(r, ro);
-  // The reports read as text are safe to print whatever their values hold, also from a file or a
-  // pipe; the JSON, HTML and Prometheus formats escape their values themselves.
-  if (o.format == "term" || o.format == "md") text = terminal_text(text, ro.color);
-  write_output(text, o.out);
+  write_output(render_report(*find_renderer(o.format), r, ro), o.out);
 }
 
 }  // namespace plumb

@@ -512,7 +512,7 @@ int nccl_child(int argc, char** argv) {
   spec.iterations = static_cast<int>(*iters);
   auto r = run_nccl_world(spec);
   if (!r) {
-    std::cout << terminal_text(first_line(r.error().message)) << "\n";
+    std::cout << first_line(r.error().message) << "\n";
     return 1;
   }
   std::cout << *r << std::flush;
@@ -636,9 +636,8 @@ int rank_main(const Options& o, int rank, int size) {
       std::cerr << "plumb fleet: unknown format " << o.format << "\n";
       code = 2;
     } else {
-      std::string text = renderer->render(r, ro);
       // Other nodes' names and values reach the launching terminal: shown, never obeyed.
-      if (o.format == "term" || o.format == "md") text = terminal_text(text, ro.color);
+      std::string text = render_report(*renderer, r, ro);
       if (o.out.empty()) {
         std::cout << text << std::flush;
         code = exit_code_for(r.findings);

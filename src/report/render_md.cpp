@@ -144,7 +144,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
   return os.str();
 }
 
-const bool kRenderMdRegistered = register_renderer({"md", render_md});
+const bool kRenderMdRegistered = register_renderer({"md", render_md, true});
 
 }  // namespace
 }  // namespace plumb

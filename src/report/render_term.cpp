@@ -167,7 +167,7 @@ const bool kRenderTermUi = register_ui([] {
 };
 });
 
-const bool kRenderTermRegistered = register_renderer({"term", render_term});
+const bool kRenderTermRegistered = register_renderer({"term", render_term, true});
 
 }  // namespace
 }  // namespace plumb

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/catalog.h"
+#include "core/terminal_text.h"
 #include "core/text.h"
 
 namespace plumb {
@@ -35,6 +36,11 @@ const RendererInfo* find_renderer(const std::string& name) {
     if (r.name == name) return &r;
   }
   return nullptr;
+}
+
+std::string render_report(const RendererInfo& renderer, const Report& r, const RenderOptions& o) {
+  std::string text = renderer.render(r, o);
+  return renderer.read_as_text ? terminal_text(text, o.color) : text;
 }
 
 std::vector<std::string> renderer_names() {

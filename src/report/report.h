@@ -34,9 +34,15 @@ struct RenderOptions {
 struct RendererInfo {
   std::string name;
   std::function<std::string(const Report&, const RenderOptions&)> render;
+  // Read as text (terminal, Markdown): values are shown as they are, so the output goes through
+  // the terminal filter (core/terminal_text.h). JSON, HTML and Prometheus escape their values.
+  bool read_as_text = false;
 };
 bool register_renderer(RendererInfo r);
 const RendererInfo* find_renderer(const std::string& name);
+// The report in that format, safe to print whatever its values hold and wherever it goes (a
+// terminal, a pipe, a file): what every command that prints a report calls.
+std::string render_report(const RendererInfo& renderer, const Report& r, const RenderOptions& o);
 std::vector<std::string> renderer_names();
 
 // Lines of the report's "Environment" block ("OS" -> "Debian GNU/Linux 12"), contributed by each
