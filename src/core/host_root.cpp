@@ -23,8 +23,8 @@ namespace {
 
 // A small file (most of sysfs and /proc) is read into a page of the stack, then copied once; a
 // larger one straight into the string, sized from `size_hint` (a regular file's st_size; 0 for
-// /proc and pipes, 4096 for sysfs) and doubled when it fills. A 64 KiB buffer on the stack was 16 fresh pages on
-// each collector's thread, and every byte was copied again.
+// /proc and pipes, 4096 for sysfs) and doubled when it fills. A 64 KiB buffer on the stack was 16
+// fresh pages on each collector's thread, and every byte was copied again.
 Result<std::string> read_fd_all(int fd, const std::string& shown, std::size_t max_bytes, std::size_t size_hint = 0) {
   constexpr std::size_t kSmall = 4096;
   const auto too_large = [&] {
@@ -336,7 +336,10 @@ Result<std::size_t> pread_full(int fd, std::uint64_t offset, char* dst, std::siz
   return got;
 }
 
-Result<int> open_user_file(const std::string& path) {
+namespace {
+
+// open_user_file, also giving the file's size.
+Result<int> open_user_file_sized(const std::string& path, std::size_t& size) {
   // O_NONBLOCK so that opening a FIFO with no writer returns at once; cleared before reading.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return fail(errno, path).error();
@@ -356,14 +359,21 @@ Result<int> open_user_file(const std::string& path) {
   }
   int fl = ::fcntl(fd, F_GETFL);
   if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  size = static_cast<std::size_t>(st.st_size);
   return fd;
 }
 
+}  // namespace
+
+Result<int> open_user_file(const std::string& path) {
+  std::size_t size = 0;
+  return open_user_file_sized(path, size);
+}
+
 Result<std::string> read_user_file(const std::string& path, std::size_t max_bytes) {
-  auto fd = open_user_file(path);
+  std::size_t size = 0;
+  auto fd = open_user_file_sized(path, size);
   if (!fd) return fd.error();
-  struct stat st {};
-  const std::size_t size = ::fstat(*fd, &st) == 0 && st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 0;
   return read_fd_all(*fd, path, max_bytes, size);
 }
 

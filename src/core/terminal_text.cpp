@@ -14,7 +14,6 @@ namespace plumb {
 namespace {
 
 constexpr char kEsc = '\x1b';
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // Parameters of an escape sequence longer than this are not plumb's: shown, not held.
 constexpr std::size_t kMaxSequence = 24;
 
@@ -90,7 +89,7 @@ std::size_t TerminalFilter::filter(std::string_view data, std::string& out, bool
     const int len = utf8_char_length(data, i);
     if (len < 0 && !last) return i;  // ends inside a character: held
     if (len <= 0 || (c == 0xC2 && static_cast<unsigned char>(data[i + 1]) < 0xA0)) {
-      out.append(kReplacement);  // not UTF-8, or a C1 control (U+0080-U+009F)
+      out.append(kUtf8Replacement);  // not UTF-8, or a C1 control (U+0080-U+009F)
       i += len <= 0 ? 1 : static_cast<std::size_t>(len);
       continue;
     }

@@ -29,7 +29,6 @@ int utf8_char_length(std::string_view data, std::size_t i) {
 }
 
 std::string valid_utf8(std::string_view s) {
-  constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
   std::string out;
   out.reserve(s.size());
   std::size_t i = 0;
@@ -44,7 +43,7 @@ std::string valid_utf8(std::string_view s) {
       out.append(s.substr(j, static_cast<std::size_t>(len)));
       i = j + static_cast<std::size_t>(len);
     } else {
-      out.append(kReplacement);
+      out.append(kUtf8Replacement);
       i = j + 1;
     }
   }
