@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
 
+#include "../scratch_root.h"
 #include "../test_util.h"
 #include "collect/nccl_topo_xml.h"
 #include "core/json.h"
@@ -169,6 +173,41 @@ TEST(NcclTestsE2E, CorpusLogsJudgedWithNumbers) {
   EXPECT_EQ(above.exit_code, 0) << above.out;
   EXPECT_NE(above.out.find("above the NVLink4 x12 ceiling 300 GB/s"), std::string::npos) << above.out;
   EXPECT_EQ(above.out.find("228 %"), std::string::npos) << above.out;
+}
+
+// A log whose ranks' GPU name holds control sequences (an OSC 52 clipboard write, an SGR conceal, a
+// carriage return): the summary block and the report show them as characters, on a pipe and in a
+// Markdown file; the JSON report keeps the value, escaped.
+TEST(NcclTestsE2E, ControlSequencesInTheLogAreShownNotObeyed) {
+  std::string log = test::read_fixture("comm/nccl-tests/gcp-a3mega-2node-16x-h100-all_reduce_perf.txt");
+  const std::string model = "NVIDIA H100 80GB HBM3";
+  const std::string hostile = "GPU\x1b]52;c;cm0gLXJmIH4K\x07\x1b[8mhid\rden";
+  std::size_t replaced = 0;
+  for (auto at = log.find(model); at != std::string::npos; at = log.find(model, at + hostile.size())) {
+    log.replace(at, model.size(), hostile);
+    ++replaced;
+  }
+  ASSERT_GE(replaced, 16u);
+  test::ScratchRoot dir("nccl_tests_control");
+  dir.write("all_reduce_perf.txt", log);
+  const std::string file = dir.path() + "/all_reduce_perf.txt";
+  const std::string md = dir.path() + "/report.md";
+  const std::string shown = "GPU\u241b]52;c;cm0gLXJmIH4K\u2407\u241b[8mhid\u240dden";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"nccl-tests", file, "--root", host_fixture("noib-2gpu-eth")},
+           {"nccl-tests", file, "--root", host_fixture("noib-2gpu-eth"), "-f", "md", "-o", md}}) {
+    auto r = run_plumb(args);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << r.err;
+    std::string text = r.out;
+    if (args.size() > 4) {
+      std::ifstream in(md, std::ios::binary);
+      text += std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    EXPECT_NE(text.find(shown), std::string::npos) << text;
+    for (char c : {'\x1b', '\x07', '\r'}) EXPECT_EQ(text.find(c), std::string::npos) << int(c) << ": " << text;
+  }
+  auto js = run_plumb({"nccl-tests", file, "--root", host_fixture("noib-2gpu-eth"), "-f", "json"});
+  EXPECT_NE(js.out.find(R"(GPU\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[8mhid\rden)"), std::string::npos) << js.out.substr(0, 600);
 }
 
 TEST(NcclTestsE2E, BadInput) {
