@@ -122,10 +122,12 @@ const bool kCommHostnameCatalog = register_findings([] {
                        "distributed bootstrap cannot reach this node by name",
                        "主机名为 {host}：每个节点都同名且解析为回环地址，分布式初始化无法按名字连到本节点"}},
     },
-    {"Map the host name to the node's cluster address in /etc/hosts (replace the 127.0.1.1 line with "
-     "'<cluster IP> {host}'), or give it a unique name that DNS resolves; also set MASTER_ADDR to that address "
-     "and GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME to the cluster interface",
-     "在 /etc/hosts 中把主机名映射到节点的集群地址（将 127.0.1.1 那一行改为 '<集群 IP> {host}'），或设置一个"
+    {"Map the host name to the node's cluster address in /etc/hosts (replace the line that maps it to a "
+     "loopback address, such as Debian's '127.0.1.1 {host}', with '<cluster IP> {host}'), or give it a unique "
+     "name that DNS resolves; also set MASTER_ADDR to that address and GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME "
+     "to the cluster interface",
+     "在 /etc/hosts 中把主机名映射到节点的集群地址（把将它映射到回环地址的那一行，例如 Debian 的 "
+     "'127.0.1.1 {host}'，改为 '<集群 IP> {host}'），或设置一个"
      "DNS 可解析的唯一主机名；同时把 MASTER_ADDR 设为该地址，并用 GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME 指定集群网卡"},
     "getent ahosts \"$(hostname)\"",
     {"multi-node jobs get past rendezvous instead of hanging until the timeout", "多节点作业能通过 rendezvous，不再挂起到超时"},
