@@ -253,7 +253,7 @@ std::vector<CatalogEntry> rows() {
     e.section = s.section;
     e.title = s.title;
     auto with_behaviour = [&](const Text& t) {
-      return Text{t.en + " Then: " + s.behaviour.en + ".", t.zh + " 随后：" + s.behaviour.zh + "。"};
+      return Text{t.en + " Then: " + s.behaviour.en + ".", t.zh + "随后：" + s.behaviour.zh + "。"};
     };
     e.messages["fail"] = with_behaviour(s.symptom);
     for (const auto& [variant, t] : s.variants) e.messages[variant] = with_behaviour(t);

@@ -156,14 +156,15 @@ std::vector<LogSignature> make_signatures() {
       {"a rank dialled an address where no peer listens, so process-group set-up fails",
        "某个 rank 连接到无人监听的地址，进程组建立失败"},
       {{"loopback",
-        {"{where}: a peer was told to connect to {address}:{port}, a loopback address: this host's name resolves to "
-         "{address} (/etc/hosts), so Gloo/NCCL advertised an address other nodes cannot reach.",
-         "{where}：对端被告知连接 {address}:{port}，这是回环地址：本机主机名解析为 {address}（/etc/hosts），"
-         "Gloo/NCCL 通告了其他节点无法访问的地址。"}}},
+        {"{where}: a peer was told to connect to {address}:{port}, a loopback address: the listening rank's host "
+         "name resolved to {address} on its node (typically an /etc/hosts line such as Debian's "
+         "'127.0.1.1 <host name>'), so Gloo/NCCL advertised an address other nodes cannot reach.",
+         "{where}：对端被告知连接 {address}:{port}，这是回环地址：监听方 rank 的主机名在其节点上解析为 {address}"
+         "（通常是 /etc/hosts 中如 Debian 的 '127.0.1.1 <主机名>' 一行），Gloo/NCCL 因而通告了其他节点无法访问的地址。"}}},
       {"l3.comm.hostname_loopback", "l3.comm.firewall", "l3.comm.socket_ifname"},
-      {"Map the host name to the routable address in /etc/hosts (not 127.0.1.1), or set GLOO_SOCKET_IFNAME / "
-       "NCCL_SOCKET_IFNAME to the cluster interface; open the rendezvous port.",
-       "在 /etc/hosts 中把主机名映射到可路由地址（而非 127.0.1.1），或将 GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME 设为"
+      {"Map the host name to the routable address in /etc/hosts (not a loopback address such as 127.0.1.1), or "
+       "set GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME to the cluster interface; open the rendezvous port.",
+       "在 /etc/hosts 中把主机名映射到可路由地址（而非 127.0.1.1 之类的回环地址），或将 GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME 设为"
        "集群网卡；放行 rendezvous 端口。"},
       "getent hosts $(hostname)",
       "https://github.com/pytorch/gloo/issues/223"});

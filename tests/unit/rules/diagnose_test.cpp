@@ -195,6 +195,13 @@ TEST(Diagnose, EverySignatureHasARowWithBothLanguagesAndASource) {
     EXPECT_TRUE(s.source.starts_with("https://")) << s.id;
     EXPECT_FALSE(s.patterns.empty()) << s.id;
     EXPECT_FALSE(s.fix.zh.empty()) << s.id;
+    // Each message is the symptom, then what it does: two sentences, each ended in its language's
+    // way (no space after a full-width full stop).
+    for (const auto& [v, t] : e->messages) {
+      EXPECT_NE(t.en.find(". Then: "), std::string::npos) << s.id << " " << v << ": " << t.en;
+      EXPECT_NE(t.zh.find("。随后："), std::string::npos) << s.id << " " << v << ": " << t.zh;
+      EXPECT_TRUE(t.zh.ends_with("。")) << s.id << " " << v << ": " << t.zh;
+    }
   }
   for (const auto& s : symptom_funnels()) {
     EXPECT_NE(find_entry(symptom_finding_id(s.name)), nullptr) << s.name;
