@@ -23,6 +23,9 @@ struct CatalogEntry {
   std::string verify;                   // a command a human can paste; may use {args}
   Text gain;                            // the expected gain when fixed; may be empty
   std::vector<std::string> explains;    // L3 rows: the L2 finding ids this defect can cause
+  // When set, a finding of this row sits in the section of the row its argument of this name
+  // names (a symptom's candidate cause is shown with the symptom), else in `section`.
+  std::string section_from_arg = {};
 };
 
 // Registers rows at static-initialisation time; duplicate ids are a programming error. The

@@ -32,7 +32,8 @@ std::string render_catalog(Lang lang, const std::string& format) {
       std::string explains;
       for (const auto& x : e.explains) explains += (explains.empty() ? "" : ", ") + ("`" + x + "`");
       os << "| `" << id << "` | " << layer_name(e.layer) << " | " << pillar_name(e.pillar) << " | "
-         << section_name(e.section) << " | " << md_escaped_cell(e.title.in(lang)) << " | " << md_escaped_cell(e.fix.in(lang)) << " | "
+         << (e.section_from_arg.empty() ? std::string(section_name(e.section)) : "its " + e.section_from_arg + "'s")
+         << " | " << md_escaped_cell(e.title.in(lang)) << " | " << md_escaped_cell(e.fix.in(lang)) << " | "
          << (e.verify.empty() ? "" : "`" + md_escaped_cell(e.verify) + "`") << " | " << explains << " |\n";
     }
     os << "\n## Old ids\n\n"

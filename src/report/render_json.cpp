@@ -20,7 +20,7 @@ json finding_object(const Finding& f, const RenderOptions& o) {
   if (e != nullptr) {
     j["layer"] = layer_name(e->layer);
     j["pillar"] = pillar_name(e->pillar);
-    j["section"] = section_name(e->section);
+    j["section"] = section_name(section_of(f));
     j["title"] = e->title.in(o.lang);
     j["explains"] = e->explains;
     j["check_next"] = l3_causes_of(f.id);

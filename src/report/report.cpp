@@ -142,7 +142,13 @@ std::string report_blocks(const Report& r, Section s, const RenderOptions& o, co
 
 Section section_of(const Finding& f) {
   const auto* e = find_entry(f.id);
-  return e == nullptr ? Section::environment : e->section;
+  if (e == nullptr) return Section::environment;
+  if (!e->section_from_arg.empty()) {
+    auto it = f.args.find(e->section_from_arg);
+    const CatalogEntry* named = it == f.args.end() ? nullptr : find_entry(it->second);
+    if (named != nullptr && named->section_from_arg.empty()) return named->section;
+  }
+  return e->section;
 }
 
 Layer layer_of(const Finding& f) {

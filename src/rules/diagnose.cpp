@@ -288,7 +288,8 @@ std::vector<CatalogEntry> rows() {
                 "修复已确认的原因（其自身的检查结果给出修复方法），然后重新运行作业。"},
                "plumb check --only {check}",
                {},
-               {}});
+               {},
+               "symptom"});  // shown in its symptom's section
   r.push_back({kNoMatchId, Layer::L1, Pillar::platform, Section::environment,
                {"no known failure signature in the logs", "日志中没有已知的故障特征"},
                {{"info",

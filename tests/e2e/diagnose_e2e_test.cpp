@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
+#include <vector>
 
 #include "core/json.h"
 #include "../test_util.h"
@@ -60,6 +62,31 @@ TEST(DiagnoseE2E, ShmBusErrorConfirmedOnA64MiBContainer) {
   const json* shm = d.finding("l3.storage.shm_size");
   ASSERT_NE(shm, nullptr) << "the machine's own finding is in the report";
   EXPECT_EQ((*shm)["status"], "fail");
+}
+
+// A candidate cause is shown with its symptom: the data layer's /dev/shm symptom, the distributed
+// layer's refused connection; never in "Environment", where the link's own row would put it.
+TEST(DiagnoseE2E, ACauseSitsInItsSymptomsSection) {
+  for (const auto& [file, symptom, section, label] :
+       std::vector<std::tuple<std::string, std::string, std::string, std::string>>{
+           {kShmLog, "l1.log.dataloader_shm", "data", "Data layer: 3 failed"},
+           {"gloo-connect-127011-loopback-hostname.log", "l1.log.socket_connect_refused", "distributed", ""}}) {
+    auto d = diagnose({log(file), "--root", test::host_fixture("docker-v1")});
+    const json* l1 = d.finding(symptom);
+    ASSERT_NE(l1, nullptr) << file;
+    EXPECT_EQ((*l1)["section"], section);
+    int causes = 0;
+    for (const auto& f : d.doc["findings"]) {
+      if (f["id"] != "l1.diagnose.cause" || f["args"]["symptom"] != symptom) continue;
+      ++causes;
+      EXPECT_EQ(f["section"], section) << f.dump();
+    }
+    EXPECT_GE(causes, 2) << file;
+    if (label.empty()) continue;
+    auto term = test::run_plumb({"diagnose", log(file), "--root", test::host_fixture("docker-v1")});
+    EXPECT_NE(term.out.find(label), std::string::npos) << term.out;
+    EXPECT_EQ(term.out.find("Environment: 1 failed"), std::string::npos) << term.out;
+  }
 }
 
 TEST(DiagnoseE2E, SameLogRefutedWhereShmIsLarge) {
