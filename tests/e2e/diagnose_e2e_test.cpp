@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/json.h"
@@ -41,11 +42,10 @@ struct Diagnosed {
 Diagnosed diagnose(std::vector<std::string> args) {
   args.insert(args.begin(), "diagnose");
   args.insert(args.end(), {"--format", "json"});
-  Diagnosed d;
-  d.run = test::run_plumb(args);
-  d.doc = json::parse(d.run.out, nullptr, false);
-  if (d.doc.is_discarded()) ADD_FAILURE() << "not JSON: " << d.run.out.substr(0, 300) << d.run.err;
-  return d;
+  RunOutput run = test::run_plumb(args);
+  json doc = json::parse(run.out, nullptr, false);
+  if (doc.is_discarded()) ADD_FAILURE() << "not JSON: " << run.out.substr(0, 300) << run.err;
+  return Diagnosed{std::move(run), std::move(doc)};
 }
 
 const char* kShmLog = "shm-docker-64m-no-space-left.log";
