@@ -9,6 +9,22 @@
 
 namespace plumb {
 
+namespace {
+#if defined(MADV_POPULATE_WRITE)
+constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
+#else
+constexpr int kPopulateWrite = 23;  // linux/mman.h, Linux 5.14
+#endif
+}  // namespace
+
+bool kernel_populates_pages() {
+  void* p = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return false;
+  const bool ok = ::madvise(p, 4096, kPopulateWrite) == 0;
+  ::munmap(p, 4096);
+  return ok;
+}
+
 std::size_t grow_heap_populated(std::size_t bytes) {
 #if defined(M_TOP_PAD) && defined(M_MMAP_THRESHOLD)
   constexpr int kMmapThreshold = 4 << 20;
@@ -36,10 +52,7 @@ std::size_t grow_heap_populated(std::size_t bytes) {
   if (static_cast<std::size_t>(after - low) <= skip) return 0;
   char* const from = low + skip;
   const auto n = static_cast<std::size_t>(after - from);
-#if !defined(MADV_POPULATE_WRITE)
-  constexpr int MADV_POPULATE_WRITE = 23;  // linux/mman.h, Linux 5.14
-#endif
-  return ::madvise(from, n, MADV_POPULATE_WRITE) == 0 ? n : 0;
+  return ::madvise(from, n, kPopulateWrite) == 0 ? n : 0;
 #else
   (void)bytes;
   return 0;

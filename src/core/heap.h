@@ -13,4 +13,7 @@ namespace plumb {
 // changes apply process-wide.
 std::size_t grow_heap_populated(std::size_t bytes);
 
+// Whether this kernel's madvise knows MADV_POPULATE_WRITE (EINVAL before Linux 5.14).
+bool kernel_populates_pages();
+
 }  // namespace plumb

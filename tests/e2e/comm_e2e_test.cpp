@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "../scratch_root.h"
@@ -199,10 +197,7 @@ TEST(NcclTestsE2E, ControlSequencesInTheLogAreShownNotObeyed) {
     auto r = run_plumb(args);
     EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << r.err;
     std::string text = r.out;
-    if (args.size() > 4) {
-      std::ifstream in(md, std::ios::binary);
-      text += std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
+    if (args.size() > 4) text += read_user_file(md).value_or("");
     EXPECT_NE(text.find(shown), std::string::npos) << text;
     for (char c : {'\x1b', '\x07', '\r'}) EXPECT_EQ(text.find(c), std::string::npos) << int(c) << ": " << text;
   }

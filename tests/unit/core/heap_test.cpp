@@ -1,5 +1,4 @@
 // grow_heap_populated: the heap a short command will fill is faulted in by one call.
-#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include <cstdlib>
@@ -34,25 +33,13 @@ namespace {
   return minor_faults() - before;
 }
 
-// Whether madvise knows MADV_POPULATE_WRITE (EINVAL before Linux 5.14).
-[[maybe_unused]] bool kernel_populates() {
-#if !defined(MADV_POPULATE_WRITE)
-  constexpr int MADV_POPULATE_WRITE = 23;  // linux/mman.h
-#endif
-  void* p = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return false;
-  const bool ok = ::madvise(p, 4096, MADV_POPULATE_WRITE) == 0;
-  ::munmap(p, 4096);
-  return ok;
-}
-
 }  // namespace
 
 TEST(Heap, TheGrownHeapIsFaultedInByOneCall) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer's allocator is not glibc's brk heap: nothing to populate (the release build runs this test)";
 #else
-  if (!kernel_populates()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14): nothing is populated";
+  if (!kernel_populates_pages()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14): nothing is populated";
   std::vector<void*> keep;
   unsigned sum = 0;
   // Without it, 400 KiB of fresh heap is a page fault per page (100 pages).
