@@ -8,6 +8,7 @@
 #include "core/i18n.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -300,7 +301,11 @@ SnapshotDiff diff_facts(const Facts& a, const Facts& b) {
 }
 
 namespace {
-const bool kSnapshotDiffUi = register_ui([] {
+
+}  // namespace
+
+void analyze_snapshot_diff_tables(Tables& t) {
+  t.add_ui([] {
   return std::vector<UiString>{
     {"diff.group.os", {"OS and kernel", "操作系统与内核"}},
     {"diff.why.os",
@@ -362,6 +367,6 @@ const bool kSnapshotDiffUi = register_ui([] {
     {"diff.why", {"why it matters", "影响"}},
 };
 });
-}  // namespace
+}
 
 }  // namespace plumb

@@ -10,21 +10,12 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "report/report.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kNpdPluginStrings = register_ui([] {
-  return std::vector<UiString>{
-    {"npd.problem", {"plumb {layer}: {count} failed: {first}", "plumb {layer}：{count} 项失败：{first}"}},
-    {"npd.ok", {"plumb {layer}: ok, {pass} passed, {warn} warnings, {skip} not checked",
-                "plumb {layer}：正常，{pass} 项通过，{warn} 项警告，{skip} 项未检查"}},
-    {"npd.unknown", {"plumb {layer}: not checked: {reason}", "plumb {layer}：未检查：{reason}"}},
-    {"npd.no_checks", {"no check of this layer ran", "本层没有检查运行"}},
-    {"npd.all_layers", {"all layers", "全部层"}},
-};
-});
 
 const std::array<std::pair<const char*, Section>, 5> kLayers{{
     {"host", Section::environment},
@@ -117,6 +108,19 @@ NpdVerdict npd_unknown(const std::string& reason, Lang lang) {
   v.exit_code = kNpdUnknown;
   v.line = cut_utf8(one_line(fill(tr(lang, "npd.unknown"), {{"layer", "check"}, {"reason", reason}})), kNpdMaxLine);
   return v;
+}
+
+void apps_npd_plugin_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"npd.problem", {"plumb {layer}: {count} failed: {first}", "plumb {layer}：{count} 项失败：{first}"}},
+    {"npd.ok", {"plumb {layer}: ok, {pass} passed, {warn} warnings, {skip} not checked",
+                "plumb {layer}：正常，{pass} 项通过，{warn} 项警告，{skip} 项未检查"}},
+    {"npd.unknown", {"plumb {layer}: not checked: {reason}", "plumb {layer}：未检查：{reason}"}},
+    {"npd.no_checks", {"no check of this layer ran", "本层没有检查运行"}},
+    {"npd.all_layers", {"all layers", "全部层"}},
+};
+});
 }
 
 }  // namespace plumb

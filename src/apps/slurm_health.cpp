@@ -11,28 +11,12 @@
 #include "apps/node_health.h"
 #include "core/subprocess.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kSlurmHealthStrings = register_ui([] {
-  return std::vector<UiString>{
-    {"slurm.drain", {"drained {node}: {reason}", "已将 {node} 置为 DRAIN：{reason}"}},
-    {"slurm.reason", {"{node} stays drained by plumb, for a new reason: {reason}", "{node} 仍由 plumb 置为 DRAIN，原因更新为：{reason}"}},
-    {"slurm.resume", {"resumed {node} (drained by plumb before: {old})", "已恢复 {node}（此前由 plumb 置为 DRAIN：{old}）"}},
-    {"slurm.none_ok", {"{node} is healthy and in service ({state})", "{node} 健康且在服务中（{state}）"}},
-    {"slurm.none_same", {"{node} stays drained by plumb: {reason}", "{node} 保持由 plumb 置为 DRAIN：{reason}"}},
-    {"slurm.left_alone", {"{node} left alone: {state} for a reason plumb did not set ({old})",
-                          "未改动 {node}：其状态 {state} 的原因不是 plumb 设置的（{old}）"}},
-    {"slurm.would_run", {"dry run, would run: {command}", "演练模式，将会执行：{command}"}},
-    {"slurm.no_state", {"dry run: could not read the state of {node} ({error}); assuming it is in service",
-                        "演练模式：无法读取 {node} 的状态（{error}），按在服务中处理"}},
-    {"slurm.failed", {"could not {step} node {node}: {error}", "无法{step}节点 {node}：{error}"}},
-    {"slurm.step.show", {"read the state of", "读取状态："}},
-    {"slurm.step.update", {"update", "更新"}},
-};
-});
 
 bool executable(const std::string& path) { return path.size() > 1 && path.front() == '/' && ::access(path.c_str(), X_OK) == 0; }
 
@@ -245,6 +229,26 @@ SlurmRun run_slurm_health(const std::vector<Finding>& findings, const ScontrolSe
   }
   say(key);
   return run;
+}
+
+void apps_slurm_health_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"slurm.drain", {"drained {node}: {reason}", "已将 {node} 置为 DRAIN：{reason}"}},
+    {"slurm.reason", {"{node} stays drained by plumb, for a new reason: {reason}", "{node} 仍由 plumb 置为 DRAIN，原因更新为：{reason}"}},
+    {"slurm.resume", {"resumed {node} (drained by plumb before: {old})", "已恢复 {node}（此前由 plumb 置为 DRAIN：{old}）"}},
+    {"slurm.none_ok", {"{node} is healthy and in service ({state})", "{node} 健康且在服务中（{state}）"}},
+    {"slurm.none_same", {"{node} stays drained by plumb: {reason}", "{node} 保持由 plumb 置为 DRAIN：{reason}"}},
+    {"slurm.left_alone", {"{node} left alone: {state} for a reason plumb did not set ({old})",
+                          "未改动 {node}：其状态 {state} 的原因不是 plumb 设置的（{old}）"}},
+    {"slurm.would_run", {"dry run, would run: {command}", "演练模式，将会执行：{command}"}},
+    {"slurm.no_state", {"dry run: could not read the state of {node} ({error}); assuming it is in service",
+                        "演练模式：无法读取 {node} 的状态（{error}），按在服务中处理"}},
+    {"slurm.failed", {"could not {step} node {node}: {error}", "无法{step}节点 {node}：{error}"}},
+    {"slurm.step.show", {"read the state of", "读取状态："}},
+    {"slurm.step.update", {"update", "更新"}},
+};
+});
 }
 
 }  // namespace plumb

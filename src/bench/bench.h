@@ -61,7 +61,15 @@ struct BenchInfo {
   std::function<Result<BenchResult>(const Context&, const BenchOptions&)> run;
 };
 
-bool register_bench(BenchInfo b);
+// The benchmark table, each bench file adding its rows from its `bench_<file>_tables(BenchTables&)`
+// (listed in engine/tables.cpp).
+struct BenchTables {
+  std::vector<BenchInfo> benches;
+  void add_bench(BenchInfo b) { benches.push_back(std::move(b)); }
+};
+// Built at the first call (defined in engine/tables.cpp).
+const BenchTables& bench_tables();
+// Sorted by name.
 const std::vector<BenchInfo>& benches();
 const BenchInfo* find_bench(const std::string& name);
 std::vector<std::string> bench_names();

@@ -210,12 +210,15 @@ Result<BenchResult> run_dataload(const Context& ctx, const BenchOptions& o) {
   return r;
 }
 
-const bool kDataload = register_bench({"dataload",
+
+}  // namespace
+void bench_dataload_tables(BenchTables& b) {
+  b.add_bench({"dataload",
                                        {"dataset read scaling: files/s and MB/s per number of parallel readers, knee and DataLoader advice",
                                         "数据集读取扩展性：不同并行读取数下的 files/s 与 MB/s、拐点与 DataLoader 建议"},
                                        {"DIR [--decode] [--duration S] [--max-files N] [--cached] [--storage-bw BYTES/S]",
                                         "DIR [--decode] [--duration 秒] [--max-files N] [--cached] [--storage-bw 字节/秒]"},
                                        false, true, false, run_dataload});
+}
 
-}  // namespace
 }  // namespace plumb

@@ -371,22 +371,25 @@ Result<BenchResult> run_allreduce(const Context&, const BenchOptions& o) {
   return r;
 }
 
-const bool kH2d = register_bench({"h2d",
+
+}  // namespace
+void bench_gpu_benches_tables(BenchTables& b) {
+  b.add_bench({"h2d",
                                   {"host<->device copy bandwidth per GPU (pinned and pageable)", "每块 GPU 的主机<->设备拷贝带宽（锁页与可分页内存）"},
                                   {"[--size BYTES] [--samples N]", "[--size 字节] [--samples N]"},
                                   true, false, true, run_h2d});
-const bool kD2d = register_bench({"d2d",
+  b.add_bench({"d2d",
                                   {"device-local and GPU-to-GPU copy bandwidth", "显存内拷贝与 GPU 间拷贝带宽"},
                                   {"[--size BYTES] [--samples N]", "[--size 字节] [--samples N]"},
                                   true, false, false, run_d2d});
-const bool kGemm = register_bench({"gemm",
+  b.add_bench({"gemm",
                                    {"matrix multiply TFLOPS per GPU (fp32, tf32, bf16 via cuBLAS)", "每块 GPU 的矩阵乘 TFLOPS（cuBLAS fp32、tf32、bf16）"},
                                    {"[--dtype fp32|tf32|bf16] [--size N (m=n=k)]", "[--dtype fp32|tf32|bf16] [--size N (m=n=k)]"},
                                    true, false, false, run_gemm});
-const bool kAllreduce = register_bench({"allreduce",
+  b.add_bench({"allreduce",
                                         {"NCCL all-reduce bus bandwidth across the GPUs of this machine", "本机多 GPU 的 NCCL all-reduce 总线带宽"},
                                         {"[--size MAX_BYTES] [--samples ITERATIONS]", "[--size 最大字节] [--samples 迭代次数]"},
                                         true, false, false, run_allreduce});
+}
 
-}  // namespace
 }  // namespace plumb

@@ -258,11 +258,14 @@ Result<BenchResult> run_membw(const Context& ctx, const BenchOptions& o) {
   return r;
 }
 
-const bool kMembw = register_bench({"membw",
+
+}  // namespace
+void bench_membw_tables(BenchTables& b) {
+  b.add_bench({"membw",
                                     {"host memory bandwidth (copy, triad; 1 thread and all allowed CPUs)",
                                      "主机内存带宽（copy、triad；单线程与全部可用 CPU）"},
                                     {"[--size BYTES] [--threads N] [--samples N]", "[--size 字节] [--threads N] [--samples N]"},
                                     false, false, true, run_membw});
+}
 
-}  // namespace
 }  // namespace plumb

@@ -533,12 +533,15 @@ Result<BenchResult> run_ort(const Context& ctx, const BenchOptions& o) {
 
 namespace {
 
-const bool kOrt = register_bench({"ort",
+
+}  // namespace
+void bench_ort_tables(BenchTables& b) {
+  b.add_bench({"ort",
                                   {"ONNX Runtime thread sweep: intra-op threads, execution mode, batch; P99, throughput, CPU, throttling",
                                    "ONNX Runtime 线程扫描：intra-op 线程数、执行模式、批大小；P99、吞吐、CPU、限流"},
                                   {"MODEL.onnx [--intra 0,1,2,4] [--exec-mode sequential,parallel] [--batch 1,8] [--ort-rate R]",
                                    "MODEL.onnx [--intra 0,1,2,4] [--exec-mode sequential,parallel] [--batch 1,8] [--ort-rate R]"},
                                   false, true, false, run_ort});
+}
 
-}  // namespace
 }  // namespace plumb

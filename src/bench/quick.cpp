@@ -3,6 +3,7 @@
 // present. It does nothing unless --bench quick was given.
 #include "bench/bench.h"
 #include "core/registry.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -45,12 +46,14 @@ ApplyFacts run_quick(const Context& ctx) {
   };
 }
 
-const bool kQuick = register_collector({"collect.bench_quick",
-                                        {"quick benchmarks (with --bench quick)", "快速基准测试（--bench quick 时）"}, {"bench"},
-                                        run_quick,
-                                        std::chrono::milliseconds(120000),
-                                        true,
-                                        quick_benches_idle});
 
 }  // namespace
+void bench_quick_tables(Tables& t) {
+  t.add_collector({"collect.bench_quick",
+                                        {"quick benchmarks (with --bench quick)", "快速基准测试（--bench quick 时）"},
+                                        run_quick,
+                                        std::chrono::milliseconds(120000),
+                                        true});
+}
+
 }  // namespace plumb

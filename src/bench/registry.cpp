@@ -11,20 +11,18 @@
 namespace plumb {
 
 namespace {
-std::vector<BenchInfo>& table() {
-  static std::vector<BenchInfo> t;
+const std::vector<BenchInfo>& table() {
+  static const std::vector<BenchInfo> t = [] {
+    std::vector<BenchInfo> out = bench_tables().benches;
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    for (std::size_t i = 1; i < out.size(); ++i) {
+      if (out[i - 1].name == out[i].name) throw std::logic_error("duplicate benchmark " + out[i].name);
+    }
+    return out;
+  }();
   return t;
 }
 }  // namespace
-
-bool register_bench(BenchInfo b) {
-  for (const auto& x : table()) {
-    if (x.name == b.name) throw std::logic_error("duplicate benchmark " + b.name);
-  }
-  table().push_back(std::move(b));
-  std::sort(table().begin(), table().end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  return true;
-}
 
 const std::vector<BenchInfo>& benches() { return table(); }
 

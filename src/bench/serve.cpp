@@ -496,12 +496,16 @@ Result<BenchResult> run_serve(const Context& /*ctx*/, const BenchOptions& o) {
 }
 
 namespace {
-const bool kServe = register_bench({"serve",
+
+}  // namespace
+
+void bench_serve_tables(BenchTables& b) {
+  b.add_bench({"serve",
                                     {"HTTP serving load: open-loop latency from the intended send, throughput, errors, stability; closed loop or a P99 rate sweep on request",
                                      "HTTP 推理服务压测：按计划发送时刻计的开环延迟、吞吐、错误与稳定性；可选闭环或按 P99 上限扫描速率"},
                                     {"URL (--rate R [--arrival poisson|constant] | --concurrency N | --p99 BOUND) [--duration 10s] [--warmup 2s] [--api raw|oip|openai|openai-chat] [--model M]",
                                      "URL（--rate R [--arrival poisson|constant] | --concurrency N | --p99 上限）[--duration 10s] [--warmup 2s] [--api raw|oip|openai|openai-chat] [--model M]"},
                                     false, true, false, run_serve});
-}  // namespace
+}
 
 }  // namespace plumb

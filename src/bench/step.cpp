@@ -178,12 +178,15 @@ Result<BenchResult> run_step(const Context& ctx, const BenchOptions& o) {
   return r;
 }
 
-const bool kStep = register_bench({"step",
+
+}  // namespace
+void bench_step_tables(BenchTables& b) {
+  b.add_bench({"step",
                                    {"training-step time of a small conv model over DataLoader settings (PyTorch)",
                                     "小型卷积模型在不同 DataLoader 设置下的单步训练耗时（PyTorch）"},
                                    {"[--python PATH] [--workers 0,2,4] [--steps N] [--timeout S]",
                                     "[--python 路径] [--workers 0,2,4] [--steps N] [--timeout 秒]"},
                                    false, false, false, run_step});
+}
 
-}  // namespace
 }  // namespace plumb

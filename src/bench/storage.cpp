@@ -311,12 +311,15 @@ Result<BenchResult> run_storage(const Context& /*ctx*/, const BenchOptions& o) {
   return r;
 }
 
-const bool kStorage = register_bench({"storage",
+
+}  // namespace
+void bench_storage_tables(BenchTables& b) {
+  b.add_bench({"storage",
                                       {"storage read throughput and IOPS (sequential and random) on PATH's file system",
                                        "PATH 所在文件系统的读吞吐与 IOPS（顺序与随机）"},
                                       {"PATH [--size BYTES] [--block BYTES] [--threads N] [--duration S]",
                                        "PATH [--size 字节] [--block 字节] [--threads N] [--duration 秒]"},
                                       false, true, true, run_storage});
+}
 
-}  // namespace
 }  // namespace plumb

@@ -41,11 +41,6 @@ void add_machine_options(CLI::App& app, MachineOptions& o, unsigned flags = kAll
 // Throws UsageError with a one-line reason.
 Context make_context(const MachineOptions& o);
 
-// `plumb check` whose options leave the framework probe as it is by default (python3 on PATH, the
-// live machine, every collector): starts the probe's interpreter before the command line is even
-// parsed, so that its start overlaps plumb's own (collect/python_probe.h). Any other option, or
-// another command, starts nothing here and the collector runs the probe as usual.
-void prestart_check_probe(int argc, char** argv);
 Config load_config_or_throw(const std::string& path);
 // Splits "a,b" items of repeated --only/--skip options and checks them against the registries.
 Selection make_selection(const std::vector<std::string>& only, const std::vector<std::string>& skip,

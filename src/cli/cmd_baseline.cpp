@@ -10,21 +10,12 @@
 #include "core/atomic_file.h"
 #include "core/text.h"
 #include "store/baseline_file.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kUi = register_ui([] {
-  return std::vector<UiString>{
-    {"baseline.now", {"baseline is now run {id} ({when}, {host}, {benches})", "基线已设为运行 {id}（{when}，{host}，{benches}）"}},
-    {"baseline.none", {"no baseline set in {db}: plumb baseline set [RUN]", "{db} 中尚未设置基线：plumb baseline set [RUN]"}},
-    {"baseline.show", {"baseline: run {id} ({when}, {host}, {command})", "基线：运行 {id}（{when}，{host}，{command}）"}},
-    {"baseline.exported", {"exported run {id} ({n} metrics) to {file}", "已将运行 {id}（{n} 项指标）导出到 {file}"}},
-    {"baseline.imported", {"imported {n} metrics from {file} as run {id}", "已从 {file} 导入 {n} 项指标，记为运行 {id}"}},
-    {"baseline.imported_set", {"; it is now the baseline", "；已设为基线"}},
-};
-});
 
 std::int64_t run_id(const std::string& s) {
   auto v = parse_uint(s);
@@ -131,19 +122,32 @@ int run_baseline(const Args& a) {
   throw UsageError("baseline: unknown action '" + a.action + "' (use set, show, export or import)");
 }
 
-const bool kBaseline = register_subcommand({"baseline", "mark a run as the baseline; show, export or import baselines (JSON)", 32,
-                                            [](CLI::App& app) {
-                                              auto a = std::make_shared<Args>();
-                                              app.add_option("action", a->action, "set [RUN] | show | export FILE | import FILE")
-                                                  ->required()
-                                                  ->check(CLI::IsMember({"set", "show", "export", "import"}));
-                                              app.add_option("arg", a->arg, "RUN for set (default: the latest measured run), FILE for export/import");
-                                              app.add_option("--run", a->run, "export: this run instead of the baseline");
-                                              app.add_flag("--no-set", a->no_set, "import: keep the current baseline");
-                                              app.add_option("--lang", a->lang, "language: en|zh");
-                                              add_history_options(app, a->history, false);
-                                              return [a] { return run_baseline(*a); };
-                                            }});
 
 }  // namespace
+void cli_cmd_baseline_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"baseline.now", {"baseline is now run {id} ({when}, {host}, {benches})", "基线已设为运行 {id}（{when}，{host}，{benches}）"}},
+    {"baseline.none", {"no baseline set in {db}: plumb baseline set [RUN]", "{db} 中尚未设置基线：plumb baseline set [RUN]"}},
+    {"baseline.show", {"baseline: run {id} ({when}, {host}, {command})", "基线：运行 {id}（{when}，{host}，{command}）"}},
+    {"baseline.exported", {"exported run {id} ({n} metrics) to {file}", "已将运行 {id}（{n} 项指标）导出到 {file}"}},
+    {"baseline.imported", {"imported {n} metrics from {file} as run {id}", "已从 {file} 导入 {n} 项指标，记为运行 {id}"}},
+    {"baseline.imported_set", {"; it is now the baseline", "；已设为基线"}},
+};
+});
+}
+
+CommandRun baseline_command(CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  app.add_option("action", a->action, "set [RUN] | show | export FILE | import FILE")
+      ->required()
+      ->check(CLI::IsMember({"set", "show", "export", "import"}));
+  app.add_option("arg", a->arg, "RUN for set (default: the latest measured run), FILE for export/import");
+  app.add_option("--run", a->run, "export: this run instead of the baseline");
+  app.add_flag("--no-set", a->no_set, "import: keep the current baseline");
+  app.add_option("--lang", a->lang, "language: en|zh");
+  add_history_options(app, a->history, false);
+  return [a] { return run_baseline(*a); };
+}
+
 }  // namespace plumb

@@ -11,6 +11,7 @@
 #include "cli/subcommand.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -78,18 +79,6 @@ struct HistoryArgs {
   OutputOptions output;
 };
 
-const bool kCmdCompareUi = register_ui([] {
-  return std::vector<UiString>{
-    {"history.empty", {"no runs recorded in {db}", "{db} 中没有记录"}},
-    {"history.id", {"run", "运行"}},
-    {"history.when", {"started", "开始时间"}},
-    {"history.command", {"command", "命令"}},
-    {"history.host", {"host", "主机"}},
-    {"history.metrics", {"metrics", "指标数"}},
-    {"history.baseline", {"baseline", "基线"}},
-    {"history.title", {"recorded runs", "已记录的运行"}},
-};
-});
 
 // The runs (or one metric across runs) as a table in the shared table model.
 TextTable history_table(HistoryDb& db, const HistoryArgs& a, Lang lang) {
@@ -169,27 +158,43 @@ int run_history(const HistoryArgs& a) {
   return 0;
 }
 
-const bool kCompare = register_subcommand({"compare", "compare a run with the baseline: change per metric, verdict, environment differences", 34,
-                                           [](CLI::App& app) {
-                                             auto a = std::make_shared<CompareArgs>();
-                                             app.add_option("run", a->run, "run id (default: the latest run with measurements)");
-                                             add_history_options(app, a->history, false);
-                                             app.add_option("--baseline", a->history.baseline, "baseline run id or exported baseline JSON file (default: the recorded baseline)");
-                                             app.add_option("--warn-pct", a->warn_pct, "worse by more than this % warns (default 10, or the config)");
-                                             app.add_option("--fail-pct", a->fail_pct, "worse by more than this % fails (default 25, or the config)");
-                                             app.add_option("--config", a->config, "TOML file overriding thresholds");
-                                             add_output_options(app, a->output);
-                                             return [a] { return run_compare(*a); };
-                                           }});
 
-const bool kHistory = register_subcommand({"history", "list recorded runs, or one metric across runs", 36, [](CLI::App& app) {
-                                             auto a = std::make_shared<HistoryArgs>();
-                                             app.add_option("metric", a->metric, "a metric name such as membw.copy.all");
-                                             app.add_option("--limit", a->limit, "most recent runs to show")->capture_default_str();
-                                             add_history_options(app, a->history, false);
-                                             add_output_options(app, a->output);
-                                             return [a] { return run_history(*a); };
-                                           }});
 
 }  // namespace
+void cli_cmd_compare_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"history.empty", {"no runs recorded in {db}", "{db} 中没有记录"}},
+    {"history.id", {"run", "运行"}},
+    {"history.when", {"started", "开始时间"}},
+    {"history.command", {"command", "命令"}},
+    {"history.host", {"host", "主机"}},
+    {"history.metrics", {"metrics", "指标数"}},
+    {"history.baseline", {"baseline", "基线"}},
+    {"history.title", {"recorded runs", "已记录的运行"}},
+};
+});
+}
+
+CommandRun compare_command(CLI::App& app) {
+  auto a = std::make_shared<CompareArgs>();
+  app.add_option("run", a->run, "run id (default: the latest run with measurements)");
+  add_history_options(app, a->history, false);
+  app.add_option("--baseline", a->history.baseline, "baseline run id or exported baseline JSON file (default: the recorded baseline)");
+  app.add_option("--warn-pct", a->warn_pct, "worse by more than this % warns (default 10, or the config)");
+  app.add_option("--fail-pct", a->fail_pct, "worse by more than this % fails (default 25, or the config)");
+  app.add_option("--config", a->config, "TOML file overriding thresholds");
+  add_output_options(app, a->output);
+  return [a] { return run_compare(*a); };
+}
+
+CommandRun history_command(CLI::App& app) {
+  auto a = std::make_shared<HistoryArgs>();
+  app.add_option("metric", a->metric, "a metric name such as membw.copy.all");
+  app.add_option("--limit", a->limit, "most recent runs to show")->capture_default_str();
+  add_history_options(app, a->history, false);
+  add_output_options(app, a->output);
+  return [a] { return run_history(*a); };
+}
+
 }  // namespace plumb

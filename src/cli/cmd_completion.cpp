@@ -318,26 +318,24 @@ CLI::App& root_of(CLI::App& app) {
   return *a;
 }
 
-const bool kMan = register_subcommand({"man", "write the manual page (roff) of every command to stdout: plumb man | man -l -", 900,
-                                       [](CLI::App& app) {
-                                         return [&app] {
-                                           std::cout << man_page(root_of(app));
-                                           return 0;
-                                         };
-                                       },
-                                       true});
 
-const bool kCompletion = register_subcommand(
-    {"completion", "write the shell completion script to stdout: source <(plumb completion bash)", 901, [](CLI::App& app) {
-       auto shell = std::make_shared<std::string>();
-       app.add_option("shell", *shell, "shell: bash|zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
-       return [&app, shell] {
-         CLI::App& root = root_of(app);
-         std::cout << (*shell == "zsh" ? zsh_script(root) : bash_script(root));
-         return 0;
-       };
-     },
-     true});
 
 }  // namespace
+CommandRun man_command(CLI::App& app) {
+  return [&app] {
+    std::cout << man_page(root_of(app));
+    return 0;
+  };
+}
+
+CommandRun completion_command(CLI::App& app) {
+  auto shell = std::make_shared<std::string>();
+  app.add_option("shell", *shell, "shell: bash|zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  return [&app, shell] {
+    CLI::App& root = root_of(app);
+    std::cout << (*shell == "zsh" ? zsh_script(root) : bash_script(root));
+    return 0;
+  };
+}
+
 }  // namespace plumb

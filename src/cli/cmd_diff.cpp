@@ -46,14 +46,14 @@ int run_diff(const DiffArgs& args) {
   return exit_code_for(r.findings);
 }
 
-const bool kCmdDiff = register_subcommand(
-    {"diff", "differences between two snapshots that matter for reproducibility and speed", 65, [](CLI::App& app) {
-       auto a = std::make_shared<DiffArgs>();
-       app.add_option("a", a->a, "snapshot A (plumb check --save)")->required();
-       app.add_option("b", a->b, "snapshot B")->required();
-       add_output_options(app, a->output);
-       return [a] { return run_diff(*a); };
-     }});
 
 }  // namespace
+CommandRun diff_command(CLI::App& app) {
+  auto a = std::make_shared<DiffArgs>();
+  app.add_option("a", a->a, "snapshot A (plumb check --save)")->required();
+  app.add_option("b", a->b, "snapshot B")->required();
+  add_output_options(app, a->output);
+  return [a] { return run_diff(*a); };
+}
+
 }  // namespace plumb

@@ -16,20 +16,12 @@
 #include "report/prom_sample_metrics.h"
 #include "apps/watch_session.h"
 #include "apps/stop_signal.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kCmdExporterUi = register_ui([] {
-  return std::vector<UiString>{
-    {"exporter.listening", {"plumb exporter listening on http://{address}/metrics", "plumb exporter 正在监听 http://{address}/metrics"}},
-    {"exporter.not_loopback", {"warning: {address} is reachable from other machines and /metrics has no authentication",
-                               "警告：{address} 可被其他机器访问，而 /metrics 没有认证"}},
-    {"exporter.index", {"plumb exporter: /metrics (Prometheus), /healthz (liveness)", "plumb exporter：/metrics（Prometheus）、/healthz（存活检查）"}},
-    {"exporter.stopped", {"plumb exporter stopped", "plumb exporter 已停止"}},
-};
-});
 
 struct ExporterArgs {
   MachineOptions machine;
@@ -193,24 +185,35 @@ int run_exporter(const ExporterArgs& a) {
   return 0;
 }
 
-const bool kExporter = register_subcommand(
-    {"exporter", "Prometheus exporter: /metrics (telemetry + last check) and /healthz, loopback by default", 45,
-     [](CLI::App& app) {
-       auto a = std::make_shared<ExporterArgs>();
-       app.add_option("--listen", a->listen, "ADDRESS:PORT to serve on; 0.0.0.0:PORT exposes it to the network")->capture_default_str();
-       app.add_option("--interval", a->interval, "telemetry sampling interval")->capture_default_str();
-       app.add_option("--check-interval", a->check_interval, "how often the full check runs (cached between runs)")->capture_default_str();
-       app.add_flag("--no-check", a->no_check, "serve telemetry only, never run the full check");
-       app.add_option("--max-connections", a->max_connections, "concurrent connections served; more get 503")->capture_default_str();
-       app.add_option("--gpu-script", a->gpu_script, "simulate GPUs from a JSON script instead of NVML (tests, demos)");
-       app.add_option("--root", a->machine.root, "read /proc, /sys, ... under DIR (a fixture tree)")->capture_default_str();
-       app.add_option("--pid", a->machine.pid, "process to follow (CPU, RSS, threads) and to inspect in checks");
-       app.add_option("--nvml-lib", a->machine.nvml_lib, "NVML library to load (default: PLUMB_NVML_LIB or libnvidia-ml.so.1)");
-       app.add_option("--python", a->machine.python, "Python interpreter for the framework probe");
-       app.add_option("--config", a->machine.config, "TOML file overriding thresholds");
-       app.add_option("--lang", a->lang, "language of HELP texts: en|zh");
-       return [a] { return run_exporter(*a); };
-     }});
 
 }  // namespace
+void cli_cmd_exporter_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"exporter.listening", {"plumb exporter listening on http://{address}/metrics", "plumb exporter 正在监听 http://{address}/metrics"}},
+    {"exporter.not_loopback", {"warning: {address} is reachable from other machines and /metrics has no authentication",
+                               "警告：{address} 可被其他机器访问，而 /metrics 没有认证"}},
+    {"exporter.index", {"plumb exporter: /metrics (Prometheus), /healthz (liveness)", "plumb exporter：/metrics（Prometheus）、/healthz（存活检查）"}},
+    {"exporter.stopped", {"plumb exporter stopped", "plumb exporter 已停止"}},
+};
+});
+}
+
+CommandRun exporter_command(CLI::App& app) {
+  auto a = std::make_shared<ExporterArgs>();
+  app.add_option("--listen", a->listen, "ADDRESS:PORT to serve on; 0.0.0.0:PORT exposes it to the network")->capture_default_str();
+  app.add_option("--interval", a->interval, "telemetry sampling interval")->capture_default_str();
+  app.add_option("--check-interval", a->check_interval, "how often the full check runs (cached between runs)")->capture_default_str();
+  app.add_flag("--no-check", a->no_check, "serve telemetry only, never run the full check");
+  app.add_option("--max-connections", a->max_connections, "concurrent connections served; more get 503")->capture_default_str();
+  app.add_option("--gpu-script", a->gpu_script, "simulate GPUs from a JSON script instead of NVML (tests, demos)");
+  app.add_option("--root", a->machine.root, "read /proc, /sys, ... under DIR (a fixture tree)")->capture_default_str();
+  app.add_option("--pid", a->machine.pid, "process to follow (CPU, RSS, threads) and to inspect in checks");
+  app.add_option("--nvml-lib", a->machine.nvml_lib, "NVML library to load (default: PLUMB_NVML_LIB or libnvidia-ml.so.1)");
+  app.add_option("--python", a->machine.python, "Python interpreter for the framework probe");
+  app.add_option("--config", a->machine.config, "TOML file overriding thresholds");
+  app.add_option("--lang", a->lang, "language of HELP texts: en|zh");
+  return [a] { return run_exporter(*a); };
+}
+
 }  // namespace plumb

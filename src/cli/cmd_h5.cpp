@@ -52,16 +52,16 @@ int run_h5(const H5Args& a) {
   return rc != 0 ? rc : (r.facts.h5.differences.empty() ? 0 : 1);
 }
 
-const bool kH5 = register_subcommand(
-    {"h5", "HDF5 datasets: dtype, shape, chunking, filter pipeline; compare two files", 66, [](CLI::App& app) {
-       auto a = std::make_shared<H5Args>();
-       app.add_option("file", a->files, "HDF5 file (two files: compare their layouts)")->required();
-       app.add_option("--hdf5-lib", a->lib, "libhdf5 to load (default: PLUMB_HDF5_LIB or the system's libhdf5)");
-       app.add_option("--timeout", a->timeout, "deadline for reading each file's layout: 30s, 2m (default 2m)")
-           ->capture_default_str();
-       add_artefact_options(app, a->common, "TOML file overriding thresholds", "l3.data.h5_filters");
-       return [a] { return run_h5(*a); };
-     }});
 
 }  // namespace
+CommandRun h5_command(CLI::App& app) {
+  auto a = std::make_shared<H5Args>();
+  app.add_option("file", a->files, "HDF5 file (two files: compare their layouts)")->required();
+  app.add_option("--hdf5-lib", a->lib, "libhdf5 to load (default: PLUMB_HDF5_LIB or the system's libhdf5)");
+  app.add_option("--timeout", a->timeout, "deadline for reading each file's layout: 30s, 2m (default 2m)")
+      ->capture_default_str();
+  add_artefact_options(app, a->common, "TOML file overriding thresholds", "l3.data.h5_filters");
+  return [a] { return run_h5(*a); };
+}
+
 }  // namespace plumb

@@ -48,16 +48,15 @@ int run_memory(const MemoryArgs& a) {
   return exit_code_for(r.findings);
 }
 
-const bool kCmdMemory = register_subcommand(
-    {"memory", "explain torch.cuda.memory_stats()/memory_summary() output and CUDA OOM messages", 45,
-     [](CLI::App& app) {
-       auto a = std::make_shared<MemoryArgs>();
-       app.add_option("file", a->files, "memory_stats() JSON, memory_summary() text or a log with OOM messages")
-           ->required();
-       app.add_option("--gpu-memory", a->gpu_memory, "GPU capacity (e.g. 80GiB) when no OOM message states it");
-       add_artefact_options(app, a->common, "TOML file overriding thresholds (vram.*)", "l2.vram");
-       return [a] { return run_memory(*a); };
-     }});
 
 }  // namespace
+CommandRun memory_command(CLI::App& app) {
+  auto a = std::make_shared<MemoryArgs>();
+  app.add_option("file", a->files, "memory_stats() JSON, memory_summary() text or a log with OOM messages")
+      ->required();
+  app.add_option("--gpu-memory", a->gpu_memory, "GPU capacity (e.g. 80GiB) when no OOM message states it");
+  add_artefact_options(app, a->common, "TOML file overriding thresholds (vram.*)", "l2.vram");
+  return [a] { return run_memory(*a); };
+}
+
 }  // namespace plumb

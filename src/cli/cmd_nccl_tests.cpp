@@ -14,6 +14,7 @@
 #include "core/suggest.h"
 #include "core/terminal_text.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -120,20 +121,11 @@ int run_nccl_tests(const NcclTestsArgs& a) {
   return exit_code_for(r.findings);
 }
 
-const bool kCmdNcclTestsSub = register_subcommand(
-    {"nccl-tests", "judge nccl-tests logs (all_reduce_perf ...) against the link's expected bus bandwidth", 55,
-     [](CLI::App& app) {
-       auto a = std::make_shared<NcclTestsArgs>();
-       app.add_option("logs", a->logs, "nccl-tests output files (text or -J JSON)")->required();
-       add_machine_options(app, a->machine, 0);  // the topology and the RDMA ports only
-       add_output_options(app, a->output);
-       app.add_option("--link", a->link, "bottleneck link: nvlink2..nvlink5[xLINKS], pcie3..pcie6[xWIDTH]");
-       app.add_option("--topo-text", a->topo_text, "saved `nvidia-smi topo -m` of the machine the log ran on");
-       app.add_option("--net-gbps", a->net_gbps, "multi-node runs: network rate per node in Gb/s (sum of the NICs)");
-       return [a] { return run_nccl_tests(*a); };
-     }});
 
-const bool kCmdNcclTestsUi = register_ui([] {
+
+}  // namespace
+void cli_cmd_nccl_tests_tables(Tables& t) {
+  t.add_ui([] {
   return std::vector<UiString>{
     {"nccltests.summary",
      {"{file}: {coll}, {ranks} ranks on {hosts} hosts, {gpu}, NCCL {nccl}\n"
@@ -144,6 +136,17 @@ const bool kCmdNcclTestsUi = register_ui([] {
       "nccl-tests 的 'Avg bus bandwidth' {avg} GB/s（所有大小的平均，并非峰值）\n  预期上限：{ceiling}"}},
 };
 });
+}
 
-}  // namespace
+CommandRun nccl_tests_command(CLI::App& app) {
+  auto a = std::make_shared<NcclTestsArgs>();
+  app.add_option("logs", a->logs, "nccl-tests output files (text or -J JSON)")->required();
+  add_machine_options(app, a->machine, 0);  // the topology and the RDMA ports only
+  add_output_options(app, a->output);
+  app.add_option("--link", a->link, "bottleneck link: nvlink2..nvlink5[xLINKS], pcie3..pcie6[xWIDTH]");
+  app.add_option("--topo-text", a->topo_text, "saved `nvidia-smi topo -m` of the machine the log ran on");
+  app.add_option("--net-gbps", a->net_gbps, "multi-node runs: network rate per node in Gb/s (sum of the NICs)");
+  return [a] { return run_nccl_tests(*a); };
+}
+
 }  // namespace plumb

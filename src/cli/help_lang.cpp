@@ -2,28 +2,12 @@
 #include "cli/help_lang.h"
 
 #include "core/phrases.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kHelpLangUi = register_ui([] {
-  return std::vector<UiString>{
-    {"help.usage", {"Usage", "用法"}},
-    {"help.options", {"OPTIONS", "选项"}},
-    {"help.subcommand", {"SUBCOMMAND", "子命令"}},
-    {"help.positionals", {"Positionals", "位置参数"}},
-    {"help.required", {"REQUIRED", "必需"}},
-    {"help.excludes", {"Excludes", "互斥"}},
-    {"help.needs", {"Needs", "依赖"}},
-    {"help.group_options", {"Options", "选项"}},
-    {"help.group_subcommands", {"Subcommands", "子命令"}},
-    {"help.commands", {"Commands", "命令"}},
-    {"help.usage_line", {"Usage: plumb COMMAND [OPTIONS]", "用法：plumb COMMAND [OPTIONS]"}},
-    {"help.start", {"Start with `plumb check`; `plumb COMMAND --help` lists a command's options.",
-                    "从 `plumb check` 开始；`plumb COMMAND --help` 列出某个命令的选项。"}},
-};
-});
 
 void localize_app(CLI::App& app, Lang lang) {
   app.description(localize(lang, app.get_description()));
@@ -55,6 +39,26 @@ void localize_help(CLI::App& app, Lang lang) {
     fmt->label(key, tr(lang, label));
   }
   localize_app(app, lang);
+}
+
+void cli_help_lang_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"help.usage", {"Usage", "用法"}},
+    {"help.options", {"OPTIONS", "选项"}},
+    {"help.subcommand", {"SUBCOMMAND", "子命令"}},
+    {"help.positionals", {"Positionals", "位置参数"}},
+    {"help.required", {"REQUIRED", "必需"}},
+    {"help.excludes", {"Excludes", "互斥"}},
+    {"help.needs", {"Needs", "依赖"}},
+    {"help.group_options", {"Options", "选项"}},
+    {"help.group_subcommands", {"Subcommands", "子命令"}},
+    {"help.commands", {"Commands", "命令"}},
+    {"help.usage_line", {"Usage: plumb COMMAND [OPTIONS]", "用法：plumb COMMAND [OPTIONS]"}},
+    {"help.start", {"Start with `plumb check`; `plumb COMMAND --help` lists a command's options.",
+                    "从 `plumb check` 开始；`plumb COMMAND --help` 列出某个命令的选项。"}},
+};
+});
 }
 
 }  // namespace plumb

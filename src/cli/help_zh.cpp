@@ -2,11 +2,23 @@
 // description, keyed by the English text (core/phrases.h), and the CLI11 labels. help_lang.cpp
 // applies them when --help is asked for in Chinese (--lang zh, or LC_ALL/LANG starting with zh).
 #include "core/phrases.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
 
-const bool kCommon = register_phrases([] {
+
+// Subcommand descriptions.
+
+// check, fleet, diagnose, trace.
+
+// bench, topo, baseline, compare, history.
+
+// watch, exporter, memory, nccl-tests, report, diff, h5, outdiff.
+
+}  // namespace
+void cli_help_zh_tables(Tables& t) {
+  t.add_phrases([] {
   return std::vector<Phrase>{
     {"plumb: is it the model, or is the infrastructure under it loose?", "plumb：是模型的问题，还是底层基础设施松动了？"},
     {"is it the model, or is the infrastructure under it loose?", "是模型的问题，还是底层基础设施松动了？"},
@@ -33,9 +45,7 @@ const bool kCommon = register_phrases([] {
     {"Python interpreter for the framework probe", "框架探测所用的 Python 解释器"},
 };
 });
-
-// Subcommand descriptions.
-const bool kCommands = register_phrases([] {
+  t.add_phrases([] {
   return std::vector<Phrase>{
     {"health check of this machine (or a --root fixture tree)", "本机（或 --root 夹具目录树）的健康体检"},
     {"health check across a cluster: one rank per node under mpirun/srun; `fleet report` judges saved snapshots",
@@ -72,9 +82,7 @@ const bool kCommands = register_phrases([] {
     {"judge saved snapshots (plumb check --save) as one fleet", "将已保存的快照（plumb check --save）作为一个集群判定"},
 };
 });
-
-// check, fleet, diagnose, trace.
-const bool kHelpZhCheck = register_phrases([] {
+  t.add_phrases([] {
   return std::vector<Phrase>{
     {"read /proc, /sys, /dev, /etc, /run under DIR (a fixture tree)", "从 DIR 下读取 /proc、/sys、/dev、/etc、/run（夹具目录树）"},
     {"inspect running process N (environ, cgroup, limits, libraries) instead of plumb", "检查运行中的进程 N（environ、cgroup、limits、库），而不是 plumb 自身"},
@@ -134,9 +142,7 @@ const bool kHelpZhCheck = register_phrases([] {
     {"only ProfilerStep#N with N in A-B (or one step N)", "只分析 N 在 A-B 之间的 ProfilerStep#N（或单个 step N）"},
 };
 });
-
-// bench, topo, baseline, compare, history.
-const bool kHelpZhBench = register_phrases([] {
+  t.add_phrases([] {
   return std::vector<Phrase>{
     {"benchmark: {=list}", "基准测试：{=list}"},
     {"storage: PATH (directory or new file); dataload: dataset DIR; serve: http://HOST:PORT/PATH; ort: MODEL.onnx",
@@ -212,9 +218,7 @@ const bool kHelpZhBench = register_phrases([] {
     {"most recent runs to show", "显示最近的运行数"},
 };
 });
-
-// watch, exporter, memory, nccl-tests, report, diff, h5, outdiff.
-const bool kOthers = register_phrases([] {
+  t.add_phrases([] {
   return std::vector<Phrase>{
     {"time between samples: 100ms, 1s, 2m", "采样间隔：100ms、1s、2m"},
     {"stop after this long (default: until Ctrl-C or the --pid process ends)", "运行这么久后停止（默认：直到 Ctrl-C 或 --pid 进程结束）"},
@@ -252,6 +256,6 @@ const bool kOthers = register_phrases([] {
     {"count NaN in both outputs at the same place as equal", "两个输出同一位置的 NaN 视为相等"},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

@@ -56,9 +56,9 @@ std::unique_ptr<HistoryDb> open_history_for_check(const HistoryOptions& o, const
   return std::move(db.value());
 }
 
-bool record_report(HistoryDb* db, const Report& r, bool quiet, const PreparedRecord* prepared) {
+bool record_report(HistoryDb* db, const Report& r, bool quiet) {
   if (db == nullptr) return true;
-  auto id = db->record(r.facts, r.findings, prepared);
+  auto id = db->record(r.facts, r.findings);
   if (!id) {
     std::cerr << "plumb: could not record the run: " << id.error().message << "\n";
     return false;

@@ -32,8 +32,7 @@ std::unique_ptr<HistoryDb> open_history_for_check(const HistoryOptions& o, const
 // Whether open_history_for_check tries to open one (it may still fail).
 bool check_records_history(const HistoryOptions& o, const std::string& root);
 // Records the run when db is not null; unless quiet, prints "recorded as run N" on stderr.
-// Returns false (after printing the reason on stderr) when recording failed. `prepared`: the
-// parts printed beforehand (store/history.h), or null.
-bool record_report(HistoryDb* db, const Report& r, bool quiet = false, const PreparedRecord* prepared = nullptr);
+// Returns false (after printing the reason on stderr) when recording failed.
+bool record_report(HistoryDb* db, const Report& r, bool quiet = false);
 
 }  // namespace plumb

@@ -6,12 +6,10 @@
 #include <exception>
 #include <iostream>
 
-#include <unistd.h>
-
 #include "cli/check_options.h"
 #include "cli/help_lang.h"
 #include "cli/subcommand.h"
-#include "collect/python_probe.h"
+#include "core/deadline.h"
 #include "core/phrases.h"
 #include "core/suggest.h"
 #include "core/terminal_text.h"
@@ -20,16 +18,12 @@
 namespace {
 
 int run_plumb(int argc, char** argv) {
-#ifndef __GLIBC__
-  plumb::prestart_check_probe(argc, argv);  // first: the probe's interpreter takes longest
-#endif
   using namespace plumb;
   CLI::App app{"plumb: is it the model, or is the infrastructure under it loose?", "plumb"};
   app.set_version_flag("--version", std::string("plumb ") + plumb_version());
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
-  auto subs = subcommands();
-  std::stable_sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
+  const auto& subs = subcommands();
   // Only the command the line names gets its options built (CLI11 builds hundreds of option
   // objects for all of them otherwise, a third of a short command's start). plumb's own options
   // are flags (--help, --version), so the command is the line's first word that is not an option.
@@ -123,24 +117,6 @@ int run_plumb(int argc, char** argv) {
   return 2;
 }
 
-// Ends the process once its command has returned and every file it wrote is closed: the standard
-// streams flushed, an interpreter prestarted for a check that never collected killed and reaped,
-// then _exit. The destructors of the static tables (catalogue, rules, log signatures, phrase
-// books) would only free memory the kernel takes back at once: 0.6 ms of every command's end on
-// the machines measured in docs/performance.md. Sanitizer builds return from main as usual so
-// that the leak checker sees the whole run.
-[[noreturn]] void finish(int rc) {
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  plumb::discard_prestarted_probe();
-#if defined(__SANITIZE_ADDRESS__)
-  std::exit(rc);
-#else
-  ::_exit(rc);
-#endif
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -154,15 +130,6 @@ int main(int argc, char** argv) {
   } catch (...) {
     std::fputs("plumb: internal error\n", stderr);
   }
-  finish(rc);
+  if (plumb::threads_abandoned()) plumb::exit_past_deadline(rc);
+  return rc;
 }
-
-#ifdef __GLIBC__
-// glibc passes the program's arguments to the executable's constructors, and priority 101 runs
-// this one before every static initialiser of plumb's own (the tables of collectors, rules and
-// log signatures: 2-3 ms here). The framework probe's interpreter, the longest step of
-// `plumb check`, thus starts as soon as the dynamic loader is done.
-__attribute__((constructor(101))) static void prestart_probe(int argc, char** argv, char** /*envp*/) {
-  plumb::prestart_check_probe(argc, argv);
-}
-#endif

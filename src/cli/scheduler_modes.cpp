@@ -1,4 +1,5 @@
 // Scheduler output modes of `plumb check` (see scheduler_modes.h).
+#include "core/deadline.h"
 #include "cli/scheduler_modes.h"
 
 #include <unistd.h>
@@ -9,18 +10,12 @@
 #include "apps/npd_plugin.h"
 #include "cli/subcommand.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kSchedulerModesStrings = register_ui([] {
-  return std::vector<UiString>{
-    {"sched.budget_spent", {"plumb: the time budget of {seconds} s is spent; node state left unchanged",
-                            "plumb：{seconds} 秒的时间预算已用完；节点状态未改动"}},
-    {"sched.budget_reason", {"time budget of {seconds} s spent", "{seconds} 秒的时间预算已用完"}},
-};
-});
 
 // Time kept for scontrol after the checks: the state query and the update.
 std::chrono::milliseconds scontrol_reserve(std::chrono::milliseconds budget) {
@@ -39,7 +34,7 @@ void start_watchdog(std::chrono::milliseconds budget, bool npd, Lang lang) {
     std::this_thread::sleep_for(budget);
     auto n = ::write(STDOUT_FILENO, line.data(), line.size());
     (void)n;
-    ::_exit(npd ? kNpdUnknown : 2);
+    exit_past_deadline(npd ? kNpdUnknown : 2);
   }).detach();
 }
 
@@ -121,6 +116,16 @@ int run_scheduler_guarded(const SchedulerOptions& o, const std::string& lang_fla
     std::cout << npd_unknown(e.what(), detect_lang(lang_flag)).line << "\n" << std::flush;
     return kNpdUnknown;
   }
+}
+
+void cli_scheduler_modes_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"sched.budget_spent", {"plumb: the time budget of {seconds} s is spent; node state left unchanged",
+                            "plumb：{seconds} 秒的时间预算已用完；节点状态未改动"}},
+    {"sched.budget_reason", {"time budget of {seconds} s spent", "{seconds} 秒的时间预算已用完"}},
+};
+});
 }
 
 }  // namespace plumb

@@ -16,20 +16,6 @@
 
 namespace plumb {
 
-namespace {
-std::vector<SubcommandInfo>& table() {
-  static std::vector<SubcommandInfo> t;
-  return t;
-}
-}  // namespace
-
-bool register_subcommand(SubcommandInfo s) {
-  table().push_back(std::move(s));
-  return true;
-}
-
-const std::vector<SubcommandInfo>& subcommands() { return table(); }
-
 const std::vector<std::string>& report_formats() {
   static const std::vector<std::string> f{"term", "md", "json", "html"};
   return f;

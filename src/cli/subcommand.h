@@ -1,4 +1,4 @@
-// Subcommand registry: each cli/cmd_*.cpp registers its name, one-line help and a setup function
+// The subcommand table (cli/commands.cpp): each command's name, one-line help and a setup function
 // that adds its options to CLI11 and returns the function to run after parsing.
 #pragma once
 
@@ -13,14 +13,16 @@
 
 namespace plumb {
 
+// What a command's setup returns: the function that runs it once its options are parsed.
+using CommandRun = std::function<int()>;
+
 struct SubcommandInfo {
   std::string name;
   std::string help;
-  int order = 100;  // position in `plumb --help`
-  std::function<std::function<int()>(CLI::App&)> setup;
+  CommandRun (*setup)(CLI::App&);
   bool reads_every_command = false;  // its runner walks every command's options (man, completion)
 };
-bool register_subcommand(SubcommandInfo s);
+// Every command, in the order `plumb --help` lists them.
 const std::vector<SubcommandInfo>& subcommands();
 
 // Thrown by subcommands for "plumb could not run" conditions: main prints one line, exits 2.

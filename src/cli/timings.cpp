@@ -6,42 +6,12 @@
 #include "analyze/trace/reader.h"
 #include "core/json.h"
 #include "report/table.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kTimingsUi = register_ui([] {
-  return std::vector<UiString>{
-    {"timings.heading", {"Collector timings (wall clock, longest first)", "采集器耗时（墙钟时间，按耗时降序）"}},
-    {"timings.collector", {"collector", "采集器"}},
-    {"timings.status", {"status", "状态"}},
-    {"timings.start", {"start ms", "开始 ms"}},
-    {"timings.duration", {"duration ms", "耗时 ms"}},
-    {"timings.thread", {"thread", "线程"}},
-    {"timings.status.ok", {"ok", "正常"}},
-    {"timings.status.error", {"error", "出错"}},
-    {"timings.status.timed_out", {"timed out", "超时"}},
-    {"timings.total", {"collectors run in parallel: {n}; collection wall time: {ms} ms",
-                       "并行运行的采集器：{n} 个；采集墙钟时间：{ms} ms"}},
-    {"timings.command", {"from the first collector to here (collection, rules, report, history): {ms} ms",
-                         "从第一个采集器启动至此（采集、规则、报告、历史记录）：{ms} ms"}},
-    {"timings.trace.heading", {"Trace timings (wall clock from the start of the command)", "追踪文件耗时（墙钟时间，自命令开始计）"}},
-    {"timings.trace.file", {"file", "文件"}},
-    {"timings.trace.step", {"step", "步骤"}},
-    {"timings.trace.cpu", {"CPU ms", "CPU ms"}},
-    {"timings.trace.mb", {"MB", "MB"}},
-    {"timings.trace.cut", {"cut into {n} parts", "切分为 {n} 段"}},
-    {"timings.trace.part", {"part {k}: read, records sorted", "第 {k} 段：读取并排序记录"}},
-    {"timings.trace.part_gzip", {"part {k}: inflated by {lib}, read, records sorted", "第 {k} 段：{lib} 解压、读取并排序记录"}},
-    {"timings.trace.read", {"read", "读取"}},
-    {"timings.trace.read_gzip", {"read, inflated by {lib}", "读取（{lib} 解压）"}},
-    {"timings.trace.merge", {"merge", "合并"}},
-    {"timings.trace.analysis", {"analysis", "分析"}},
-    {"timings.trace.command", {"from the start of the command to here (reading, analysis, rules, report): {ms} ms",
-                               "从命令开始至此（读取、分析、规则、报告）：{ms} ms"}},
-};
-});
 
 std::string status_word(const std::string& status, Lang lang) {
   std::string key = "timings.status." + (status == "timed out" ? std::string("timed_out") : status);
@@ -115,6 +85,40 @@ std::string with_timings(const std::string& json_report, const CollectionTimings
   }
   doc["facts"]["meta"]["timings"] = timings_json(t);
   return dump_text(doc, 2) + "\n";
+}
+
+void cli_timings_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"timings.heading", {"Collector timings (wall clock, longest first)", "采集器耗时（墙钟时间，按耗时降序）"}},
+    {"timings.collector", {"collector", "采集器"}},
+    {"timings.status", {"status", "状态"}},
+    {"timings.start", {"start ms", "开始 ms"}},
+    {"timings.duration", {"duration ms", "耗时 ms"}},
+    {"timings.thread", {"thread", "线程"}},
+    {"timings.status.ok", {"ok", "正常"}},
+    {"timings.status.error", {"error", "出错"}},
+    {"timings.status.timed_out", {"timed out", "超时"}},
+    {"timings.total", {"collectors run in parallel: {n}; collection wall time: {ms} ms",
+                       "并行运行的采集器：{n} 个；采集墙钟时间：{ms} ms"}},
+    {"timings.command", {"from the first collector to here (collection, rules, report, history): {ms} ms",
+                         "从第一个采集器启动至此（采集、规则、报告、历史记录）：{ms} ms"}},
+    {"timings.trace.heading", {"Trace timings (wall clock from the start of the command)", "追踪文件耗时（墙钟时间，自命令开始计）"}},
+    {"timings.trace.file", {"file", "文件"}},
+    {"timings.trace.step", {"step", "步骤"}},
+    {"timings.trace.cpu", {"CPU ms", "CPU ms"}},
+    {"timings.trace.mb", {"MB", "MB"}},
+    {"timings.trace.cut", {"cut into {n} parts", "切分为 {n} 段"}},
+    {"timings.trace.part", {"part {k}: read, records sorted", "第 {k} 段：读取并排序记录"}},
+    {"timings.trace.part_gzip", {"part {k}: inflated by {lib}, read, records sorted", "第 {k} 段：{lib} 解压、读取并排序记录"}},
+    {"timings.trace.read", {"read", "读取"}},
+    {"timings.trace.read_gzip", {"read, inflated by {lib}", "读取（{lib} 解压）"}},
+    {"timings.trace.merge", {"merge", "合并"}},
+    {"timings.trace.analysis", {"analysis", "分析"}},
+    {"timings.trace.command", {"from the start of the command to here (reading, analysis, rules, report): {ms} ms",
+                               "从命令开始至此（读取、分析、规则、报告）：{ms} ms"}},
+};
+});
 }
 
 }  // namespace plumb

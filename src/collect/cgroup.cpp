@@ -9,6 +9,7 @@
 #include "core/cpulist.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -468,13 +469,16 @@ CgroupFacts read_cgroup(const Context& ctx) {
 
 namespace {
 
-const bool kCgroupCollector = register_collector({"collect.cgroup", {"cgroup v1/v2: memory limit, OOM kills, CPU quota, cpuset",
-                                                               "cgroup v1/v2：内存上限、OOM 杀进程、CPU 配额、cpuset"}, {"host"},
+
+}  // namespace
+
+void collect_cgroup_tables(Tables& t) {
+  t.add_collector({"collect.cgroup", {"cgroup v1/v2: memory limit, OOM kills, CPU quota, cpuset",
+                                                               "cgroup v1/v2：内存上限、OOM 杀进程、CPU 配额、cpuset"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               CgroupFacts cg = read_cgroup(ctx);
                                               return [cg](Facts& f) { f.host.cgroup = cg; };
                                             }});
-
-}  // namespace
+}
 
 }  // namespace plumb

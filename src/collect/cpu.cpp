@@ -9,6 +9,7 @@
 #include "core/cpulist.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -219,9 +220,15 @@ CpuFacts read_cpu(const HostRoot& root) {
 
 namespace {
 
-const bool kCpuCollector = register_collector({"collect.cpu",
+
+
+
+}  // namespace
+
+void collect_cpu_tables(Tables& t) {
+  t.add_collector({"collect.cpu",
                                             {"CPU model, cores, sockets, NUMA nodes, frequency governors",
-                                             "CPU 型号、核数、路数、NUMA 节点、调频策略"}, {"host"},
+                                             "CPU 型号、核数、路数、NUMA 节点、调频策略"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               CpuFacts cpu = read_cpu(ctx.root);
                                               return [cpu](Facts& f) {
@@ -231,9 +238,6 @@ const bool kCpuCollector = register_collector({"collect.cpu",
                                                 f.host.cpu.numa_balancing = nb;
                                               };
                                             }});
-
-
-
-}  // namespace
+}
 
 }  // namespace plumb

@@ -27,6 +27,7 @@
 #include "vendor/elf_strings.h"
 #include "vendor/ld_cache.h"
 #include "vendor/nvml_devices.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -628,11 +629,15 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
 }
 
 namespace {
-const bool kGpuCudaCollector = register_collector({"collect.cuda", {"CUDA libraries, versions and device query", "CUDA 库、版本与设备查询"}, {"gpu"},
+
+}  // namespace
+
+void collect_gpu_cuda_tables(Tables& t) {
+  t.add_collector({"collect.cuda", {"CUDA libraries, versions and device query", "CUDA 库、版本与设备查询"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               CudaStackFacts c = read_cuda_stack(ctx);
                                               return [c](Facts& f) { f.gpu.cuda = c; };
                                             }});
-}  // namespace
+}
 
 }  // namespace plumb

@@ -13,6 +13,7 @@
 #include "vendor/nvml_devices.h"
 #include "vendor/nvml_loader.h"
 #include "vendor/nvml_processes.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -524,7 +525,11 @@ std::chrono::milliseconds nvml_budget(std::chrono::milliseconds deadline) {
   return deadline > margin * 2 ? deadline - margin : deadline / 2;
 }
 
-const bool kGpuNvmlCollector = register_collector({"collect.gpu", {"NVIDIA GPUs through NVML", "通过 NVML 读取 NVIDIA GPU 状态"}, {"gpu"},
+
+}  // namespace
+
+void collect_gpu_nvml_tables(Tables& t) {
+  t.add_collector({"collect.gpu", {"NVIDIA GPUs through NVML", "通过 NVML 读取 NVIDIA GPU 状态"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               GpuFacts g = read_gpu_facts(ctx, nvml_budget(ctx.deadline));
                                               return [g](Facts& f) {
@@ -533,6 +538,6 @@ const bool kGpuNvmlCollector = register_collector({"collect.gpu", {"NVIDIA GPUs 
                                                 f.gpu.cuda = cuda;
                                               };
                                             }});
-}  // namespace
+}
 
 }  // namespace plumb

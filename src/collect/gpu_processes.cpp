@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "vendor/nvml_devices.h"
 #include "vendor/nvml_processes.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -214,12 +215,15 @@ GpuProcessFacts read_gpu_processes(const Context& ctx) {
   return g;
 }
 
-const bool kGpuProcessesCollector = register_collector({"collect.gpu_processes",
-                                            {"Processes holding GPU memory (NVML against /proc)", "占用显存的进程（NVML 对照 /proc）"}, {"sysconfig"},
+
+}  // namespace
+void collect_gpu_processes_tables(Tables& t) {
+  t.add_collector({"collect.gpu_processes",
+                                            {"Processes holding GPU memory (NVML against /proc)", "占用显存的进程（NVML 对照 /proc）"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               GpuProcessFacts g = read_gpu_processes(ctx);
                                               return [g](Facts& f) { f.sysconfig.gpu_processes = g; };
                                             }});
+}
 
-}  // namespace
 }  // namespace plumb

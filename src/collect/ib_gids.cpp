@@ -6,6 +6,7 @@
 
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -95,12 +96,15 @@ Result<std::vector<GidPort>> read_gid_ports(const HostRoot& root) {
   return out;
 }
 
-const bool kIbGidsCollector = register_collector({"collect.ib_gids",
-                                            {"RDMA port GID tables (RoCE versions)", "RDMA 端口 GID 表（RoCE 版本）"}, {"sysconfig"},
+
+}  // namespace
+void collect_ib_gids_tables(Tables& t) {
+  t.add_collector({"collect.ib_gids",
+                                            {"RDMA port GID tables (RoCE versions)", "RDMA 端口 GID 表（RoCE 版本）"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               auto g = Fact<std::vector<GidPort>>::from(read_gid_ports(ctx.root), "/sys/class/infiniband");
                                               return [g](Facts& f) { f.sysconfig.gid_ports = g; };
                                             }});
+}
 
-}  // namespace
 }  // namespace plumb

@@ -5,6 +5,7 @@
 #include "collect/pci.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -85,12 +86,15 @@ IommuFacts read_iommu(const HostRoot& root) {
   return io;
 }
 
-const bool kIommuCollector = register_collector({"collect.iommu",
-                                            {"IOMMU mode and the DMA domains of GPUs and NICs", "IOMMU 模式与 GPU/网卡的 DMA 域"}, {"sysconfig"},
+
+}  // namespace
+void collect_iommu_tables(Tables& t) {
+  t.add_collector({"collect.iommu",
+                                            {"IOMMU mode and the DMA domains of GPUs and NICs", "IOMMU 模式与 GPU/网卡的 DMA 域"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               IommuFacts io = read_iommu(ctx.root);
                                               return [io](Facts& f) { f.sysconfig.iommu = Fact<IommuFacts>::of(io, "/sys/kernel/iommu_groups"); };
                                             }});
+}
 
-}  // namespace
 }  // namespace plumb

@@ -15,6 +15,7 @@
 #include "core/host_root.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -553,14 +554,17 @@ KernelLogFacts read_kernel_log(const Context& ctx) {
 
 namespace {
 
-const bool kKmsgCollector = register_collector({"collect.kmsg",
+
+}  // namespace
+
+void collect_kmsg_tables(Tables& t) {
+  t.add_collector({"collect.kmsg",
                                             {"kernel log: OOM-killer events and NVIDIA Xid errors (/dev/kmsg or --kmsg FILE)",
-                                             "内核日志：OOM Killer 事件与 NVIDIA Xid 错误（/dev/kmsg 或 --kmsg 文件）"}, {"host"},
+                                             "内核日志：OOM Killer 事件与 NVIDIA Xid 错误（/dev/kmsg 或 --kmsg 文件）"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               KernelLogFacts k = read_kernel_log(ctx);
                                               return [k](Facts& f) { f.host.kmsg = k; };
                                             }});
-
-}  // namespace
+}
 
 }  // namespace plumb

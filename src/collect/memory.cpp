@@ -5,6 +5,7 @@
 
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -143,9 +144,15 @@ std::optional<std::string> free_page_reporting_device(const HostRoot& root) {
 
 namespace {
 
-const bool kMemoryCollector = register_collector({"collect.memory",
+
+
+
+}  // namespace
+
+void collect_memory_tables(Tables& t) {
+  t.add_collector({"collect.memory",
                                             {"Memory: meminfo, swap devices, transparent hugepages",
-                                             "内存：meminfo、交换分区、透明大页"}, {"host"},
+                                             "内存：meminfo、交换分区、透明大页"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               MemoryFacts m = read_memory(ctx.root);
                                               return [m](Facts& f) {
@@ -157,9 +164,6 @@ const bool kMemoryCollector = register_collector({"collect.memory",
                                                 f.host.memory.swappiness = swappiness;
                                               };
                                             }});
-
-
-
-}  // namespace
+}
 
 }  // namespace plumb

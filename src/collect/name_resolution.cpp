@@ -9,6 +9,7 @@
 
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -100,12 +101,15 @@ NameResolutionFacts read_name_resolution(const HostRoot& root) {
   return n;
 }
 
-const bool kNameResolutionCollector = register_collector({"collect.names",
-                                            {"Host name and /etc/hosts", "主机名与 /etc/hosts"}, {"sysconfig"},
+
+}  // namespace
+void collect_name_resolution_tables(Tables& t) {
+  t.add_collector({"collect.names",
+                                            {"Host name and /etc/hosts", "主机名与 /etc/hosts"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               NameResolutionFacts n = read_name_resolution(ctx.root);
                                               return [n](Facts& f) { f.sysconfig.names = n; };
                                             }});
+}
 
-}  // namespace
 }  // namespace plumb

@@ -8,6 +8,7 @@
 #include "core/registry.h"
 #include "core/host_root.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -42,9 +43,13 @@ std::map<std::string, std::string> parse_nccl_conf(std::string_view text) {
 }
 
 namespace {
-const bool kNcclEnvCollector = register_collector(
+
+}  // namespace
+
+void collect_nccl_env_tables(Tables& t) {
+  t.add_collector(
     {"collect.nccl_env",
-     {"NCCL and torch.distributed environment, nccl.conf, NCCL_TOPO_FILE", "NCCL 与 torch.distributed 环境变量、nccl.conf、NCCL_TOPO_FILE"}, {"comm"},
+     {"NCCL and torch.distributed environment, nccl.conf, NCCL_TOPO_FILE", "NCCL 与 torch.distributed 环境变量、nccl.conf、NCCL_TOPO_FILE"},
      [](const Context& ctx) -> ApplyFacts {
        std::string src = ctx.proc_dir() + "/environ";
        auto raw = ctx.root.read(src);
@@ -80,6 +85,6 @@ const bool kNcclEnvCollector = register_collector(
          f.comm.topo_file = topo;
        };
      }});
-}  // namespace
+}
 
 }  // namespace plumb

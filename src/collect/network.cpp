@@ -9,6 +9,7 @@
 #include "collect/pci.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -204,9 +205,13 @@ std::vector<NicRef> nic_refs(const std::vector<IbPort>& ports, const std::vector
 }
 
 namespace {
-const bool kNetworkCollector = register_collector(
+
+}  // namespace
+
+void collect_network_tables(Tables& t) {
+  t.add_collector(
     {"collect.network",
-     {"RDMA ports, network interfaces and firewall hints", "RDMA 端口、网卡接口与防火墙线索"}, {"comm"},
+     {"RDMA ports, network interfaces and firewall hints", "RDMA 端口、网卡接口与防火墙线索"},
      [](const Context& ctx) -> ApplyFacts {
        auto ports = read_ib_ports(ctx.root);
        auto ifaces = read_interfaces(ctx.root);
@@ -220,6 +225,6 @@ const bool kNetworkCollector = register_collector(
          f.comm.firewall = fw;
        };
      }});
-}  // namespace
+}
 
 }  // namespace plumb

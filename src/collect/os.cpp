@@ -2,6 +2,7 @@
 #include "collect/os.h"
 
 #include "core/registry.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -58,11 +59,15 @@ OsFacts read_os(const HostRoot& root) {
 }
 
 namespace {
-const bool kOsCollector = register_collector({"collect.os", {"OS release and kernel version", "操作系统发行版与内核版本"}, {"host"},
+
+}  // namespace
+
+void collect_os_tables(Tables& t) {
+  t.add_collector({"collect.os", {"OS release and kernel version", "操作系统发行版与内核版本"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               OsFacts os = read_os(ctx.root);
                                               return [os](Facts& f) { f.host.os = os; };
                                             }});
-}  // namespace
+}
 
 }  // namespace plumb

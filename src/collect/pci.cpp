@@ -10,6 +10,7 @@
 #include "collect/network.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -120,9 +121,13 @@ Result<std::vector<PciFunction>> read_pci_functions(const HostRoot& root) {
 namespace {
 // The topology is built when facts are applied: collectors apply in id order, so the GPU layer's
 // facts (collect.gpu*, collect.nvml*) are already there to name GPUs and supply NVLink data.
-const bool kPciCollector = register_collector(
+
+}  // namespace
+
+void collect_pci_tables(Tables& t) {
+  t.add_collector(
     {"collect.topology",
-     {"GPU/NIC PCIe topology and NUMA affinity", "GPU/网卡 PCIe 拓扑与 NUMA 亲和性"}, {"comm"},
+     {"GPU/NIC PCIe topology and NUMA affinity", "GPU/网卡 PCIe 拓扑与 NUMA 亲和性"},
      [](const Context& ctx) -> ApplyFacts {
        auto pci = read_pci_functions(ctx.root);
        auto ports = read_ib_ports(ctx.root);
@@ -139,6 +144,6 @@ const bool kPciCollector = register_collector(
          f.comm.topology = Fact<Topology>::of(build_topology(functions, nics, f.gpu), "/sys/bus/pci/devices");
        };
      }});
-}  // namespace
+}
 
 }  // namespace plumb

@@ -6,6 +6,7 @@
 
 #include "collect/pci.h"
 #include "core/registry.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -121,12 +122,15 @@ Result<std::vector<PciAcsBridge>> read_acs(const HostRoot& root) {
   return out;
 }
 
-const bool kPciAcsCollector = register_collector({"collect.pci_acs",
-                                            {"PCIe ACS on the bridges above GPUs and NICs", "GPU 与网卡上游桥的 PCIe ACS"}, {"sysconfig"},
+
+}  // namespace
+void collect_pci_acs_tables(Tables& t) {
+  t.add_collector({"collect.pci_acs",
+                                            {"PCIe ACS on the bridges above GPUs and NICs", "GPU 与网卡上游桥的 PCIe ACS"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               auto acs = Fact<std::vector<PciAcsBridge>>::from(read_acs(ctx.root), "/sys/bus/pci/devices/*/config");
                                               return [acs](Facts& f) { f.sysconfig.acs = acs; };
                                             }});
+}
 
-}  // namespace
 }  // namespace plumb

@@ -5,6 +5,7 @@
 #include "core/cpulist.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -115,13 +116,17 @@ ProcessFacts read_process(const Context& ctx) {
 }
 
 namespace {
-const bool kProcessCollector = register_collector({"collect.process",
+
+}  // namespace
+
+void collect_process_tables(Tables& t) {
+  t.add_collector({"collect.process",
                                             {"Target process: environment, resource limits, status",
-                                             "目标进程：环境变量、资源限制、状态"}, {"host"},
+                                             "目标进程：环境变量、资源限制、状态"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               ProcessFacts p = read_process(ctx);
                                               return [p](Facts& f) { f.host.process = p; };
                                             }});
-}  // namespace
+}
 
 }  // namespace plumb

@@ -3,6 +3,7 @@
 
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -66,12 +67,16 @@ PressureFacts read_pressure(const HostRoot& root) {
 }
 
 namespace {
-const bool kPsiCollector = register_collector({"collect.psi",
-                                            {"Pressure stall information: CPU, memory, IO", "压力停滞信息（PSI）：CPU、内存、IO"}, {"host"},
+
+}  // namespace
+
+void collect_psi_tables(Tables& t) {
+  t.add_collector({"collect.psi",
+                                            {"Pressure stall information: CPU, memory, IO", "压力停滞信息（PSI）：CPU、内存、IO"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               PressureFacts p = read_pressure(ctx.root);
                                               return [p](Facts& f) { f.host.memory.pressure = p; };
                                             }});
-}  // namespace
+}
 
 }  // namespace plumb

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <mutex>
 
 #include "collect/pid_status.h"
 #include "collect/process.h"
@@ -15,6 +14,7 @@
 #include "core/json.h"
 #include "core/text.h"
 #include "core/knowledge/cuda_version.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -417,38 +417,6 @@ FrameworkFacts facts_from_run(const Result<RunOutput>& run, const ProbeTarget& t
   return std::move(facts.value());
 }
 
-// The probe started by prestart_python_probe, with what its interpreter was chosen from. A
-// static: one never adopted is killed and reaped when the process exits (Spawned's destructor).
-struct Prestarted {
-  std::string python, root;
-  int pid = 0;
-  ProbeTarget target;
-  Spawned child;
-};
-// A function's static, built at its first use: prestart_python_probe may run before this file's
-// static initialisers (see cli/main.cpp).
-struct PrestartSlot {
-  std::mutex mutex;
-  std::optional<Prestarted> probe;
-};
-PrestartSlot& prestart_slot() {
-  static PrestartSlot slot;
-  return slot;
-}
-
-// The prestarted probe when `ctx` chooses its interpreter from the same inputs; one started for
-// other inputs is killed here.
-std::optional<Prestarted> take_prestarted(const Context& ctx) {
-  std::optional<Prestarted> p;
-  {
-    PrestartSlot& slot = prestart_slot();
-    std::lock_guard<std::mutex> lock(slot.mutex);
-    p.swap(slot.probe);
-  }
-  if (p && p->python == ctx.python && p->root == ctx.root.root() && p->pid == ctx.pid) return p;
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::vector<std::string> probe_argv(const ProbeTarget& target) {
@@ -470,31 +438,7 @@ FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::millisec
   return facts_from_run(run_program(probe_argv(target), opts), target, timeout);
 }
 
-bool prestart_python_probe(const Context& ctx) {
-  ProbeTarget target = choose_interpreter(ctx);
-  if (target.interpreter.empty()) return false;
-  // The timeout is the collector's, counted from this start, when it adopts the child.
-  auto child = spawn_program(probe_argv(target), probe_options(target, std::chrono::milliseconds(0)));
-  if (!child) return false;  // the collector tries again and reports why
-  PrestartSlot& slot = prestart_slot();
-  std::lock_guard<std::mutex> lock(slot.mutex);
-  slot.probe.emplace(Prestarted{ctx.python, ctx.root.root(), ctx.pid, std::move(target), std::move(*child)});
-  return true;
-}
-
-void discard_prestarted_probe() {
-  std::optional<Prestarted> p;
-  PrestartSlot& slot = prestart_slot();
-  std::lock_guard<std::mutex> lock(slot.mutex);
-  p.swap(slot.probe);
-}  // p's Spawned kills and reaps the child here
-
 FrameworkFacts python_probe_for(const Context& ctx, std::chrono::milliseconds timeout) {
-  if (auto pre = take_prestarted(ctx)) {
-    collector_began_at(pre->child.started_at());
-    RunOptions opts = probe_options(pre->target, timeout);
-    return facts_from_run(finish_program(pre->child, opts), pre->target, timeout);
-  }
   return run_python_probe(choose_interpreter(ctx), timeout);
 }
 
@@ -505,18 +449,19 @@ namespace {
 constexpr std::chrono::milliseconds kProbeFloor{20000};
 constexpr std::chrono::milliseconds kProbeCeiling{60000};
 
-const bool kPythonProbeCollector = register_collector(
+}  // namespace
+
+void collect_python_probe_tables(Tables& t) {
+  t.add_collector(
     {"collect.python",
      {"Python framework probe (PyTorch, TensorFlow, JAX, ONNX Runtime, numpy, h5py)",
-      "Python 框架探测（PyTorch、TensorFlow、JAX、ONNX Runtime、numpy、h5py）"}, {"framework"},
+      "Python 框架探测（PyTorch、TensorFlow、JAX、ONNX Runtime、numpy、h5py）"},
      [](const Context& ctx) -> ApplyFacts {
        auto timeout = std::clamp(ctx.deadline, kProbeFloor, kProbeCeiling);
        FrameworkFacts fw = python_probe_for(ctx, timeout);
        return [fw](Facts& f) { f.framework = fw; };
      },
      kProbeCeiling + std::chrono::milliseconds(5000)});
+}
 
-
-
-}  // namespace
 }  // namespace plumb

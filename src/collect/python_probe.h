@@ -68,17 +68,7 @@ ProbeTarget choose_interpreter(const Context& ctx);
 // Runs the probe. Missing interpreter, timeout, crash and garbage all become facts.
 FrameworkFacts run_python_probe(const ProbeTarget& target, std::chrono::milliseconds timeout);
 
-// Starts the probe for `ctx` now, before anything else of the command runs, so that its
-// interpreter's start (tens of milliseconds) overlaps plumb's own. The collector adopts the child
-// when its context has the same --python, --root and --pid; a child not adopted (the probe
-// skipped, the command failed) is killed and reaped at exit. False when nothing was started.
-bool prestart_python_probe(const Context& ctx);
-// Kills and reaps a prestarted probe that no collector adopted (a check that stopped before
-// collecting); nothing when there is none. For a process that ends without its static destructors.
-void discard_prestarted_probe();
-
-// The collector's run: the prestarted child when it matches `ctx`, else a new one. `timeout`
-// counts from the child's start.
+// The collector's run: the probe chosen for `ctx`, under `timeout`.
 FrameworkFacts python_probe_for(const Context& ctx, std::chrono::milliseconds timeout);
 
 // True when a package fact is missing because the package is not installed (not an import error).

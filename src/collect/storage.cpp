@@ -10,6 +10,7 @@
 #include "core/host_root.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -369,14 +370,17 @@ StorageFacts read_storage(const Context& ctx) {
 
 namespace {
 
-const bool kStorageCollector = register_collector({"collect.storage",
+
+}  // namespace
+
+void collect_storage_tables(Tables& t) {
+  t.add_collector({"collect.storage",
                                             {"block devices (IO scheduler, read-ahead), --data file systems, /dev/shm",
-                                             "块设备（IO 调度器、预读）、--data 所在文件系统、/dev/shm"}, {"host"},
+                                             "块设备（IO 调度器、预读）、--data 所在文件系统、/dev/shm"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               StorageFacts st = read_storage(ctx);
                                               return [st](Facts& f) { f.host.storage = st; };
                                             }});
-
-}  // namespace
+}
 
 }  // namespace plumb

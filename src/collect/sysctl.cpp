@@ -3,6 +3,7 @@
 
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -22,9 +23,13 @@ Fact<int> read_sysctl_int(const HostRoot& root, std::string_view name) {
 }
 
 namespace {
-const bool kSysctlCollector = register_collector({"collect.sysctl",
+
+}  // namespace
+
+void collect_sysctl_tables(Tables& t) {
+  t.add_collector({"collect.sysctl",
                                             {"Kernel settings: kernel.numa_balancing, vm.swappiness",
-                                             "内核参数：kernel.numa_balancing、vm.swappiness"}, {"host"},
+                                             "内核参数：kernel.numa_balancing、vm.swappiness"},
                                             [](const Context& ctx) -> ApplyFacts {
                                               auto numa = read_sysctl_int(ctx.root, "kernel.numa_balancing");
                                               auto swappiness = read_sysctl_int(ctx.root, "vm.swappiness");
@@ -33,6 +38,6 @@ const bool kSysctlCollector = register_collector({"collect.sysctl",
                                                 f.host.memory.swappiness = swappiness;
                                               };
                                             }});
-}  // namespace
+}
 
 }  // namespace plumb

@@ -11,6 +11,7 @@
 #include "core/host_root.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -303,8 +304,11 @@ std::vector<std::string> parse_cmdline(std::string_view raw) {
 
 namespace {
 
-const bool kTritonConfigCollector = register_collector(
-    {"collect.serving", {"model server: command line, Triton model repository (--model-repo)", "模型服务：命令行、Triton 模型仓库（--model-repo）"}, {"serving_config"},
+
+}  // namespace
+void collect_triton_config_tables(Tables& t) {
+  t.add_collector(
+    {"collect.serving", {"model server: command line, Triton model repository (--model-repo)", "模型服务：命令行、Triton 模型仓库（--model-repo）"},
      [](const Context& ctx) -> ApplyFacts {
        ServingConfigFacts s;
        s.collected = true;
@@ -326,6 +330,6 @@ const bool kTritonConfigCollector = register_collector(
        }
        return [s = std::move(s)](Facts& f) { f.serving_config = s; };
      }});
+}
 
-}  // namespace
 }  // namespace plumb

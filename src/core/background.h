@@ -1,8 +1,7 @@
 // Work a caller need not wait for: destroying large objects (a trace's record arrays, tens of
 // megabytes whose unmapping is milliseconds of system time) on another thread while the caller
 // goes on to report. Every thread started here is joined by wait_background() or when the
-// process exits normally; a process that ends with _exit (the CLI's main) leaves what is left to
-// the kernel, which frees the memory anyway.
+// process exits.
 #pragma once
 
 #include <functional>

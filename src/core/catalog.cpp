@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/lazy_table.h"
 #include "core/phrases.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -31,12 +31,16 @@ void insert_findings(Catalogue& t, std::vector<CatalogEntry>&& rows) {
   }
 }
 
-LazyTable<Catalogue, CatalogEntry>& lazy_catalog() {
-  static LazyTable<Catalogue, CatalogEntry> t(insert_findings);
-  return t;
+const Catalogue& catalogue() {
+  static const Catalogue c = [] {
+    Catalogue out;
+    insert_findings(out, std::vector<CatalogEntry>(tables().findings));
+    return out;
+  }();
+  return c;
 }
 
-CatalogMap& catalog_table() { return lazy_catalog().get().rows; }
+const CatalogMap& catalog_table() { return catalogue().rows; }
 
 // The values of a finding's placeholders in the report's language: an English reason or phrase
 // among them ("no nccl-tests log given") is translated, values and identifiers stay as they are.
@@ -62,12 +66,20 @@ const Text* message_for(const CatalogEntry& e, const Finding& f) {
 }
 }  // namespace
 
-bool register_findings(std::vector<CatalogEntry> rows) { return lazy_catalog().add(std::move(rows)); }
-bool register_findings(std::vector<CatalogEntry> (*rows)()) { return lazy_catalog().defer(rows); }
-
 namespace {
-std::vector<IdAlias>& alias_table() {
-  static std::vector<IdAlias> t;
+// The aliases, checked once: a bad or duplicate one is a programming error.
+const std::vector<IdAlias>& alias_table() {
+  static const std::vector<IdAlias> t = [] {
+    const auto& all = tables().aliases;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const IdAlias& a = all[i];
+      if (a.from.empty() || a.to.empty() || a.from == a.to) throw std::logic_error("bad alias '" + a.from + "' -> '" + a.to + "'");
+      for (std::size_t j = 0; j < i; ++j) {
+        if (all[j].from == a.from) throw std::logic_error("duplicate alias " + a.from);
+      }
+    }
+    return all;
+  }();
   return t;
 }
 }  // namespace
@@ -76,15 +88,6 @@ const CatalogEntry* find_entry(const std::string& id) {
   auto it = catalog_table().find(id);
   if (it == catalog_table().end()) it = catalog_table().find(canonical_id(id));
   return it == catalog_table().end() ? nullptr : &it->second;
-}
-
-bool register_alias(std::string from, std::string to, std::string source) {
-  if (from.empty() || to.empty() || from == to) throw std::logic_error("bad alias '" + from + "' -> '" + to + "'");
-  for (const auto& a : alias_table()) {
-    if (a.from == from) throw std::logic_error("duplicate alias " + from);
-  }
-  alias_table().push_back({std::move(from), std::move(to), std::move(source)});
-  return true;
 }
 
 const std::vector<IdAlias>& aliases() { return alias_table(); }
@@ -131,7 +134,7 @@ std::string finding_gain(const Finding& f, Lang lang) {
 }
 
 std::vector<std::string> l3_causes_of(const std::string& l2_id) {
-  const auto& causes = lazy_catalog().get().causes;
+  const auto& causes = catalogue().causes;
   auto it = causes.find(canonical_id(l2_id));
   return it == causes.end() ? std::vector<std::string>() : it->second;
 }

@@ -28,10 +28,6 @@ struct CatalogEntry {
   std::string section_from_arg = {};
 };
 
-// Registers rows at static-initialisation time; duplicate ids are a programming error. The
-// function form is called when the catalogue is first read (core/lazy_table.h).
-bool register_findings(std::vector<CatalogEntry> rows);
-bool register_findings(std::vector<CatalogEntry> (*rows)());
 // The row of an id, or of the id an alias names; nullptr when neither is known.
 const CatalogEntry* find_entry(const std::string& id);
 const std::map<std::string, CatalogEntry>& catalog();
@@ -45,7 +41,6 @@ struct IdAlias {
   std::string to;
   std::string source;
 };
-bool register_alias(std::string from, std::string to, std::string source = {});
 const std::vector<IdAlias>& aliases();
 // The current id: `id` itself unless an alias renames it (chains are followed).
 std::string canonical_id(const std::string& id);

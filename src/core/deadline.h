@@ -12,6 +12,14 @@
 
 namespace plumb {
 
+// A thread left running past its deadline cannot be joined, and the static tables it may still
+// read must outlive it: main ends such a run with exit_past_deadline, the one place plumb leaves
+// without returning (after flushing its streams, without static destructors). The --budget
+// watchdog of the scheduler modes leaves the same way.
+void note_abandoned_thread();
+bool threads_abandoned();
+[[noreturn]] void exit_past_deadline(int rc);
+
 // fn() when it returns within `deadline`; nullopt otherwise. The thread is then abandoned and keeps
 // running, so fn must own everything it touches (captures by value or shared_ptr, never references
 // to the caller's frame). An exception from fn is rethrown here.
@@ -26,7 +34,10 @@ std::optional<T> run_with_deadline(F fn, std::chrono::milliseconds deadline) {
       promise->set_exception(std::current_exception());
     }
   }).detach();
-  if (result.wait_for(deadline) != std::future_status::ready) return std::nullopt;
+  if (result.wait_for(deadline) != std::future_status::ready) {
+    note_abandoned_thread();
+    return std::nullopt;
+  }
   return result.get();
 }
 

@@ -40,8 +40,7 @@ struct Facts {
   ServingConfigFacts serving_config;  // server command line, Triton model repository (--model-repo)
   bool operator==(const Facts&) const = default;
 };
-// The areas: the members above, the top-level keys of the JSON form (core/facts_text.cpp prints
-// them one by one).
+// The areas: the members above, the top-level keys of the JSON form.
 #define PLUMB_FACTS_AREAS \
   meta, host, gpu, framework, comm, bench, trace, watch, allocator, h5, topo, diff, fleet, sysconfig, outdiff, serving_config
 PLUMB_JSON(Facts, PLUMB_FACTS_AREAS)

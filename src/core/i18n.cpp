@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "core/lazy_table.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -17,12 +17,14 @@ void insert_ui(UiMap& t, std::vector<UiString>&& rows) {
   }
 }
 
-LazyTable<UiMap, UiString>& lazy_ui() {
-  static LazyTable<UiMap, UiString> t(insert_ui);
+const UiMap& ui_table() {
+  static const UiMap t = [] {
+    UiMap out;
+    insert_ui(out, std::vector<UiString>(tables().ui));
+    return out;
+  }();
   return t;
 }
-
-UiMap& ui_table() { return lazy_ui().get(); }
 }  // namespace
 
 bool parse_lang(std::string_view s, Lang& out) {
@@ -75,8 +77,6 @@ std::string fill(std::string_view tmpl, const std::map<std::string, std::string>
   return out;
 }
 
-bool register_ui(std::vector<UiString> rows) { return lazy_ui().add(std::move(rows)); }
-bool register_ui(std::vector<UiString> (*rows)()) { return lazy_ui().defer(rows); }
 
 const std::string& tr(Lang lang, const std::string& key) {
   const auto& t = ui_table();

@@ -31,8 +31,6 @@ struct UiString {
   std::string key;
   Text text;
 };
-bool register_ui(std::vector<UiString> rows);
-bool register_ui(std::vector<UiString> (*rows)());  // rows built at the first read (core/lazy_table.h)
 // The word in the language; the key itself when missing (tests catch that).
 const std::string& tr(Lang lang, const std::string& key);
 const std::map<std::string, Text>& ui_strings();

@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "core/lazy_table.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -103,18 +103,15 @@ bool match_from(const Pattern& p, std::size_t part, std::string_view text, std::
   return false;
 }
 
-Table& phrase_table();
-
-std::string localize_depth(std::string_view text, int depth) {
-  const Table& t = phrase_table();
+std::string localize_depth(const Table& t, std::string_view text, int depth) {
   auto it = t.exact.find(text);
   if (it != t.exact.end()) return it->second;
   if (depth > 4 || text.empty()) return std::string(text);
   // Clauses joined by "; " are looked up one by one (a reason, then a caveat): a pattern with a
   // raw part would otherwise swallow the clauses after it.
   if (auto semi = text.find("; "); semi != std::string_view::npos) {
-    std::string head = localize_depth(text.substr(0, semi), depth + 1);
-    std::string rest = localize_depth(text.substr(semi + 2), depth + 1);
+    std::string head = localize_depth(t, text.substr(0, semi), depth + 1);
+    std::string rest = localize_depth(t, text.substr(semi + 2), depth + 1);
     if (head != text.substr(0, semi) || rest != text.substr(semi + 2)) return head + "；" + rest;
   }
   for (const Pattern& p : t.patterns) {
@@ -123,7 +120,7 @@ std::string localize_depth(std::string_view text, int depth) {
     bool changed = false;
     for (auto& [name, value] : slots) {
       if (name.rfind('=', 0) == 0) continue;
-      std::string zh = localize_depth(value, depth + 1);
+      std::string zh = localize_depth(t, value, depth + 1);
       changed = changed || zh != value;
       value = std::move(zh);
     }
@@ -148,23 +145,28 @@ void insert_phrases(Table& t, std::vector<Phrase>&& rows) {
                    [](const Pattern& a, const Pattern& b) { return a.literal_chars > b.literal_chars; });
 }
 
-LazyTable<Table, Phrase>& lazy_phrases() {
-  static LazyTable<Table, Phrase> t(insert_phrases);
+const Table& phrase_table() {
+  static const Table t = [] {
+    Table out;
+    insert_phrases(out, std::vector<Phrase>(tables().phrases));
+    return out;
+  }();
   return t;
 }
 
-Table& phrase_table() { return lazy_phrases().get(); }
-
 }  // namespace
-
-bool register_phrases(std::vector<Phrase> rows) { return lazy_phrases().add(std::move(rows)); }
-bool register_phrases(std::vector<Phrase> (*rows)()) { return lazy_phrases().defer(rows); }
 
 const std::vector<Phrase>& phrases() { return phrase_table().rows; }
 
 std::string localize(Lang lang, std::string_view text) {
   if (lang != Lang::zh) return std::string(text);
-  return localize_depth(text, 0);
+  return localize_depth(phrase_table(), text, 0);
+}
+
+std::string localize_with(std::vector<Phrase> rows, std::string_view text) {
+  Table t;
+  insert_phrases(t, std::move(rows));
+  return localize_depth(t, text, 0);
 }
 
 }  // namespace plumb

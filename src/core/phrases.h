@@ -24,12 +24,11 @@ struct Phrase {
   std::string zh;  // "RDMA 设备"    | "未找到 {lib}：未安装 NVIDIA 驱动"
 };
 
-// Registers rows at static-initialisation time; a duplicate English text is a programming error.
-bool register_phrases(std::vector<Phrase> rows);
-bool register_phrases(std::vector<Phrase> (*rows)());  // built at the first zh-CN look-up (core/lazy_table.h)
 const std::vector<Phrase>& phrases();
 
 // The text in `lang`: itself in English, or when no row matches.
 std::string localize(Lang lang, std::string_view text);
+// The zh-CN text by `rows` alone (tests); a duplicate English text throws std::logic_error.
+std::string localize_with(std::vector<Phrase> rows, std::string_view text);
 
 }  // namespace plumb

@@ -36,7 +36,7 @@
 #include <toml++/toml.h>
 
 #include "core/host_root.h"
-#include "core/lazy_table.h"
+#include "core/tables.h"
 #include "core/suggest.h"
 #include "core/text.h"
 
@@ -52,12 +52,14 @@ void insert_defs(DefsMap& t, std::vector<ThresholdDef>&& defs) {
   }
 }
 
-LazyTable<DefsMap, ThresholdDef>& lazy_defs() {
-  static LazyTable<DefsMap, ThresholdDef> t(insert_defs);
+const DefsMap& defs_table() {
+  static const DefsMap t = [] {
+    DefsMap out;
+    insert_defs(out, std::vector<ThresholdDef>(tables().thresholds));
+    return out;
+  }();
   return t;
 }
-
-DefsMap& defs_table() { return lazy_defs().get(); }
 
 std::vector<std::string> known_keys() {
   std::vector<std::string> keys;
@@ -159,8 +161,6 @@ Result<bool> read_thresholds(const toml::table& t, const std::string& prefix, Th
 }
 }  // namespace
 
-bool register_thresholds(std::vector<ThresholdDef> defs) { return lazy_defs().add(std::move(defs)); }
-bool register_thresholds(std::vector<ThresholdDef> (*defs)()) { return lazy_defs().defer(defs); }
 
 const std::map<std::string, ThresholdDef>& threshold_defs() { return defs_table(); }
 

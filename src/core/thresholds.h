@@ -18,8 +18,6 @@ struct ThresholdDef {
   Text doc;           // what it bounds
 };
 
-bool register_thresholds(std::vector<ThresholdDef> defs);
-bool register_thresholds(std::vector<ThresholdDef> (*defs)());  // built at the first read (core/lazy_table.h)
 const std::map<std::string, ThresholdDef>& threshold_defs();
 
 class Thresholds {

@@ -1,5 +1,5 @@
 // Benchmark blocks of the text reports (baseline section): each result's metric table, sweep,
-// settings, method and context, and the comparison with the baseline; words from register_ui rows.
+// settings, method and context, and the comparison with the baseline; words from its interface-word rows.
 #include "report/bench_render.h"
 
 #include <algorithm>
@@ -9,47 +9,12 @@
 #include "core/text.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kBenchRenderUi = register_ui([] {
-  return std::vector<UiString>{
-    {"bench.title", {"benchmark", "基准测试"}},
-    {"bench.context", {"Context", "测试环境"}},
-    {"bench.params", {"Settings", "参数"}},
-    {"bench.notes", {"Method", "方法"}},
-    {"bench.metric", {"metric", "指标"}},
-    {"bench.median", {"median", "中位数"}},
-    {"bench.min", {"min", "最小"}},
-    {"bench.max", {"max", "最大"}},
-    {"bench.cv", {"CV", "变异系数"}},
-    {"bench.samples", {"samples", "样本数"}},
-    {"bench.unit", {"unit", "单位"}},
-    {"bench.sweep", {"Sweep", "扫描"}},
-    {"bench.skipped", {"skipped: {reason}", "未检查：{reason}"}},
-    {"bench.error", {"could not run: {reason}", "无法运行：{reason}"}},
-    {"bench.cpu", {"CPU", "CPU"}},
-    {"bench.governor", {"governor", "调频策略"}},
-    {"bench.load", {"load", "负载"}},
-    {"bench.cpus_allowed", {"allowed CPUs", "可用 CPU"}},
-    {"bench.numa", {"NUMA nodes", "NUMA 节点"}},
-    {"bench.kernel", {"kernel", "内核"}},
-    {"bench.versions", {"versions", "版本"}},
-    {"bench.gpu_before", {"GPU before", "测试前 GPU"}},
-    {"bench.other_processes", {"other processes", "其他进程"}},
-    {"bench.gpu_after", {"GPU after", "测试后 GPU"}},
-    {"compare.title", {"Baseline comparison", "基线对比"}},
-    {"compare.baseline", {"baseline", "基线"}},
-    {"compare.current", {"current", "当前"}},
-    {"compare.change", {"change", "变化"}},
-    {"compare.drift", {"run-to-run spread here", "本机运行间极差"}},
-    {"compare.runs", {"runs", "次"}},
-    {"compare.env", {"Environment differences", "环境差异"}},
-    {"compare.no_env", {"no environment difference recorded", "未记录到环境差异"}},
-};
-});
 
 std::string n(double v) {
   double a = std::fabs(v);
@@ -175,8 +140,6 @@ std::string compare_block(const Report& r, const RenderOptions& o, const std::st
   return out + table(e, format) + (format == "html" ? "" : "\n");
 }
 
-const bool kBenchRenderBlocks = register_report_block(20, {Section::baseline, results_block}) &&
-                     register_report_block(30, {Section::baseline, compare_block});
 
 }  // namespace
 
@@ -187,6 +150,47 @@ std::string render_metric_table(const std::vector<BenchMetric>& metrics, Lang la
     t.push_back({m.name, n(m.median), n(m.min), n(m.max), fmt_num(m.cv_pct, 1) + " %", std::to_string(m.samples), m.unit});
   }
   return table(t, format);
+}
+
+void report_bench_render_tables(Tables& t, ReportTables& r) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"bench.title", {"benchmark", "基准测试"}},
+    {"bench.context", {"Context", "测试环境"}},
+    {"bench.params", {"Settings", "参数"}},
+    {"bench.notes", {"Method", "方法"}},
+    {"bench.metric", {"metric", "指标"}},
+    {"bench.median", {"median", "中位数"}},
+    {"bench.min", {"min", "最小"}},
+    {"bench.max", {"max", "最大"}},
+    {"bench.cv", {"CV", "变异系数"}},
+    {"bench.samples", {"samples", "样本数"}},
+    {"bench.unit", {"unit", "单位"}},
+    {"bench.sweep", {"Sweep", "扫描"}},
+    {"bench.skipped", {"skipped: {reason}", "未检查：{reason}"}},
+    {"bench.error", {"could not run: {reason}", "无法运行：{reason}"}},
+    {"bench.cpu", {"CPU", "CPU"}},
+    {"bench.governor", {"governor", "调频策略"}},
+    {"bench.load", {"load", "负载"}},
+    {"bench.cpus_allowed", {"allowed CPUs", "可用 CPU"}},
+    {"bench.numa", {"NUMA nodes", "NUMA 节点"}},
+    {"bench.kernel", {"kernel", "内核"}},
+    {"bench.versions", {"versions", "版本"}},
+    {"bench.gpu_before", {"GPU before", "测试前 GPU"}},
+    {"bench.other_processes", {"other processes", "其他进程"}},
+    {"bench.gpu_after", {"GPU after", "测试后 GPU"}},
+    {"compare.title", {"Baseline comparison", "基线对比"}},
+    {"compare.baseline", {"baseline", "基线"}},
+    {"compare.current", {"current", "当前"}},
+    {"compare.change", {"change", "变化"}},
+    {"compare.drift", {"run-to-run spread here", "本机运行间极差"}},
+    {"compare.runs", {"runs", "次"}},
+    {"compare.env", {"Environment differences", "环境差异"}},
+    {"compare.no_env", {"no environment difference recorded", "未记录到环境差异"}},
+};
+});
+  r.add_report_block(20, {Section::baseline, results_block});
+  r.add_report_block(30, {Section::baseline, compare_block});
 }
 
 }  // namespace plumb

@@ -1,4 +1,5 @@
 #include "report/counts.h"
+#include "core/tables.h"
 
 #include <array>
 #include <utility>
@@ -26,7 +27,11 @@ std::string tally_text(const Tally& t, Lang lang, bool nonzero_only) {
 }
 
 namespace {
-const bool kCountsUi = register_ui([] {
+
+}  // namespace
+
+void report_counts_tables(Tables& t) {
+  t.add_ui([] {
   return std::vector<UiString>{
     {"count.fail", {"{n} failed", "{n} 项失败"}},
     {"count.fail_one", {"{n} failed", "{n} 项失败"}},
@@ -41,6 +46,6 @@ const bool kCountsUi = register_ui([] {
     {"count.sep", {", ", "，"}},
 };
 });
-}  // namespace
+}
 
 }  // namespace plumb

@@ -8,6 +8,7 @@
 #include "report/report.h"
 #include "report/table.h"
 #include "rules/diagnose.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -94,9 +95,12 @@ std::string diagnose_block(const Report& r, const RenderOptions& o, const std::s
   return out;
 }
 
-const bool kDiagnoseBlock = register_report_block(5, {Section::environment, diagnose_block});
 
-const bool kDiagnoseBlockUi = register_ui([] {
+
+}  // namespace
+void report_diagnose_block_tables(Tables& t, ReportTables& r) {
+  r.add_report_block(5, {Section::environment, diagnose_block});
+  t.add_ui([] {
   return std::vector<UiString>{
     {"diagnose.heading", {"Diagnosis: symptom (L1) -> causes (L3), checked on this machine", "诊断：症状（L1）-> 原因（L3），已在本机检查"}},
     {"diagnose.line", {"log", "日志"}},
@@ -106,6 +110,6 @@ const bool kDiagnoseBlockUi = register_ui([] {
     {"diagnose.not_checkable", {"not checkable here", "此处无法检查"}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

@@ -58,7 +58,10 @@ std::string diff_block(const Report& r, const RenderOptions& o, const std::strin
   return out;
 }
 
-const bool kDiffBlock = register_report_block(5, {Section::environment, diff_block});
 
 }  // namespace
+void report_diff_block_tables(ReportTables& r) {
+  r.add_report_block(5, {Section::environment, diff_block});
+}
+
 }  // namespace plumb

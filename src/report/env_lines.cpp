@@ -10,6 +10,7 @@
 #include "core/knowledge/env_vars.h"
 #include "core/text.h"
 #include "report/report.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -45,19 +46,35 @@ std::string torch_line(const Fact<TorchFacts>& t) {
 }
 
 // os
-const bool kEnvOs = register_env_lines(10, [](const Facts& f) {
+
+// cpu
+
+// memory
+
+// cgroup
+
+// python_probe
+
+// host_env
+
+// storage
+
+// kmsg
+
+}  // namespace
+
+void report_env_lines_tables(Tables& t, ReportTables& r) {
+  r.add_env_lines(10, [](const Facts& f) {
   std::vector<EnvLine> l;
   const auto& os = f.host.os;
   l.push_back({"env.os", os.pretty_name.has() ? *os.pretty_name : "n/a (" + os.pretty_name.why() + ")"});
   l.push_back({"env.kernel", os.kernel.has() ? *os.kernel : "n/a (" + os.kernel.why() + ")"});
   return l;
 });
-const bool kUiOs = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{{"env.os", {"OS", "操作系统"}}, {"env.kernel", {"Kernel", "内核"}}};
 });
-
-// cpu
-const bool kEnvCpu = register_env_lines(20, [](const Facts& f) {
+  r.add_env_lines(20, [](const Facts& f) {
   std::vector<EnvLine> l;
   const auto& c = f.host.cpu;
   if (!c.collected) return l;
@@ -78,7 +95,7 @@ const bool kEnvCpu = register_env_lines(20, [](const Facts& f) {
   l.push_back({"env.cpu_governor", c.governors.has() ? governor_summary(*c.governors) : na_because(c.governors.why())});
   return l;
 });
-const bool kUiCpu = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{
     {"env.cpu_model", {"CPU", "CPU 型号"}},
     {"env.cpu_topology", {"CPU sockets / cores / logical CPUs", "CPU 路数 / 物理核 / 逻辑核"}},
@@ -86,9 +103,7 @@ const bool kUiCpu = register_ui([] {
     {"env.cpu_governor", {"CPU frequency governor", "CPU 调频策略"}},
 };
 });
-
-// memory
-const bool kEnvMemory = register_env_lines(30, [](const Facts& f) {
+  r.add_env_lines(30, [](const Facts& f) {
   std::vector<EnvLine> l;
   const auto& m = f.host.memory;
   if (!m.collected) return l;
@@ -111,7 +126,7 @@ const bool kEnvMemory = register_env_lines(30, [](const Facts& f) {
   }
   return l;
 });
-const bool kUiMemory = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{
     {"env.memory", {"Memory (total / available)", "内存（总量 / 可用）"}},
     {"env.swap", {"Swap (total / used)", "交换分区（总量 / 已用）"}},
@@ -119,9 +134,7 @@ const bool kUiMemory = register_ui([] {
     {"env.hugepages", {"Huge pages (static)", "静态大页"}},
 };
 });
-
-// cgroup
-const bool kEnvCgroup = register_env_lines(40, [](const Facts& f) {
+  r.add_env_lines(40, [](const Facts& f) {
   const auto& cg = f.host.cgroup;
   if (!cg.collected) return std::vector<EnvLine>{};
   std::vector<EnvLine> l;
@@ -135,14 +148,12 @@ const bool kEnvCgroup = register_env_lines(40, [](const Facts& f) {
   l.push_back({"env.cgroup_cpus", cg.effective_cpus.has() ? fmt_num(*cg.effective_cpus, 2) : "n/a (" + cg.effective_cpus.why() + ")"});
   return l;
 });
-const bool kUiCgroup = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{{"env.cgroup", {"cgroup", "cgroup"}},
                               {"env.cgroup_memory", {"cgroup memory limit", "cgroup 内存上限"}},
                               {"env.cgroup_cpus", {"CPUs granted by the cgroup", "cgroup 实际可用 CPU 数"}}};
 });
-
-// python_probe
-const bool kEnvPythonProbe = register_env_lines(40, [](const Facts& f) {
+  r.add_env_lines(40, [](const Facts& f) {
   std::vector<EnvLine> l;
   const auto& fw = f.framework;
   if (!fw.collected) return l;
@@ -165,7 +176,7 @@ const bool kEnvPythonProbe = register_env_lines(40, [](const Facts& f) {
   if (fw.h5py.has()) l.push_back({"env.h5py", fw.h5py->version + " (HDF5 " + fw.h5py->hdf5_version + ")"});
   return l;
 });
-const bool kUiPythonProbe = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{{"env.python", {"Python", "Python"}},
                               {"env.pytorch", {"PyTorch", "PyTorch"}},
                               {"env.tensorflow", {"TensorFlow", "TensorFlow"}},
@@ -174,9 +185,7 @@ const bool kUiPythonProbe = register_ui([] {
                               {"env.numpy", {"numpy", "numpy"}},
                               {"env.h5py", {"h5py", "h5py"}}};
 });
-
-// host_env
-const bool kEnvHostEnv = register_env_lines(40, [](const Facts& f) {
+  r.add_env_lines(40, [](const Facts& f) {
   std::vector<EnvLine> l;
   const auto& p = f.host.process;
   if (!p.collected) return l;
@@ -194,12 +203,10 @@ const bool kEnvHostEnv = register_env_lines(40, [](const Facts& f) {
   l.push_back({"env.process_env", s});
   return l;
 });
-const bool kUiHostEnv = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{{"env.process_env", {"CUDA/NCCL/PyTorch/thread variables", "CUDA/NCCL/PyTorch/线程相关环境变量"}}};
 });
-
-// storage
-const bool kEnvStorage = register_env_lines(50, [](const Facts& f) {
+  r.add_env_lines(50, [](const Facts& f) {
   const auto& st = f.host.storage;
   std::vector<EnvLine> l;
   if (!st.collected) return l;
@@ -239,14 +246,12 @@ const bool kEnvStorage = register_env_lines(50, [](const Facts& f) {
   }
   return l;
 });
-const bool kUiStorage = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{{"env.block_devices", {"Block devices", "块设备"}},
                               {"env.shm", {"/dev/shm", "/dev/shm"}},
                               {"env.data_path", {"Data path", "数据路径"}}};
 });
-
-// kmsg
-const bool kEnvKmsg = register_env_lines(60, [](const Facts& f) {
+  r.add_env_lines(60, [](const Facts& f) {
   const auto& k = f.host.kmsg;
   std::vector<EnvLine> l;
   if (!k.collected) return l;
@@ -262,10 +267,9 @@ const bool kEnvKmsg = register_env_lines(60, [](const Facts& f) {
                                (k.truncated ? " (truncated)" : "")});
   return l;
 });
-const bool kUiKmsg = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{{"env.kmsg", {"Kernel log", "内核日志"}}};
 });
-
-}  // namespace
+}
 
 }  // namespace plumb

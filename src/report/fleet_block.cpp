@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -200,9 +201,12 @@ std::string fleet_block(const Report& r, const RenderOptions& o, const std::stri
   return out;
 }
 
-const bool kFleetBlock = register_report_block(1, {Section::environment, fleet_block});
 
-const bool kFleetBlockUi = register_ui([] {
+
+}  // namespace
+void report_fleet_block_tables(Tables& t, ReportTables& r) {
+  r.add_report_block(1, {Section::environment, fleet_block});
+  t.add_ui([] {
   return std::vector<UiString>{
     {"fleet.title", {"Fleet", "集群"}},
     {"fleet.verdict_none", {"Verdict: no node to drain.", "结论：没有需要下线的节点。"}},
@@ -249,6 +253,6 @@ const bool kFleetBlockUi = register_ui([] {
     {"fleet.nccl", {"Multi-node NCCL all-reduce: {why}", "多节点 NCCL all-reduce：{why}"}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

@@ -9,6 +9,7 @@
 #include "vendor/nvml.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -114,12 +115,16 @@ std::string versions_of(const CudaStackFacts& c, const std::string& lib) {
   return out;
 }
 
-const bool kGpuTableBlock = register_report_block(
+
+
+
+}  // namespace
+void report_gpu_table_tables(Tables& t, ReportTables& r) {
+  r.add_report_block(
     10, {Section::gpu, [](const Report& r, const RenderOptions& o, const std::string& format) {
            return gpu_table(r, o.lang, format);
          }});
-
-const bool kEnv = register_env_lines(30, [](const Facts& f) {
+  r.add_env_lines(30, [](const Facts& f) {
   std::vector<EnvLine> l;
   const GpuFacts& g = f.gpu;
   if (g.collected) {
@@ -146,8 +151,7 @@ const bool kEnv = register_env_lines(30, [](const Facts& f) {
   }
   return l;
 });
-
-const bool kGpuTableUi = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{
     {"env.nvidia_driver", {"NVIDIA driver", "NVIDIA 驱动"}},
     {"env.cuda_driver", {"CUDA (driver)", "CUDA（驱动支持）"}},
@@ -167,6 +171,6 @@ const bool kGpuTableUi = register_ui([] {
     {"gpu.col.verdict", {"Verdict", "结论"}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

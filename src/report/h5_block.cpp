@@ -3,6 +3,7 @@
 #include "analyze/h5_layout.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -31,9 +32,12 @@ std::string h5_block(const Report& r, const RenderOptions& o, const std::string&
   return out;
 }
 
-const bool kH5Block = register_report_block(50, {Section::data, h5_block});
 
-const bool kH5BlockUi = register_ui([] {
+
+}  // namespace
+void report_h5_block_tables(Tables& t, ReportTables& r) {
+  r.add_report_block(50, {Section::data, h5_block});
+  t.add_ui([] {
   return std::vector<UiString>{
     {"h5.col.dataset", {"dataset", "数据集"}},
     {"h5.col.dtype", {"dtype", "类型"}},
@@ -44,6 +48,6 @@ const bool kH5BlockUi = register_ui([] {
     {"h5.same", {"Same datasets, dtypes, shapes, layouts and filters.", "数据集、类型、形状、布局与过滤器均相同。"}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

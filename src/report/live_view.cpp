@@ -6,39 +6,12 @@
 
 #include "core/text.h"
 #include "core/knowledge/throttle.h"
+#include "core/tables.h"
 
 namespace plumb::watch {
 
 namespace {
 
-const bool kLiveViewUi = register_ui([] {
-  return std::vector<UiString>{
-    {"watch.live.title", {"plumb watch", "plumb watch 运行时观测"}},
-    {"watch.live.hint", {"Ctrl-C: stop and summarise", "Ctrl-C：停止并输出总结"}},
-    {"watch.live.cpu", {"CPU", "CPU"}},
-    {"watch.live.busy", {"busy", "占用"}},
-    {"watch.live.iowait", {"iowait", "iowait"}},
-    {"watch.live.memory", {"memory", "内存"}},
-    {"watch.live.pressure", {"pressure", "压力"}},
-    {"watch.live.cores", {"busiest cores", "最忙的核心"}},
-    {"watch.live.process", {"process", "进程"}},
-    {"watch.live.exited", {"not running", "未运行"}},
-    {"watch.live.threads", {"threads", "线程"}},
-    {"watch.live.gpu", {"GPU", "GPU"}},
-    {"watch.live.vram", {"VRAM", "显存"}},
-    {"watch.live.temp", {"temp", "温度"}},
-    {"watch.live.power", {"power", "功耗"}},
-    {"watch.live.clock", {"SM clock", "SM 频率"}},
-    {"watch.live.pcie", {"PCIe rx/tx", "PCIe 收/发"}},
-    {"watch.live.nvlink", {"NVLink rx/tx", "NVLink 收/发"}},
-    {"watch.live.throttle", {"throttle", "降频"}},
-    {"watch.live.disk", {"disk", "磁盘"}},
-    {"watch.live.net", {"network", "网络"}},
-    {"watch.live.no_gpu", {"no GPU sampled: {reason}", "未采样 GPU：{reason}"}},
-    {"watch.live.warming", {"first sample: rates appear from the next one", "首个样本：速率从下一个样本开始显示"}},
-    {"watch.live.stopping", {"stopping: computing the summary", "正在停止：计算总结"}},
-};
-});
 
 std::string dash() { return "-"; }
 std::string p(const std::optional<double>& v) { return v ? fmt_num(*v, 1) + "%" : dash(); }
@@ -128,6 +101,37 @@ std::string live_line(const WatchSample& s, Lang lang) {
   }
   os << "\n";
   return os.str();
+}
+
+void report_live_view_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"watch.live.title", {"plumb watch", "plumb watch 运行时观测"}},
+    {"watch.live.hint", {"Ctrl-C: stop and summarise", "Ctrl-C：停止并输出总结"}},
+    {"watch.live.cpu", {"CPU", "CPU"}},
+    {"watch.live.busy", {"busy", "占用"}},
+    {"watch.live.iowait", {"iowait", "iowait"}},
+    {"watch.live.memory", {"memory", "内存"}},
+    {"watch.live.pressure", {"pressure", "压力"}},
+    {"watch.live.cores", {"busiest cores", "最忙的核心"}},
+    {"watch.live.process", {"process", "进程"}},
+    {"watch.live.exited", {"not running", "未运行"}},
+    {"watch.live.threads", {"threads", "线程"}},
+    {"watch.live.gpu", {"GPU", "GPU"}},
+    {"watch.live.vram", {"VRAM", "显存"}},
+    {"watch.live.temp", {"temp", "温度"}},
+    {"watch.live.power", {"power", "功耗"}},
+    {"watch.live.clock", {"SM clock", "SM 频率"}},
+    {"watch.live.pcie", {"PCIe rx/tx", "PCIe 收/发"}},
+    {"watch.live.nvlink", {"NVLink rx/tx", "NVLink 收/发"}},
+    {"watch.live.throttle", {"throttle", "降频"}},
+    {"watch.live.disk", {"disk", "磁盘"}},
+    {"watch.live.net", {"network", "网络"}},
+    {"watch.live.no_gpu", {"no GPU sampled: {reason}", "未采样 GPU：{reason}"}},
+    {"watch.live.warming", {"first sample: rates appear from the next one", "首个样本：速率从下一个样本开始显示"}},
+    {"watch.live.stopping", {"stopping: computing the summary", "正在停止：计算总结"}},
+};
+});
 }
 
 }  // namespace plumb::watch

@@ -4,6 +4,7 @@
 #include "analyze/memory_stats.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -40,9 +41,12 @@ std::string memory_block(const Report& r, const RenderOptions& o, const std::str
   return out;
 }
 
-const bool kMemoryBlock = register_report_block(50, {Section::gpu, memory_block});
 
-const bool kMemoryBlockUi = register_ui([] {
+
+}  // namespace
+void report_memory_block_tables(Tables& t, ReportTables& r) {
+  r.add_report_block(50, {Section::gpu, memory_block});
+  t.add_ui([] {
   return std::vector<UiString>{
     {"memory.file", {"{file} ({format}, {devices} device(s), {ooms} OOM message(s))",
                      "{file}（{format}，{devices} 个设备，{ooms} 条 OOM 报错）"}},
@@ -56,6 +60,6 @@ const bool kMemoryBlockUi = register_ui([] {
     {"memory.col.retries", {"cudaMalloc retries", "cudaMalloc 重试"}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

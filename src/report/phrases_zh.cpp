@@ -3,12 +3,20 @@
 // Identifiers (file names, sysfs attributes, variables, ids) are not phrases and stay as written.
 // Vocabulary: docs/glossary.md.
 #include "core/phrases.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
 
 // Reasons: why a value is missing or a check could not run.
-const bool kPhrasesZhReasons = register_phrases([] {
+
+// Evidence labels.
+
+// Thresholds.
+
+}  // namespace
+void report_phrases_zh_tables(Tables& t) {
+  t.add_phrases([] {
   return std::vector<Phrase>{
     {"n/a ({why})", "n/a（{why}）"},
     {"{a} / {b}", "{a} / {b}"},
@@ -109,9 +117,7 @@ const bool kPhrasesZhReasons = register_phrases([] {
     {"the NCCL plan did not reach every rank in time", "NCCL 计划未能及时送达每个 rank"},
 };
 });
-
-// Evidence labels.
-const bool kLabels = register_phrases([] {
+  t.add_phrases([] {
   return std::vector<Phrase>{
     {"#wrong (sum)", "#wrong（合计）"},
     {"ACS capability", "ACS 能力"},
@@ -284,9 +290,7 @@ const bool kLabels = register_phrases([] {
     {"clocks event reasons after {=x}", "{=x} 之后的时钟事件原因"},
 };
 });
-
-// Thresholds.
-const bool kPhrasesZhThresholds = register_phrases([] {
+  t.add_phrases([] {
   return std::vector<Phrase>{
     {"{a} (info)", "{a}（提示）"},
     {"{a} (warn)", "{a}（警告）"},
@@ -378,6 +382,6 @@ const bool kPhrasesZhThresholds = register_phrases([] {
     {"== max width", "== 最大宽度"},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

@@ -3,19 +3,12 @@
 #include <cmath>
 
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kUiProgress = register_ui([] {
-  return std::vector<UiString>{
-    {"progress.log_read", {"{file}: {bytes} read", "{file}：已读取 {bytes}"}},
-    {"progress.traces", {"{done} of {total} traces read ({bytes} of {all})", "已读取 {done}/{total} 个 trace（{bytes}/{all}）"}},
-    {"progress.trace_one", {"reading {file} ({all}), {s} s", "正在读取 {file}（{all}），{s} 秒"}},
-    {"progress.nodes", {"results from {done} of {total} nodes, {s} s", "已收到 {done}/{total} 个节点的结果，{s} 秒"}},
-};
-});
 
 std::string whole_seconds(double s) { return std::to_string(static_cast<long long>(std::floor(std::max(0.0, s)))); }
 
@@ -40,6 +33,17 @@ std::string progress_traces(Lang lang, std::size_t done, std::size_t total, std:
 std::string progress_nodes(Lang lang, int answered, int total, double seconds) {
   return fill(tr(lang, "progress.nodes"),
               {{"done", std::to_string(answered)}, {"total", std::to_string(total)}, {"s", whole_seconds(seconds)}});
+}
+
+void report_progress_text_tables(Tables& t) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"progress.log_read", {"{file}: {bytes} read", "{file}：已读取 {bytes}"}},
+    {"progress.traces", {"{done} of {total} traces read ({bytes} of {all})", "已读取 {done}/{total} 个 trace（{bytes}/{all}）"}},
+    {"progress.trace_one", {"reading {file} ({all}), {s} s", "正在读取 {file}（{all}），{s} 秒"}},
+    {"progress.nodes", {"results from {done} of {total} nodes, {s} s", "已收到 {done}/{total} 个节点的结果，{s} 秒"}},
+};
+});
 }
 
 }  // namespace plumb

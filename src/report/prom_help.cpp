@@ -1,9 +1,13 @@
 // HELP texts of plumb's Prometheus metrics, in English and Chinese.
 #include "core/i18n.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
-const bool kPromHelpRegistered = register_ui([] {
+
+}  // namespace
+void report_prom_help_tables(Tables& t) {
+  t.add_ui([] {
   return std::vector<UiString>{
     {"prom.help.plumb_gpu_busy_ratio", {"Share of the last sample period a kernel ran on the GPU (NVML utilization.gpu).", "GPU利用率：上个采样周期内有内核运行的时间占比（NVML utilization.gpu）。"}},
     {"prom.help.plumb_gpu_memory_busy_ratio", {"Share of the sample period device memory was read or written.", "采样周期内显存被读写的时间占比。"}},
@@ -47,5 +51,6 @@ const bool kPromHelpRegistered = register_ui([] {
     {"prom.help.plumb_exporter_gpu_available", {"1 when GPUs are sampled through NVML, 0 when unavailable.", "通过 NVML 采样到 GPU 时为 1，不可用时为 0。"}},
 };
 });
-}  // namespace
+}
+
 }  // namespace plumb

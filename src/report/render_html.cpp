@@ -241,13 +241,16 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   return os.str();
 }
 
-const bool kRenderHtmlRegistered = register_renderer({"html", render_html});
 
 }  // namespace
 
 std::string render_html_page(const std::string& title, const std::string& body, Lang lang) {
   return page_head(title, lang, plumb_version()) + "<h1>" + html_escape(title) + "</h1>\n<div class=\"table-wrap\">\n" + body +
          "</div>\n<footer>plumb " + html_escape(plumb_version()) + "</footer>\n</main>\n</body>\n</html>\n";
+}
+
+void report_render_html_tables(ReportTables& r) {
+  r.add_renderer({"html", render_html});
 }
 
 }  // namespace plumb

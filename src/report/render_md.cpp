@@ -144,7 +144,10 @@ std::string render_md(const Report& r, const RenderOptions& o) {
   return os.str();
 }
 
-const bool kRenderMdRegistered = register_renderer({"md", render_md, true});
 
 }  // namespace
+void report_render_md_tables(ReportTables& r) {
+  r.add_renderer({"md", render_md, true});
+}
+
 }  // namespace plumb

@@ -63,7 +63,10 @@ std::string render_prom(const Report& r, const RenderOptions& o) {
   return out.str();
 }
 
-const bool kRenderPromRegistered = register_renderer({"prom", render_prom});
 
 }  // namespace
+void report_render_prom_tables(ReportTables& r) {
+  r.add_renderer({"prom", render_prom});
+}
+
 }  // namespace plumb

@@ -13,6 +13,7 @@
 #include "core/text.h"
 #include "report/counts.h"
 #include "report/report.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -159,15 +160,18 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   return os.str();
 }
 
-const bool kRenderTermUi = register_ui([] {
+
+
+}  // namespace
+void report_render_term_tables(Tables& t, ReportTables& r) {
+  t.add_ui([] {
   return std::vector<UiString>{
     {"layer.skip_reason", {"not checked: {reason}", "未检查：{reason}"}},
     {"layer.skip_reason_many", {"{n} not checked: {reason}", "{n} 项未检查：{reason}"}},
     {"layer.more", {"-v lists every check that passed or could not run", "加 -v 列出所有通过或未检查的项"}},
 };
 });
+  r.add_renderer({"term", render_term, true});
+}
 
-const bool kRenderTermRegistered = register_renderer({"term", render_term, true});
-
-}  // namespace
 }  // namespace plumb

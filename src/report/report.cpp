@@ -12,24 +12,10 @@
 namespace plumb {
 
 namespace {
-std::vector<RendererInfo>& renderer_table() {
-  static std::vector<RendererInfo> t;
-  return t;
-}
-std::multimap<int, EnvLinesFn>& env_table() {
-  static std::multimap<int, EnvLinesFn> t;
-  return t;
-}
-std::multimap<int, ReportBlock>& block_table() {
-  static std::multimap<int, ReportBlock> t;
-  return t;
-}
+const std::vector<RendererInfo>& renderer_table() { return report_tables().renderers; }
+const std::multimap<int, EnvLinesFn>& env_table() { return report_tables().env_lines; }
+const std::multimap<int, ReportBlock>& block_table() { return report_tables().blocks; }
 }  // namespace
-
-bool register_renderer(RendererInfo r) {
-  renderer_table().push_back(std::move(r));
-  return true;
-}
 
 const RendererInfo* find_renderer(const std::string& name) {
   for (const auto& r : renderer_table()) {
@@ -50,11 +36,6 @@ std::vector<std::string> renderer_names() {
   return n;
 }
 
-bool register_env_lines(int order, EnvLinesFn fn) {
-  env_table().emplace(order, std::move(fn));
-  return true;
-}
-
 std::vector<EnvLine> environment_lines(const Facts& facts) {
   std::vector<EnvLine> out;
   for (const auto& [order, fn] : env_table()) {
@@ -63,10 +44,6 @@ std::vector<EnvLine> environment_lines(const Facts& facts) {
   return out;
 }
 
-bool register_report_block(int order, ReportBlock b) {
-  block_table().emplace(order, std::move(b));
-  return true;
-}
 
 std::vector<std::string> subject_files(const Facts& facts) {
   std::vector<std::string> out;

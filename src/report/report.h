@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/facts.h"
-#include "core/facts_text.h"
 #include "core/finding.h"
 #include "core/i18n.h"
 #include "core/version.h"
@@ -38,7 +37,6 @@ struct RendererInfo {
   // the terminal filter (core/terminal_text.h). JSON, HTML and Prometheus escape their values.
   bool read_as_text = false;
 };
-bool register_renderer(RendererInfo r);
 const RendererInfo* find_renderer(const std::string& name);
 // The report in that format, safe to print whatever its values hold and wherever it goes (a
 // terminal, a pipe, a file): what every command that prints a report calls.
@@ -52,7 +50,6 @@ struct EnvLine {
   std::string value;
 };
 using EnvLinesFn = std::function<std::vector<EnvLine>(const Facts&)>;
-bool register_env_lines(int order, EnvLinesFn fn);
 std::vector<EnvLine> environment_lines(const Facts& facts);
 
 // Blocks an area adds to the text reports under a section (the trace breakdown table), in
@@ -61,7 +58,19 @@ struct ReportBlock {
   Section section = Section::environment;
   std::function<std::string(const Report&, const RenderOptions&, const std::string& format)> render;
 };
-bool register_report_block(int order, ReportBlock b);
+
+// The report's tables: renderers, environment lines and blocks, each source file adding its rows
+// from its `report_<file>_tables(Tables&, ReportTables&)` (core/tables.h; listed in engine/tables.cpp).
+struct ReportTables {
+  std::vector<RendererInfo> renderers;
+  std::multimap<int, EnvLinesFn> env_lines;
+  std::multimap<int, ReportBlock> blocks;
+  void add_renderer(RendererInfo r) { renderers.push_back(std::move(r)); }
+  void add_env_lines(int order, EnvLinesFn fn) { env_lines.emplace(order, std::move(fn)); }
+  void add_report_block(int order, ReportBlock b) { blocks.emplace(order, std::move(b)); }
+};
+// Built at the first call (defined in engine/tables.cpp).
+const ReportTables& report_tables();
 std::string report_blocks(const Report& r, Section s, const RenderOptions& o, const std::string& format);
 
 // The files a report is about (traces, nccl-tests logs, memory dumps, HDF5 files, snapshots,
@@ -119,18 +128,6 @@ Funnel build_funnel(const Report& r);
 
 // JSON document of a report (also the snapshot format read by `plumb report`).
 std::string render_json_text(const Report& r, const RenderOptions& o);
-// One finding as that document writes it (its fields, the catalogue's layer, pillar, title...,
-// its texts in o.lang), as text indented for its place in the document's findings array.
-std::string finding_json_text(const Finding& f, const RenderOptions& o);
-// Parts of the JSON document converted beforehand: `plumb check` converts the findings it judges
-// and the facts areas it has while its slow collectors still run. The text is the same.
-struct PreparedJson {
-  // findings[i], when not null, is finding_json_text(r.findings[i], o); shorter than r.findings:
-  // the rest are converted when the document is.
-  std::vector<const std::string*> findings;
-  const FactsText* facts = nullptr;  // the facts, some areas printed early (core/facts_text.h)
-};
-std::string render_json_text(const Report& r, const RenderOptions& o, const PreparedJson& prepared);
 // Reads the facts back from a snapshot/JSON report; errors name the problem in one line.
 Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin);
 

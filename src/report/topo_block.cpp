@@ -8,6 +8,7 @@
 #include "report/report.h"
 #include "report/table.h"
 #include "report/topo_render.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -104,9 +105,12 @@ std::string topo_block(const Report& r, const RenderOptions& o, const std::strin
   return out;
 }
 
-const bool kTopoBlock = register_report_block(50, {Section::distributed, topo_block});
 
-const bool kTopoBlockUi = register_ui([] {
+
+}  // namespace
+void report_topo_block_tables(Tables& t, ReportTables& r) {
+  r.add_report_block(50, {Section::distributed, topo_block});
+  t.add_ui([] {
   return std::vector<UiString>{
     {"topo.matrix", {"Topology matrix", "拓扑矩阵"}},
     {"topo.cpu_affinity", {"CPU Affinity", "CPU 亲和性"}},
@@ -137,6 +141,6 @@ const bool kTopoBlockUi = register_ui([] {
     {"topo.nccl_xml", {"NCCL topology file written to {file} (NCCL_TOPO_FILE={file})", "NCCL 拓扑文件已写入 {file}（NCCL_TOPO_FILE={file}）"}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

@@ -6,25 +6,12 @@
 #include "core/text.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "core/tables.h"
 
 namespace plumb::trace {
 
 namespace {
 
-const bool kTableUi = register_ui([] {
-  return std::vector<UiString>{
-    {"trace.col.operator", {"operator", "算子"}},
-    {"trace.col.self", {"self", "自身耗时"}},
-    {"trace.col.total", {"total", "总耗时"}},
-    {"trace.col.calls", {"calls", "调用次数"}},
-    {"trace.col.device", {"device", "设备"}},
-    {"trace.col.peak_allocated", {"peak allocated", "已分配峰值"}},
-    {"trace.col.peak_reserved", {"peak reserved", "已预留峰值"}},
-    {"trace.col.gap", {"gap", "差额"}},
-    {"trace.col.median_step", {"median step", "step 中位数"}},
-    {"trace.col.vs_median", {"vs median", "与中位数相比"}},
-};
-});
 
 using Table = TextTable;
 
@@ -257,17 +244,34 @@ std::string distributed_block(const Report& r, const RenderOptions& o, const std
 
 // The terminal report prints blocks in section order after the environment: the step table goes
 // first there; in Markdown and HTML it sits in the data layer section.
-const bool kTraceBlockBlocks = register_report_block(40, {Section::environment,
-                                                [](const Report& r, const RenderOptions& o, const std::string& f) {
-                                                  return f == "term" ? steps_block(r, o, f) : std::string();
-                                                }}) &&
-                     register_report_block(40, {Section::data,
-                                                [](const Report& r, const RenderOptions& o, const std::string& f) {
-                                                  return f == "term" ? std::string() : steps_block(r, o, f);
-                                                }}) &&
-                     register_report_block(40, {Section::gpu, gpu_block}) &&
-                     register_report_block(40, {Section::framework, framework_block}) &&
-                     register_report_block(40, {Section::distributed, distributed_block});
 
 }  // namespace
+void report_trace_block_tables(Tables& t, ReportTables& r) {
+  t.add_ui([] {
+  return std::vector<UiString>{
+    {"trace.col.operator", {"operator", "算子"}},
+    {"trace.col.self", {"self", "自身耗时"}},
+    {"trace.col.total", {"total", "总耗时"}},
+    {"trace.col.calls", {"calls", "调用次数"}},
+    {"trace.col.device", {"device", "设备"}},
+    {"trace.col.peak_allocated", {"peak allocated", "已分配峰值"}},
+    {"trace.col.peak_reserved", {"peak reserved", "已预留峰值"}},
+    {"trace.col.gap", {"gap", "差额"}},
+    {"trace.col.median_step", {"median step", "step 中位数"}},
+    {"trace.col.vs_median", {"vs median", "与中位数相比"}},
+};
+});
+  r.add_report_block(40, {Section::environment,
+                                                [](const Report& r, const RenderOptions& o, const std::string& f) {
+                                                  return f == "term" ? steps_block(r, o, f) : std::string();
+                                                }});
+  r.add_report_block(40, {Section::data,
+                                                [](const Report& r, const RenderOptions& o, const std::string& f) {
+                                                  return f == "term" ? std::string() : steps_block(r, o, f);
+                                                }});
+  r.add_report_block(40, {Section::gpu, gpu_block});
+  r.add_report_block(40, {Section::framework, framework_block});
+  r.add_report_block(40, {Section::distributed, distributed_block});
+}
+
 }  // namespace plumb::trace

@@ -6,6 +6,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -92,11 +93,11 @@ std::vector<Finding> environment(const Facts& f, const Thresholds&) {
   return {x};
 }
 
-const bool kBenchBaselineRules = [] {
-  register_rule({"l2.baseline.regression", {"collect.bench_quick"}, regression});
-  register_rule({"l2.baseline.environment", {"collect.bench_quick"}, environment});
-  return true;
-}();
 
 }  // namespace
+void rules_bench_baseline_tables(Tables& t) {
+  t.add_rule({"l2.baseline.regression", {"collect.bench_quick"}, regression});
+  t.add_rule({"l2.baseline.environment", {"collect.bench_quick"}, environment});
+}
+
 }  // namespace plumb

@@ -2,12 +2,21 @@
 #include "core/catalog.h"
 #include "core/thresholds.h"
 #include "rules/bench_row.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kBenchCatalogThresholds = register_thresholds([] {
+
+CatalogEntry bench_catalog_row(std::string id, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
+  return bench_row(std::move(id), p, std::move(title), std::move(msgs), std::move(fix), std::move(verify), std::move(gain));
+}
+
+
+}  // namespace
+void rules_bench_catalog_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"baseline.warn_pct", 10, "%", {"a metric worse than the baseline by more than this warns", "指标比基线差超过该值时告警"}},
     {"baseline.fail_pct", 25, "%", {"a metric worse than the baseline by more than this fails", "指标比基线差超过该值时判为失败"}},
@@ -25,12 +34,7 @@ const bool kBenchCatalogThresholds = register_thresholds([] {
                                                "锁页内存主机到设备拷贝低于该值说明 PCIe 链路降级或跨 NUMA"}},
 };
 });
-
-CatalogEntry bench_catalog_row(std::string id, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
-  return bench_row(std::move(id), p, std::move(title), std::move(msgs), std::move(fix), std::move(verify), std::move(gain));
-}
-
-const bool kBenchCatalogRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     bench_catalog_row("l2.bench.membw", Pillar::memory, {"Host memory bandwidth", "主机内存带宽"},
         {{"info", {"copy {copy_1t} GB/s with 1 thread, {copy_all} GB/s with {threads} CPUs; triad {triad_1t} / {triad_all} GB/s",
@@ -124,6 +128,6 @@ const bool kBenchCatalogRows = register_findings([] {
         "plumb compare"),
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

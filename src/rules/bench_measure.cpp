@@ -9,6 +9,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -320,36 +321,36 @@ std::vector<Finding> gpu_throttle(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kBenchMeasureRules = [] {
-  register_rule({"l2.bench.membw", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
+
+}  // namespace
+void rules_bench_measure_tables(Tables& t) {
+  t.add_rule({"l2.bench.membw", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.membw", "membw", [&](const BenchResult& r) { return membw(r, th); });
                  }});
-  register_rule({"l2.bench.storage", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
+  t.add_rule({"l2.bench.storage", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.storage", "storage", [&](const BenchResult& r) { return storage(r, th); });
                  }});
-  register_rule({"l2.bench.dataload", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
+  t.add_rule({"l2.bench.dataload", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.dataload", "dataload", [&](const BenchResult& r) { return dataload(r, th); });
                  }});
-  register_rule({"l2.bench.step", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
+  t.add_rule({"l2.bench.step", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.step", "step", [&](const BenchResult& r) { return step(r, th); });
                  }});
-  register_rule({"l2.bench.h2d", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
+  t.add_rule({"l2.bench.h2d", kBenchMeasureNeeds, [](const Facts& f, const Thresholds& th) {
                    return per_result(f, "l2.bench.h2d", "h2d", [&](const BenchResult& r) { return h2d(r, th); });
                  }});
-  register_rule({"l2.bench.d2d", kBenchMeasureNeeds, [](const Facts& f, const Thresholds&) {
+  t.add_rule({"l2.bench.d2d", kBenchMeasureNeeds, [](const Facts& f, const Thresholds&) {
                    return per_result(f, "l2.bench.d2d", "d2d", [&](const BenchResult& r) { return gpu_info("l2.bench.d2d", r); });
                  }});
-  register_rule({"l2.bench.gemm", kBenchMeasureNeeds, [](const Facts& f, const Thresholds&) {
+  t.add_rule({"l2.bench.gemm", kBenchMeasureNeeds, [](const Facts& f, const Thresholds&) {
                    return per_result(f, "l2.bench.gemm", "gemm", [&](const BenchResult& r) { return gpu_info("l2.bench.gemm", r); });
                  }});
-  register_rule({"l2.bench.allreduce", kBenchMeasureNeeds, [](const Facts& f, const Thresholds&) {
+  t.add_rule({"l2.bench.allreduce", kBenchMeasureNeeds, [](const Facts& f, const Thresholds&) {
                    return per_result(f, "l2.bench.allreduce", "allreduce",
                                      [&](const BenchResult& r) { return gpu_info("l2.bench.allreduce", r); });
                  }});
-  register_rule({"l2.bench.noise", kBenchMeasureNeeds, noise});
-  register_rule({"l2.bench.gpu_throttle", kBenchMeasureNeeds, gpu_throttle});
-  return true;
-}();
+  t.add_rule({"l2.bench.noise", kBenchMeasureNeeds, noise});
+  t.add_rule({"l2.bench.gpu_throttle", kBenchMeasureNeeds, gpu_throttle});
+}
 
-}  // namespace
 }  // namespace plumb

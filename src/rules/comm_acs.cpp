@@ -9,6 +9,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -93,7 +94,11 @@ std::vector<Finding> judge_acs(const Facts& f, const Thresholds& /*th*/) {
   return {ok};
 }
 
-const bool kCommAcsCatalog = register_findings([] {
+
+
+}  // namespace
+void rules_comm_acs_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{{
     kCommAcsId, Layer::L3, Pillar::comm, Section::distributed,
     {"PCIe ACS redirection between GPUs and NICs", "GPU 与网卡之间的 PCIe ACS 重定向"},
@@ -127,8 +132,7 @@ const bool kCommAcsCatalog = register_findings([] {
     {"l2.comm.allreduce_slow", "l2.bench.allreduce", "l2.bench.d2d"},
 }};
 });
+  t.add_rule({kCommAcsId, {"collect.pci_acs"}, judge_acs});
+}
 
-const bool kCommAcsRule = register_rule({kCommAcsId, {"collect.pci_acs"}, judge_acs});
-
-}  // namespace
 }  // namespace plumb

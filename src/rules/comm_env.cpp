@@ -9,6 +9,7 @@
 #include "core/suggest.h"
 #include "core/text.h"
 #include "rules/comm_common.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -201,7 +202,11 @@ std::vector<Finding> judge_timeouts(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kCommEnvRows = register_findings([] {
+
+
+}  // namespace
+void rules_comm_env_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {"l3.comm.nccl_env_unknown", Layer::L3, Pillar::comm, Section::distributed,
      {"NCCL / torch.distributed variable names", "NCCL / torch.distributed 环境变量名"},
@@ -290,16 +295,12 @@ const bool kCommEnvRows = register_findings([] {
      {}},
 };
 });
+  t.add_rule({"l3.comm.nccl_env_unknown", kEnvNeeds, judge_unknown});
+  t.add_rule({"l3.comm.nccl_env_value", kEnvNeeds, judge_values});
+  t.add_rule({"l3.comm.nccl_debug", kEnvNeeds, judge_debug});
+  t.add_rule({"l3.comm.nccl_debug_overrides", kEnvNeeds, judge_overrides});
+  t.add_rule({"l3.comm.p2p_disabled", {"collect.nccl_env", "collect.topology"}, judge_p2p});
+  t.add_rule({"l3.comm.torch_timeouts", kEnvNeeds, judge_timeouts});
+}
 
-const bool kCommEnvRules = [] {
-  register_rule({"l3.comm.nccl_env_unknown", kEnvNeeds, judge_unknown});
-  register_rule({"l3.comm.nccl_env_value", kEnvNeeds, judge_values});
-  register_rule({"l3.comm.nccl_debug", kEnvNeeds, judge_debug});
-  register_rule({"l3.comm.nccl_debug_overrides", kEnvNeeds, judge_overrides});
-  register_rule({"l3.comm.p2p_disabled", {"collect.nccl_env", "collect.topology"}, judge_p2p});
-  register_rule({"l3.comm.torch_timeouts", kEnvNeeds, judge_timeouts});
-  return true;
-}();
-
-}  // namespace
 }  // namespace plumb

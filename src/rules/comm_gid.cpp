@@ -7,6 +7,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "rules/comm_common.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -98,7 +99,11 @@ std::vector<Finding> judge_gid(const Facts& f, const Thresholds& /*th*/) {
   return out;
 }
 
-const bool kCommGidCatalog = register_findings([] {
+
+
+}  // namespace
+void rules_comm_gid_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{{
     kCommGidId, Layer::L3, Pillar::comm, Section::distributed,
     {"NCCL_IB_GID_INDEX against the port's GID table", "NCCL_IB_GID_INDEX 与端口 GID 表"},
@@ -134,8 +139,7 @@ const bool kCommGidCatalog = register_findings([] {
     {"l2.comm.allreduce_slow", "l2.comm.nccl_tests_errors"},
 }};
 });
+  t.add_rule({kCommGidId, {"collect.ib_gids", "collect.nccl_env"}, judge_gid});
+}
 
-const bool kCommGidRule = register_rule({kCommGidId, {"collect.ib_gids", "collect.nccl_env"}, judge_gid});
-
-}  // namespace
 }  // namespace plumb

@@ -9,6 +9,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -96,7 +97,11 @@ std::vector<Finding> judge_hostname(const Facts& f, const Thresholds& /*th*/) {
   return {out};
 }
 
-const bool kCommHostnameCatalog = register_findings([] {
+
+
+}  // namespace
+void rules_comm_hostname_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{{
     kCommHostnameId, Layer::L3, Pillar::comm, Section::distributed,
     {"Host name resolves to a routable address", "主机名解析到可路由地址"},
@@ -134,8 +139,7 @@ const bool kCommHostnameCatalog = register_findings([] {
     {},
 }};
 });
+  t.add_rule({kCommHostnameId, {"collect.names", "collect.process", "collect.network"}, judge_hostname});
+}
 
-const bool kCommHostnameRule = register_rule({kCommHostnameId, {"collect.names", "collect.process", "collect.network"}, judge_hostname});
-
-}  // namespace
 }  // namespace plumb

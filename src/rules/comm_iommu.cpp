@@ -5,6 +5,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -85,7 +86,11 @@ std::vector<Finding> judge_iommu(const Facts& f, const Thresholds& /*th*/) {
   return {out};
 }
 
-const bool kCommIommuCatalog = register_findings([] {
+
+
+}  // namespace
+void rules_comm_iommu_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{{
     kCommIommuId, Layer::L3, Pillar::comm, Section::distributed,
     {"IOMMU mode for GPU and NIC DMA", "GPU 与网卡 DMA 的 IOMMU 模式"},
@@ -119,8 +124,7 @@ const bool kCommIommuCatalog = register_findings([] {
     {"l2.comm.allreduce_slow", "l2.bench.allreduce", "l2.bench.d2d"},
 }};
 });
+  t.add_rule({kCommIommuId, {"collect.iommu"}, judge_iommu});
+}
 
-const bool kCommIommuRule = register_rule({kCommIommuId, {"collect.iommu"}, judge_iommu});
-
-}  // namespace
 }  // namespace plumb

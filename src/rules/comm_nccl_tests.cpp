@@ -6,6 +6,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -100,15 +101,19 @@ std::vector<Finding> judge_errors(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kCommNcclTestsThresholds = register_thresholds([] {
+
+
+
+}  // namespace
+void rules_comm_nccl_tests_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"comm.busbw_min_percent", 80, "%",
      {"nccl-tests busbw (sizes >= 1 GiB) must reach this share of what NCCL achieves on the bottleneck link",
       "nccl-tests 的 busbw（消息 >= 1 GiB）须达到 NCCL 在瓶颈链路上可达带宽的该比例"}},
 };
 });
-
-const bool kCommNcclTestsRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {"l2.comm.allreduce_slow", Layer::L2, Pillar::comm, Section::distributed,
      {"Collective bus bandwidth against the link", "集合通信总线带宽与链路上限"},
@@ -141,12 +146,8 @@ const bool kCommNcclTestsRows = register_findings([] {
      {}},
 };
 });
+  t.add_rule({"l2.comm.allreduce_slow", {}, judge_busbw});
+  t.add_rule({"l2.comm.nccl_tests_errors", {}, judge_errors});
+}
 
-const bool kCommNcclTestsRules = [] {
-  register_rule({"l2.comm.allreduce_slow", {}, judge_busbw});
-  register_rule({"l2.comm.nccl_tests_errors", {}, judge_errors});
-  return true;
-}();
-
-}  // namespace
 }  // namespace plumb

@@ -7,6 +7,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "rules/comm_common.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -254,7 +255,11 @@ std::vector<Finding> judge_firewall(const Facts& f, const Thresholds&) {
   return {x};
 }
 
-const bool kCommNetworkRows = register_findings([] {
+
+
+}  // namespace
+void rules_comm_network_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {"l3.comm.ib_disable", Layer::L3, Pillar::comm, Section::distributed,
      {"NCCL_IB_DISABLE against the RDMA ports", "NCCL_IB_DISABLE 与 RDMA 端口"},
@@ -324,15 +329,11 @@ const bool kCommNetworkRows = register_findings([] {
      {}},
 };
 });
+  t.add_rule({"l3.comm.ib_disable", {"collect.nccl_env", "collect.network"}, judge_ib_disable});
+  t.add_rule({"l3.comm.ib_hca", {"collect.nccl_env", "collect.network"}, judge_ib_hca});
+  t.add_rule({"l3.comm.socket_ifname", {"collect.nccl_env", "collect.network"}, judge_ifname});
+  t.add_rule({"l3.comm.ib_ports", {"collect.network"}, judge_ports});
+  t.add_rule({"l3.comm.firewall", {"collect.network"}, judge_firewall});
+}
 
-const bool kCommNetworkRules = [] {
-  register_rule({"l3.comm.ib_disable", {"collect.nccl_env", "collect.network"}, judge_ib_disable});
-  register_rule({"l3.comm.ib_hca", {"collect.nccl_env", "collect.network"}, judge_ib_hca});
-  register_rule({"l3.comm.socket_ifname", {"collect.nccl_env", "collect.network"}, judge_ifname});
-  register_rule({"l3.comm.ib_ports", {"collect.network"}, judge_ports});
-  register_rule({"l3.comm.firewall", {"collect.network"}, judge_firewall});
-  return true;
-}();
-
-}  // namespace
 }  // namespace plumb

@@ -9,6 +9,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "rules/comm_common.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -192,7 +193,11 @@ std::vector<Finding> judge_link_width(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kCommTopologyRows = register_findings([] {
+
+
+}  // namespace
+void rules_comm_topology_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {"l3.comm.visible_devices_span", Layer::L3, Pillar::comm, Section::distributed,
      {"CUDA_VISIBLE_DEVICES against the GPU topology", "CUDA_VISIBLE_DEVICES 与 GPU 拓扑"},
@@ -239,14 +244,10 @@ const bool kCommTopologyRows = register_findings([] {
      {"l2.comm.allreduce_slow", "l2.bench.h2d"}},
 };
 });
+  t.add_rule({"l3.comm.visible_devices_span", {"collect.topology", "collect.nccl_env"}, judge_visible});
+  t.add_rule({"l3.comm.gpu_nic_affinity", {"collect.topology"}, judge_nic_affinity});
+  t.add_rule({"l3.comm.topo_file", {"collect.nccl_env", "collect.topology"}, judge_topo_file});
+  t.add_rule({"l3.comm.pcie_link_width", {"collect.topology"}, judge_link_width});
+}
 
-const bool kCommTopologyRules = [] {
-  register_rule({"l3.comm.visible_devices_span", {"collect.topology", "collect.nccl_env"}, judge_visible});
-  register_rule({"l3.comm.gpu_nic_affinity", {"collect.topology"}, judge_nic_affinity});
-  register_rule({"l3.comm.topo_file", {"collect.nccl_env", "collect.topology"}, judge_topo_file});
-  register_rule({"l3.comm.pcie_link_width", {"collect.topology"}, judge_link_width});
-  return true;
-}();
-
-}  // namespace
 }  // namespace plumb

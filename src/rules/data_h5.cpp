@@ -4,6 +4,7 @@
 #include "analyze/h5_layout.h"
 #include "core/catalog.h"
 #include "core/registry.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -54,9 +55,12 @@ std::vector<Finding> h5_filters(const Facts& facts, const Thresholds&) {
   return out;
 }
 
-const bool kDataH5Rule = register_rule({kFilters, {}, h5_filters});
 
-const bool kDataH5Rows = register_findings([] {
+
+}  // namespace
+void rules_data_h5_tables(Tables& t) {
+  t.add_rule({kFilters, {}, h5_filters});
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kFilters, Layer::L3, Pillar::data, Section::data,
      {"HDF5 filter pipeline", "HDF5 压缩过滤器"},
@@ -84,6 +88,6 @@ const bool kDataH5Rows = register_findings([] {
      {}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

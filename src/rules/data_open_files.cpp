@@ -6,6 +6,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -51,7 +52,12 @@ std::vector<Finding> judge_open_files(const Facts& f, const Thresholds& th) {
   return {out};
 }
 
-const bool kDataOpenFilesThresholds = register_thresholds([] {
+
+
+
+}  // namespace
+void rules_data_open_files_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"data.open_files_fail_below", 4096, "files",
      {"fail when the target's open-files soft limit is below this: 8 DataLoader workers x prefetch_factor 2 x "
@@ -64,8 +70,7 @@ const bool kDataOpenFilesThresholds = register_thresholds([] {
       "打开文件数软限制低于该值时警告（数据集分片文件多、worker 更多、collate 后为逐样本张量列表）"}},
 };
 });
-
-const bool kDataOpenFilesCatalog = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{{
     kDataOpenFilesId, Layer::L3, Pillar::data, Section::data,
     {"Open-files limit for DataLoader workers", "DataLoader worker 所需的打开文件数上限"},
@@ -101,8 +106,7 @@ const bool kDataOpenFilesCatalog = register_findings([] {
     {"l2.trace.dataloader_share"},
 }};
 });
+  t.add_rule({kDataOpenFilesId, {"collect.process"}, judge_open_files});
+}
 
-const bool kDataOpenFilesRule = register_rule({kDataOpenFilesId, {"collect.process"}, judge_open_files});
-
-}  // namespace
 }  // namespace plumb

@@ -10,6 +10,7 @@
 #include "core/knowledge/cuda_version.h"
 #include "core/knowledge/xid.h"
 #include "core/registry.h"
+#include "core/tables.h"
 #include "core/text.h"
 
 namespace plumb {
@@ -311,19 +312,16 @@ std::vector<CatalogEntry> rows() {
   return r;
 }
 
-const bool kDiagnoseRows = register_findings(rows);
-
-bool register_rules() {
-  // The diagnosis produces these findings itself (apps/diagnose.cpp); registered so that they are
-  // listed and selectable like every other id, never run by judge().
-  // The ids of rows(), without building its words: the catalogue is built when first read.
-  for (const auto& s : log_signatures()) register_rule({log_finding_id(s.id), {}, {}, "log"});
-  for (const auto& s : symptom_funnels()) register_rule({symptom_finding_id(s.name), {}, {}, "log"});
-  for (const auto& id : {kCauseId, kNoMatchId, kCaptureId}) register_rule({id, {}, {}, "log"});
-  return true;
-}
-const bool kDiagnoseRules = register_rules();
 
 }  // namespace
+
+void rules_diagnose_tables(Tables& t) {
+  t.add_findings(rows());
+  // The diagnosis produces these findings itself (apps/diagnose.cpp); listed so that they are
+  // selectable like every other id, never run by judge().
+  for (const auto& s : log_signatures()) t.add_rule({log_finding_id(s.id), {}, {}, "log"});
+  for (const auto& s : symptom_funnels()) t.add_rule({symptom_finding_id(s.name), {}, {}, "log"});
+  for (const auto& id : {kCauseId, kNoMatchId, kCaptureId}) t.add_rule({id, {}, {}, "log"});
+}
 
 }  // namespace plumb

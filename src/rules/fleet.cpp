@@ -8,6 +8,7 @@
 #include "core/hostlist.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -212,11 +213,33 @@ std::vector<Finding> judge_nccl(const Facts& facts, const Thresholds&) {
   return {skipped(kNccl, why, "fleet")};
 }
 
-const bool kFleetRules = register_rule({kInconsistent, {}, inconsistent, "fleet"}) && register_rule({kOutlier, {}, outliers, "fleet"}) &&
-                    register_rule({kNoResult, {}, no_result, "fleet"}) && register_rule({kP2p, {}, p2p, "fleet"}) &&
-                    register_rule({kNccl, {}, judge_nccl, "fleet"});
 
-const bool kFleetThresholds = register_thresholds([] {
+
+CatalogEntry fleet_row(std::string id, Layer l, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify,
+                 Text gain = {}, std::vector<std::string> explains = {}) {
+  CatalogEntry e;
+  e.id = std::move(id);
+  e.layer = l;
+  e.pillar = p;
+  e.section = Section::distributed;
+  e.title = std::move(title);
+  e.messages = std::move(msgs);
+  e.fix = std::move(fix);
+  e.verify = std::move(verify);
+  e.gain = std::move(gain);
+  e.explains = std::move(explains);
+  return e;
+}
+
+
+}  // namespace
+void rules_fleet_tables(Tables& t) {
+  t.add_rule({kInconsistent, {}, inconsistent, "fleet"});
+  t.add_rule({kOutlier, {}, outliers, "fleet"});
+  t.add_rule({kNoResult, {}, no_result, "fleet"});
+  t.add_rule({kP2p, {}, p2p, "fleet"});
+  t.add_rule({kNccl, {}, judge_nccl, "fleet"});
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"fleet.outlier_below_percent", 10, "%",
      {"a node's bench result this far on the bad side of the fleet median (and a robust outlier) fails",
@@ -237,24 +260,7 @@ const bool kFleetThresholds = register_thresholds([] {
       "线速未知（或在回环上）时：低于所有节点对带宽中位数该比例的节点对即为慢"}},
 };
 });
-
-CatalogEntry fleet_row(std::string id, Layer l, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify,
-                 Text gain = {}, std::vector<std::string> explains = {}) {
-  CatalogEntry e;
-  e.id = std::move(id);
-  e.layer = l;
-  e.pillar = p;
-  e.section = Section::distributed;
-  e.title = std::move(title);
-  e.messages = std::move(msgs);
-  e.fix = std::move(fix);
-  e.verify = std::move(verify);
-  e.gain = std::move(gain);
-  e.explains = std::move(explains);
-  return e;
-}
-
-const bool kFleetRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     fleet_row(kInconsistent, Layer::L3, Pillar::platform, {"Facts that must agree across the fleet", "集群内必须一致的事实"},
         {{"pass", {"all {nodes} nodes agree on the {keys} compared facts", "全部 {nodes} 个节点在所比较的 {keys} 项事实上一致"}},
@@ -317,6 +323,6 @@ const bool kFleetRows = register_findings([] {
         {"l2.comm.allreduce_slow"}),
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

@@ -8,6 +8,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "rules/framework_common.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -266,7 +267,11 @@ std::vector<Finding> judge_libraries(const Facts& f, const Thresholds& /*th*/) {
   return out;
 }
 
-const bool kFrameworkCudaRows = register_findings([] {
+
+
+}  // namespace
+void rules_framework_cuda_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kUnavailable, Layer::L3, Pillar::compute, Section::framework,
      {"CUDA available to the framework", "框架可用 CUDA"},
@@ -352,10 +357,9 @@ const bool kFrameworkCudaRows = register_findings([] {
      {}},
 };
 });
+  t.add_rule({kUnavailable, {"collect.python"}, judge_unavailable});
+  t.add_rule({kDriverOld, {"collect.python"}, judge_driver});
+  t.add_rule({kLibMismatch, {"collect.python", "collect.cuda"}, judge_libraries});
+}
 
-const bool kFrameworkCudaRules = register_rule({kUnavailable, {"collect.python"}, judge_unavailable}) &&
-                    register_rule({kDriverOld, {"collect.python"}, judge_driver}) &&
-                    register_rule({kLibMismatch, {"collect.python", "collect.cuda"}, judge_libraries});
-
-}  // namespace
 }  // namespace plumb

@@ -9,6 +9,7 @@
 #include "core/knowledge/release_dates.h"
 #include "core/registry.h"
 #include "rules/framework_common.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -193,7 +194,12 @@ std::vector<Finding> judge_release_age(const Facts& f, const Thresholds& th) {
   return out;
 }
 
-const bool kFrameworkReproThresholds = register_thresholds([] {
+
+
+
+}  // namespace
+void rules_framework_repro_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"framework.require_determinism", 0, "0|1",
      {"1: the job needs bit-reproducible results, so check the determinism settings",
@@ -206,8 +212,7 @@ const bool kFrameworkReproThresholds = register_thresholds([] {
       "稳定性策略：发布时间短于该值的版本会被报告（检查开启时）"}},
 };
 });
-
-const bool kFrameworkReproRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kBenchmark, Layer::L3, Pillar::compute, Section::framework,
      {"cudnn.benchmark for convolutional workloads", "卷积负载的 cudnn.benchmark"},
@@ -299,12 +304,11 @@ const bool kFrameworkReproRows = register_findings([] {
      {}},
 };
 });
+  t.add_rule({kBenchmark, {"collect.python"}, judge_benchmark});
+  t.add_rule({kWorkspace, {"collect.python"}, judge_workspace});
+  t.add_rule({kBlocking, {"collect.python"}, judge_blocking});
+  t.add_rule({kReleaseAge, {"collect.python"}, judge_release_age});
+  t.add_rule({kNoCaching, {"collect.python"}, judge_no_caching});
+}
 
-const bool kFrameworkReproRules = register_rule({kBenchmark, {"collect.python"}, judge_benchmark}) &&
-                    register_rule({kWorkspace, {"collect.python"}, judge_workspace}) &&
-                    register_rule({kBlocking, {"collect.python"}, judge_blocking}) &&
-                    register_rule({kReleaseAge, {"collect.python"}, judge_release_age}) &&
-                    register_rule({kNoCaching, {"collect.python"}, judge_no_caching});
-
-}  // namespace
 }  // namespace plumb

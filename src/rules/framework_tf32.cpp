@@ -7,6 +7,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "rules/framework_common.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -78,7 +79,11 @@ std::vector<Finding> judge_tf32(const Facts& f, const Thresholds& th) {
   return {r};
 }
 
-const bool kFrameworkTf32Catalog = register_findings([] {
+
+
+}  // namespace
+void rules_framework_tf32_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{{
     kFrameworkTf32Id, Layer::L3, Pillar::compute, Section::framework,
     {"TF32 for FP32 matmuls and convolutions", "FP32 矩阵乘与卷积的 TF32 设置"},
@@ -117,8 +122,7 @@ const bool kFrameworkTf32Catalog = register_findings([] {
     {},
 }};
 });
+  t.add_rule({kFrameworkTf32Id, {"collect.python", "collect.process"}, judge_tf32});
+}
 
-const bool kFrameworkTf32Rule = register_rule({kFrameworkTf32Id, {"collect.python", "collect.process"}, judge_tf32});
-
-}  // namespace
 }  // namespace plumb

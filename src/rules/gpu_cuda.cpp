@@ -7,76 +7,12 @@
 #include "core/knowledge/cuda_compat.h"
 #include "core/knowledge/cuda_version.h"
 #include "rules/gpu_common.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kGpuCudaCatalog = register_findings([] {
-  return std::vector<CatalogEntry>{
-    {"l3.gpu.cuda_driver_compat", Layer::L3, Pillar::platform, Section::gpu,
-     {"Driver supports the CUDA runtime", "驱动支持 CUDA 运行时版本"},
-     {{"pass", {"driver supports CUDA {driver_cuda}, runtime {runtime} fits", "驱动支持 CUDA {driver_cuda}，运行时 {runtime} 可用"}},
-      {"minor_compat", {"runtime {runtime} is newer than the driver's CUDA {driver_cuda}: runs only through minor-version "
-                        "compatibility (PTX JIT and newer APIs may fail)",
-                        "运行时 {runtime} 高于驱动支持的 CUDA {driver_cuda}：仅靠小版本兼容运行（PTX JIT 与新 API 可能失败）"}},
-      {"fail", {"runtime {runtime} needs a newer driver than {driver} (CUDA {driver_cuda}): expect "
-                "cudaErrorInsufficientDriver (35)",
-                "运行时 {runtime} 需要比 {driver}（CUDA {driver_cuda}）更新的驱动：会出现 cudaErrorInsufficientDriver (35)"}}},
-     {"Upgrade the NVIDIA driver to {min_driver} or newer (the CUDA {runtime} release's minimum), or install a "
-      "framework build for CUDA {driver_cuda}; on datacenter GPUs the cuda-compat package can bridge a newer major.",
-      "将 NVIDIA 驱动升级到 {min_driver} 或更新（CUDA {runtime} 的最低要求），或安装面向 CUDA {driver_cuda} 的框架版本；"
-      "数据中心 GPU 可用 cuda-compat 包跨大版本兼容。"},
-     "nvidia-smi | head -4; python -c 'import torch; print(torch.version.cuda, torch.cuda.is_available())'",
-     {},
-     {}},
-    {"l3.gpu.toolkit_runtime", Layer::L3, Pillar::platform, Section::gpu,
-     {"CUDA toolkit (nvcc) matches the runtime", "CUDA 工具包（nvcc）与运行时一致"},
-     {{"pass", {"toolkit {toolkit} matches runtime {runtime}", "工具包 {toolkit} 与运行时 {runtime} 一致"}},
-      {"info", {"toolkit {toolkit} differs from runtime {runtime} in the minor version", "工具包 {toolkit} 与运行时 {runtime} 小版本不同"}},
-      {"warn", {"toolkit {toolkit} and runtime {runtime} have different major versions: CUDA extensions built here will "
-                "not load",
-                "工具包 {toolkit} 与运行时 {runtime} 大版本不同：在此编译的 CUDA 扩展将无法加载"}}},
-     {"Building extensions (apex, flash-attn, custom ops) needs nvcc of the framework's CUDA major: install that "
-      "toolkit and point CUDA_HOME at it.",
-      "编译扩展（apex、flash-attn、自定义算子）需要与框架 CUDA 大版本一致的 nvcc：安装对应工具包并将 CUDA_HOME 指向它。"},
-     "nvcc --version; python -c 'import torch; print(torch.version.cuda)'",
-     {},
-     {}},
-    {"l3.gpu.lib_duplicates", Layer::L3, Pillar::platform, Section::gpu,
-     {"One version of cuDNN and NCCL on the search path", "搜索路径上 cuDNN 与 NCCL 版本唯一"},
-     {{"pass", {"{detail}", "{detail}"}},
-      {"warn", {"{lib} copies with different versions: {versions}; the loader picks {pick}",
-                "{lib} 存在多个不同版本：{versions}；加载器会选 {pick}"}}},
-     {"Keep one copy per library on LD_LIBRARY_PATH / ld.so.conf, or make sure the framework's RPATH wins; mixed "
-      "copies cause symbol errors and silent fallbacks.",
-      "LD_LIBRARY_PATH / ld.so.conf 中每个库只保留一份，或确保框架的 RPATH 优先；混用多个版本会导致符号错误或静默回退。"},
-     "ldconfig -p | grep -E 'libcudnn.so|libnccl.so'",
-     {},
-     {}},
-    {"l3.gpu.device_query", Layer::L3, Pillar::platform, Section::gpu,
-     {"CUDA device query (driver API)", "CUDA 设备查询（驱动 API）"},
-     {{"pass", {"{count} devices: context, allocation and copy work", "{count} 块设备：上下文、显存分配与拷贝正常"}},
-      {"partly", {"{tested} of {count} devices: context, allocation and copy work; no context on the others ({untested}); "
-                  "--cuda-context always also tries the GPUs in use",
-                  "{count} 块设备中 {tested} 块：上下文、显存分配与拷贝正常；其余未创建上下文（{untested}）；"
-                  "--cuda-context always 也会测试正在使用的 GPU"}},
-      {"enumerated", {"{count} devices answer the driver API (cuInit, count, attributes); no context created ({untested}); "
-                      "--cuda-context always also tries the GPUs in use",
-                      "{count} 块设备响应驱动 API（cuInit、设备数、属性）；未创建上下文（{untested}）；"
-                      "--cuda-context always 也会测试正在使用的 GPU"}},
-      {"fail", {"device query failed ({status}): {detail}", "设备查询失败（{status}）：{detail}"}},
-      {"stub_library", {"libcuda on the loader path is the toolkit's stub ({detail})", "加载器找到的 libcuda 是工具包的 stub（{detail}）"}},
-      {"insufficient_driver", {"the CUDA runtime rejects the driver as too old ({detail})", "CUDA 运行时认为驱动版本过低（{detail}）"}}},
-     {"stub: remove .../lib64/stubs from LD_LIBRARY_PATH or ld.so.conf (stubs are for linking only). no driver / "
-      "insufficient: install or upgrade the NVIDIA driver so libcuda.so.1 matches the kernel module.",
-      "stub：从 LD_LIBRARY_PATH 或 ld.so.conf 中移除 .../lib64/stubs（仅用于链接）；无驱动/版本不足：安装或升级 NVIDIA 驱动，使 libcuda.so.1 "
-      "与内核模块一致。"},
-     "ldconfig -p | grep libcuda.so.1; /usr/local/cuda/extras/demo_suite/deviceQuery | tail -1",
-     {},
-     {}},
-};
-});
 
 // The runtimes judged: every distinct libcudart version found (frameworks bring their own).
 std::map<int, std::string> runtimes(const CudaStackFacts& c) {
@@ -252,13 +188,78 @@ std::vector<Finding> judge_device_query(const Facts& f, const Thresholds&) {
   return {x};
 }
 
-const bool kGpuCudaRules = [] {
-  register_rule({"l3.gpu.cuda_driver_compat", {"collect.gpu", "collect.cuda"}, judge_compat});
-  register_rule({"l3.gpu.toolkit_runtime", {"collect.cuda"}, judge_toolkit});
-  register_rule({"l3.gpu.lib_duplicates", {"collect.cuda"}, judge_duplicates});
-  register_rule({"l3.gpu.device_query", {"collect.gpu", "collect.cuda"}, judge_device_query});
-  return true;
-}();
 
 }  // namespace
+void rules_gpu_cuda_tables(Tables& t) {
+  t.add_findings([] {
+  return std::vector<CatalogEntry>{
+    {"l3.gpu.cuda_driver_compat", Layer::L3, Pillar::platform, Section::gpu,
+     {"Driver supports the CUDA runtime", "驱动支持 CUDA 运行时版本"},
+     {{"pass", {"driver supports CUDA {driver_cuda}, runtime {runtime} fits", "驱动支持 CUDA {driver_cuda}，运行时 {runtime} 可用"}},
+      {"minor_compat", {"runtime {runtime} is newer than the driver's CUDA {driver_cuda}: runs only through minor-version "
+                        "compatibility (PTX JIT and newer APIs may fail)",
+                        "运行时 {runtime} 高于驱动支持的 CUDA {driver_cuda}：仅靠小版本兼容运行（PTX JIT 与新 API 可能失败）"}},
+      {"fail", {"runtime {runtime} needs a newer driver than {driver} (CUDA {driver_cuda}): expect "
+                "cudaErrorInsufficientDriver (35)",
+                "运行时 {runtime} 需要比 {driver}（CUDA {driver_cuda}）更新的驱动：会出现 cudaErrorInsufficientDriver (35)"}}},
+     {"Upgrade the NVIDIA driver to {min_driver} or newer (the CUDA {runtime} release's minimum), or install a "
+      "framework build for CUDA {driver_cuda}; on datacenter GPUs the cuda-compat package can bridge a newer major.",
+      "将 NVIDIA 驱动升级到 {min_driver} 或更新（CUDA {runtime} 的最低要求），或安装面向 CUDA {driver_cuda} 的框架版本；"
+      "数据中心 GPU 可用 cuda-compat 包跨大版本兼容。"},
+     "nvidia-smi | head -4; python -c 'import torch; print(torch.version.cuda, torch.cuda.is_available())'",
+     {},
+     {}},
+    {"l3.gpu.toolkit_runtime", Layer::L3, Pillar::platform, Section::gpu,
+     {"CUDA toolkit (nvcc) matches the runtime", "CUDA 工具包（nvcc）与运行时一致"},
+     {{"pass", {"toolkit {toolkit} matches runtime {runtime}", "工具包 {toolkit} 与运行时 {runtime} 一致"}},
+      {"info", {"toolkit {toolkit} differs from runtime {runtime} in the minor version", "工具包 {toolkit} 与运行时 {runtime} 小版本不同"}},
+      {"warn", {"toolkit {toolkit} and runtime {runtime} have different major versions: CUDA extensions built here will "
+                "not load",
+                "工具包 {toolkit} 与运行时 {runtime} 大版本不同：在此编译的 CUDA 扩展将无法加载"}}},
+     {"Building extensions (apex, flash-attn, custom ops) needs nvcc of the framework's CUDA major: install that "
+      "toolkit and point CUDA_HOME at it.",
+      "编译扩展（apex、flash-attn、自定义算子）需要与框架 CUDA 大版本一致的 nvcc：安装对应工具包并将 CUDA_HOME 指向它。"},
+     "nvcc --version; python -c 'import torch; print(torch.version.cuda)'",
+     {},
+     {}},
+    {"l3.gpu.lib_duplicates", Layer::L3, Pillar::platform, Section::gpu,
+     {"One version of cuDNN and NCCL on the search path", "搜索路径上 cuDNN 与 NCCL 版本唯一"},
+     {{"pass", {"{detail}", "{detail}"}},
+      {"warn", {"{lib} copies with different versions: {versions}; the loader picks {pick}",
+                "{lib} 存在多个不同版本：{versions}；加载器会选 {pick}"}}},
+     {"Keep one copy per library on LD_LIBRARY_PATH / ld.so.conf, or make sure the framework's RPATH wins; mixed "
+      "copies cause symbol errors and silent fallbacks.",
+      "LD_LIBRARY_PATH / ld.so.conf 中每个库只保留一份，或确保框架的 RPATH 优先；混用多个版本会导致符号错误或静默回退。"},
+     "ldconfig -p | grep -E 'libcudnn.so|libnccl.so'",
+     {},
+     {}},
+    {"l3.gpu.device_query", Layer::L3, Pillar::platform, Section::gpu,
+     {"CUDA device query (driver API)", "CUDA 设备查询（驱动 API）"},
+     {{"pass", {"{count} devices: context, allocation and copy work", "{count} 块设备：上下文、显存分配与拷贝正常"}},
+      {"partly", {"{tested} of {count} devices: context, allocation and copy work; no context on the others ({untested}); "
+                  "--cuda-context always also tries the GPUs in use",
+                  "{count} 块设备中 {tested} 块：上下文、显存分配与拷贝正常；其余未创建上下文（{untested}）；"
+                  "--cuda-context always 也会测试正在使用的 GPU"}},
+      {"enumerated", {"{count} devices answer the driver API (cuInit, count, attributes); no context created ({untested}); "
+                      "--cuda-context always also tries the GPUs in use",
+                      "{count} 块设备响应驱动 API（cuInit、设备数、属性）；未创建上下文（{untested}）；"
+                      "--cuda-context always 也会测试正在使用的 GPU"}},
+      {"fail", {"device query failed ({status}): {detail}", "设备查询失败（{status}）：{detail}"}},
+      {"stub_library", {"libcuda on the loader path is the toolkit's stub ({detail})", "加载器找到的 libcuda 是工具包的 stub（{detail}）"}},
+      {"insufficient_driver", {"the CUDA runtime rejects the driver as too old ({detail})", "CUDA 运行时认为驱动版本过低（{detail}）"}}},
+     {"stub: remove .../lib64/stubs from LD_LIBRARY_PATH or ld.so.conf (stubs are for linking only). no driver / "
+      "insufficient: install or upgrade the NVIDIA driver so libcuda.so.1 matches the kernel module.",
+      "stub：从 LD_LIBRARY_PATH 或 ld.so.conf 中移除 .../lib64/stubs（仅用于链接）；无驱动/版本不足：安装或升级 NVIDIA 驱动，使 libcuda.so.1 "
+      "与内核模块一致。"},
+     "ldconfig -p | grep libcuda.so.1; /usr/local/cuda/extras/demo_suite/deviceQuery | tail -1",
+     {},
+     {}},
+};
+});
+  t.add_rule({"l3.gpu.cuda_driver_compat", {"collect.gpu", "collect.cuda"}, judge_compat});
+  t.add_rule({"l3.gpu.toolkit_runtime", {"collect.cuda"}, judge_toolkit});
+  t.add_rule({"l3.gpu.lib_duplicates", {"collect.cuda"}, judge_duplicates});
+  t.add_rule({"l3.gpu.device_query", {"collect.gpu", "collect.cuda"}, judge_device_query});
+}
+
 }  // namespace plumb

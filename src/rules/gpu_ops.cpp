@@ -7,6 +7,7 @@
 #include "core/thresholds.h"
 #include "rules/gpu_common.h"
 #include "rules/watch_next.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -17,94 +18,7 @@ constexpr const char* kUnderutilized = "l2.compute.gpu_underutilized";
 using gpu_rules::Judged;
 using gpu_rules::per_gpu;
 
-const bool kGpuOpsThresholds = register_thresholds([] {
-  return std::vector<ThresholdDef>{
-    {"gpu.expected_count", -1, "count",
-     {"GPUs this node must have (plumb check --expect-gpus N); -1: not checked", "本节点应有的 GPU 数（--expect-gpus N）；-1 表示不检查"}},
-    {"gpu.memory_used_warn_pct", 95, "%", {"GPU memory use warning line", "显存占用告警线"}},
-    {"gpu.busy_min_pct", 85, "%",
-     {"GPU busy share expected while a process runs (a healthy GPU is busy above 85 %)",
-      "有进程运行时 GPU 利用率应达到的比例（85% 以上为健康）"}},
-};
-});
 
-const bool kGpuOpsCatalog = register_findings([] {
-  return std::vector<CatalogEntry>{
-    {"l3.gpu.count", Layer::L3, Pillar::platform, Section::gpu,
-     {"GPU count", "GPU 数量"},
-     {{"pass", {"{count} GPUs usable, as expected", "{count} 块 GPU 可用，符合预期"}},
-      {"fail", {"{count} GPUs usable, {expected} expected", "可用 GPU {count} 块，预期 {expected} 块"}},
-      {"info", {"{count} GPUs usable (pass --expect-gpus N to check the count)", "{count} 块 GPU 可用（用 --expect-gpus N 检查数量）"}}},
-     {"A missing GPU is usually lost (Xid 79), disabled in the BIOS, or hidden by CUDA_VISIBLE_DEVICES/cgroups; "
-      "compare `nvidia-smi -L` with `lspci -d 10de:`.",
-      "GPU 缺失通常是掉卡（Xid 79）、BIOS 中被禁用，或被 CUDA_VISIBLE_DEVICES/cgroup 隐藏；对比 `nvidia-smi -L` 与 `lspci -d 10de:`。"},
-     "nvidia-smi -L; lspci -d 10de: | grep -ci nvidia",
-     {},
-     {}},
-    {"l3.gpu.persistence", Layer::L3, Pillar::platform, Section::gpu,
-     {"Persistence mode or nvidia-persistenced", "持久模式或 nvidia-persistenced"},
-     {{"pass", {"driver state stays loaded on {count} GPUs", "{count} 块 GPU 的驱动状态常驻"}},
-      {"warn", {"persistence mode off and no nvidia-persistenced: each CUDA start re-initialises the GPU",
-                "持久模式关闭且无 nvidia-persistenced：每次启动 CUDA 都要重新初始化 GPU"}}},
-     {"Run the nvidia-persistenced daemon (systemctl enable --now nvidia-persistenced), or `nvidia-smi -pm 1`.",
-      "启用 nvidia-persistenced 守护进程（systemctl enable --now nvidia-persistenced），或执行 `nvidia-smi -pm 1`。"},
-     "nvidia-smi --query-gpu=pci.bus_id,persistence_mode --format=csv; pgrep -a nvidia-persistenced",
-     {"seconds saved on every CUDA start; no driver teardown between jobs", "每次启动 CUDA 省去数秒初始化；任务之间驱动不再卸载"},
-     {}},
-    {"l2.gpu.memory_used", Layer::L2, Pillar::memory, Section::gpu,
-     {"GPU memory use", "显存占用"},
-     {{"pass", {"{count} GPUs below the line ({detail})", "{count} 块 GPU 显存占用低于告警线（{detail}）"}},
-      {"warn", {"GPU memory {pct} % used ({used} of {total}): little room before out-of-memory",
-                "显存已用 {pct} %（{used} / {total}）：离 OOM 只剩很小余量"}}},
-     {"Leave headroom: smaller micro-batch, activation checkpointing, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; "
-      "check for a stray process holding memory.",
-      "保留余量：减小 micro-batch、启用激活重计算、设置 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True；检查是否有残留进程占用显存。"},
-     "nvidia-smi -q -d MEMORY",
-     {},
-     {}},
-    {"l2.compute.gpu_underutilized", Layer::L2, Pillar::compute, Section::gpu,
-     {"GPU busy while a job runs", "作业运行时 GPU 利用率"},
-     {{"pass", {"{count} GPUs checked ({detail})", "已检查 {count} 块 GPU（{detail}）"}},
-      {"warn", {"GPU only {util} % busy while {procs} process(es) run on it", "有 {procs} 个进程运行，但 GPU 利用率仅 {util} %"}},
-      // The same behaviour seen by `plumb watch` over time (nvmlDeviceGetUtilizationRates samples).
-      {"sampled_pass", {"GPU busy averaged {avg} % (p10 {p10} %) over {n} samples while the job ran.",
-                        "任务运行期间GPU利用率平均 {avg}%（p10 为 {p10}%），共 {n} 个样本。"}},
-      {"sampled_fail", {"GPU busy averaged only {avg} % (p10 {p10} %) over {n} samples while the job ran: the GPU mostly waits.",
-                        "任务运行期间GPU利用率平均仅 {avg}%（p10 为 {p10}%），共 {n} 个样本：GPU 大部分时间在等待。"}},
-      {"sampled_warn", {"GPU busy averaged {avg} % (p10 {p10} %) over {n} samples: below the healthy {warn} %.",
-                        "GPU利用率平均 {avg}%（p10 为 {p10}%），共 {n} 个样本：低于健康线 {warn}%。"}},
-      {"stalls", {"GPU busy averaged {avg} % but p10 is {p10} %: the GPU stalls periodically (data or sync waits).",
-                  "GPU利用率平均 {avg}%，但 p10 仅 {p10}%：GPU 周期性空转（等数据或同步）。"}},
-      {"idle", {"No job ran on this GPU during the watch ({reason}).", "观测期间该 GPU 上没有任务运行（{reason}）。"}}},
-     {"Find what the GPU waits for: run {next}; one sample (plumb check) is confirmed over time with `plumb watch`; look "
-      "at data loading (num_workers, pin_memory, prefetch), storage, CPU limits, host-device copies and synchronisation.",
-      "先找出 GPU 在等什么：运行 {next}；单次采样（plumb check）需用 `plumb watch` 持续观察确认；重点检查数据加载"
-      "（num_workers、pin_memory、prefetch）、存储、CPU 配额、主机与显卡间拷贝和同步。"},
-     "nvidia-smi dmon -s u -d 1 -c 10",
-     {"GPU busy above 85 % turns directly into shorter epochs.", "GPU利用率提升到85%以上可直接缩短每个 epoch 的时间。"},
-     {}},
-    {"l3.gpu.mixed", Layer::L3, Pillar::platform, Section::gpu,
-     {"Same GPU model and VBIOS across the node", "同一节点 GPU 型号与 VBIOS 一致"},
-     {{"pass", {"{count} GPUs of one model and VBIOS ({detail})", "{count} 块 GPU 型号与 VBIOS 一致（{detail}）"}},
-      {"warn", {"GPUs differ in {what}: {values}", "GPU 的{what}不一致：{values}"}}},
-     {"Mixed models make data-parallel jobs run at the slowest GPU's pace and differing VBIOS can change clocks and "
-      "power limits: keep one model per node and flash the same VBIOS.",
-      "混插型号会让数据并行任务按最慢的卡运行，VBIOS 不同会改变频率与功耗上限：一个节点只用一种型号并刷写相同 VBIOS。"},
-     "nvidia-smi --query-gpu=pci.bus_id,name,vbios_version --format=csv",
-     {},
-     {}},
-    {"l3.gpu.mig", Layer::L3, Pillar::compute, Section::gpu,
-     {"MIG mode", "MIG 模式"},
-     {{"pass", {"MIG off on {count} GPUs", "{count} 块 GPU 未启用 MIG"}},
-      {"info", {"MIG is enabled: jobs see GPU instances, not the whole GPU; NVML utilisation is not reported",
-                "已启用 MIG：作业看到的是 GPU 实例而非整卡；NVML 不报告利用率"}}},
-     {"Intended for sharing; for one large training job disable it (nvidia-smi -i N -mig 0, then reset the GPU).",
-      "适合多任务共享；单个大训练任务请关闭（nvidia-smi -i N -mig 0，然后重置 GPU）。"},
-     "nvidia-smi --query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending --format=csv",
-     {},
-     {"l2.watch.vram_sawtooth"}},
-};
-});
 
 std::vector<Finding> judge_count(const Facts& f, const Thresholds& th) {
   const GpuFacts& g = f.gpu;
@@ -256,15 +170,102 @@ std::vector<Finding> judge_mig(const Facts& f, const Thresholds&) {
   });
 }
 
-const bool kGpuOpsRules = [] {
-  register_rule({"l3.gpu.count", {"collect.gpu"}, judge_count});
-  register_rule({"l3.gpu.persistence", {"collect.gpu"}, judge_persistence});
-  register_rule({"l2.gpu.memory_used", {"collect.gpu"}, judge_memory});
-  register_rule({kUnderutilized, {"collect.gpu"}, judge_underutilized});
-  register_rule({"l3.gpu.mixed", {"collect.gpu"}, judge_mixed});
-  register_rule({"l3.gpu.mig", {"collect.gpu"}, judge_mig});
-  return true;
-}();
 
 }  // namespace
+void rules_gpu_ops_tables(Tables& t) {
+  t.add_thresholds([] {
+  return std::vector<ThresholdDef>{
+    {"gpu.expected_count", -1, "count",
+     {"GPUs this node must have (plumb check --expect-gpus N); -1: not checked", "本节点应有的 GPU 数（--expect-gpus N）；-1 表示不检查"}},
+    {"gpu.memory_used_warn_pct", 95, "%", {"GPU memory use warning line", "显存占用告警线"}},
+    {"gpu.busy_min_pct", 85, "%",
+     {"GPU busy share expected while a process runs (a healthy GPU is busy above 85 %)",
+      "有进程运行时 GPU 利用率应达到的比例（85% 以上为健康）"}},
+};
+});
+  t.add_findings([] {
+  return std::vector<CatalogEntry>{
+    {"l3.gpu.count", Layer::L3, Pillar::platform, Section::gpu,
+     {"GPU count", "GPU 数量"},
+     {{"pass", {"{count} GPUs usable, as expected", "{count} 块 GPU 可用，符合预期"}},
+      {"fail", {"{count} GPUs usable, {expected} expected", "可用 GPU {count} 块，预期 {expected} 块"}},
+      {"info", {"{count} GPUs usable (pass --expect-gpus N to check the count)", "{count} 块 GPU 可用（用 --expect-gpus N 检查数量）"}}},
+     {"A missing GPU is usually lost (Xid 79), disabled in the BIOS, or hidden by CUDA_VISIBLE_DEVICES/cgroups; "
+      "compare `nvidia-smi -L` with `lspci -d 10de:`.",
+      "GPU 缺失通常是掉卡（Xid 79）、BIOS 中被禁用，或被 CUDA_VISIBLE_DEVICES/cgroup 隐藏；对比 `nvidia-smi -L` 与 `lspci -d 10de:`。"},
+     "nvidia-smi -L; lspci -d 10de: | grep -ci nvidia",
+     {},
+     {}},
+    {"l3.gpu.persistence", Layer::L3, Pillar::platform, Section::gpu,
+     {"Persistence mode or nvidia-persistenced", "持久模式或 nvidia-persistenced"},
+     {{"pass", {"driver state stays loaded on {count} GPUs", "{count} 块 GPU 的驱动状态常驻"}},
+      {"warn", {"persistence mode off and no nvidia-persistenced: each CUDA start re-initialises the GPU",
+                "持久模式关闭且无 nvidia-persistenced：每次启动 CUDA 都要重新初始化 GPU"}}},
+     {"Run the nvidia-persistenced daemon (systemctl enable --now nvidia-persistenced), or `nvidia-smi -pm 1`.",
+      "启用 nvidia-persistenced 守护进程（systemctl enable --now nvidia-persistenced），或执行 `nvidia-smi -pm 1`。"},
+     "nvidia-smi --query-gpu=pci.bus_id,persistence_mode --format=csv; pgrep -a nvidia-persistenced",
+     {"seconds saved on every CUDA start; no driver teardown between jobs", "每次启动 CUDA 省去数秒初始化；任务之间驱动不再卸载"},
+     {}},
+    {"l2.gpu.memory_used", Layer::L2, Pillar::memory, Section::gpu,
+     {"GPU memory use", "显存占用"},
+     {{"pass", {"{count} GPUs below the line ({detail})", "{count} 块 GPU 显存占用低于告警线（{detail}）"}},
+      {"warn", {"GPU memory {pct} % used ({used} of {total}): little room before out-of-memory",
+                "显存已用 {pct} %（{used} / {total}）：离 OOM 只剩很小余量"}}},
+     {"Leave headroom: smaller micro-batch, activation checkpointing, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; "
+      "check for a stray process holding memory.",
+      "保留余量：减小 micro-batch、启用激活重计算、设置 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True；检查是否有残留进程占用显存。"},
+     "nvidia-smi -q -d MEMORY",
+     {},
+     {}},
+    {"l2.compute.gpu_underutilized", Layer::L2, Pillar::compute, Section::gpu,
+     {"GPU busy while a job runs", "作业运行时 GPU 利用率"},
+     {{"pass", {"{count} GPUs checked ({detail})", "已检查 {count} 块 GPU（{detail}）"}},
+      {"warn", {"GPU only {util} % busy while {procs} process(es) run on it", "有 {procs} 个进程运行，但 GPU 利用率仅 {util} %"}},
+      // The same behaviour seen by `plumb watch` over time (nvmlDeviceGetUtilizationRates samples).
+      {"sampled_pass", {"GPU busy averaged {avg} % (p10 {p10} %) over {n} samples while the job ran.",
+                        "任务运行期间GPU利用率平均 {avg}%（p10 为 {p10}%），共 {n} 个样本。"}},
+      {"sampled_fail", {"GPU busy averaged only {avg} % (p10 {p10} %) over {n} samples while the job ran: the GPU mostly waits.",
+                        "任务运行期间GPU利用率平均仅 {avg}%（p10 为 {p10}%），共 {n} 个样本：GPU 大部分时间在等待。"}},
+      {"sampled_warn", {"GPU busy averaged {avg} % (p10 {p10} %) over {n} samples: below the healthy {warn} %.",
+                        "GPU利用率平均 {avg}%（p10 为 {p10}%），共 {n} 个样本：低于健康线 {warn}%。"}},
+      {"stalls", {"GPU busy averaged {avg} % but p10 is {p10} %: the GPU stalls periodically (data or sync waits).",
+                  "GPU利用率平均 {avg}%，但 p10 仅 {p10}%：GPU 周期性空转（等数据或同步）。"}},
+      {"idle", {"No job ran on this GPU during the watch ({reason}).", "观测期间该 GPU 上没有任务运行（{reason}）。"}}},
+     {"Find what the GPU waits for: run {next}; one sample (plumb check) is confirmed over time with `plumb watch`; look "
+      "at data loading (num_workers, pin_memory, prefetch), storage, CPU limits, host-device copies and synchronisation.",
+      "先找出 GPU 在等什么：运行 {next}；单次采样（plumb check）需用 `plumb watch` 持续观察确认；重点检查数据加载"
+      "（num_workers、pin_memory、prefetch）、存储、CPU 配额、主机与显卡间拷贝和同步。"},
+     "nvidia-smi dmon -s u -d 1 -c 10",
+     {"GPU busy above 85 % turns directly into shorter epochs.", "GPU利用率提升到85%以上可直接缩短每个 epoch 的时间。"},
+     {}},
+    {"l3.gpu.mixed", Layer::L3, Pillar::platform, Section::gpu,
+     {"Same GPU model and VBIOS across the node", "同一节点 GPU 型号与 VBIOS 一致"},
+     {{"pass", {"{count} GPUs of one model and VBIOS ({detail})", "{count} 块 GPU 型号与 VBIOS 一致（{detail}）"}},
+      {"warn", {"GPUs differ in {what}: {values}", "GPU 的{what}不一致：{values}"}}},
+     {"Mixed models make data-parallel jobs run at the slowest GPU's pace and differing VBIOS can change clocks and "
+      "power limits: keep one model per node and flash the same VBIOS.",
+      "混插型号会让数据并行任务按最慢的卡运行，VBIOS 不同会改变频率与功耗上限：一个节点只用一种型号并刷写相同 VBIOS。"},
+     "nvidia-smi --query-gpu=pci.bus_id,name,vbios_version --format=csv",
+     {},
+     {}},
+    {"l3.gpu.mig", Layer::L3, Pillar::compute, Section::gpu,
+     {"MIG mode", "MIG 模式"},
+     {{"pass", {"MIG off on {count} GPUs", "{count} 块 GPU 未启用 MIG"}},
+      {"info", {"MIG is enabled: jobs see GPU instances, not the whole GPU; NVML utilisation is not reported",
+                "已启用 MIG：作业看到的是 GPU 实例而非整卡；NVML 不报告利用率"}}},
+     {"Intended for sharing; for one large training job disable it (nvidia-smi -i N -mig 0, then reset the GPU).",
+      "适合多任务共享；单个大训练任务请关闭（nvidia-smi -i N -mig 0，然后重置 GPU）。"},
+     "nvidia-smi --query-gpu=pci.bus_id,mig.mode.current,mig.mode.pending --format=csv",
+     {},
+     {"l2.watch.vram_sawtooth"}},
+};
+});
+  t.add_rule({"l3.gpu.count", {"collect.gpu"}, judge_count});
+  t.add_rule({"l3.gpu.persistence", {"collect.gpu"}, judge_persistence});
+  t.add_rule({"l2.gpu.memory_used", {"collect.gpu"}, judge_memory});
+  t.add_rule({kUnderutilized, {"collect.gpu"}, judge_underutilized});
+  t.add_rule({"l3.gpu.mixed", {"collect.gpu"}, judge_mixed});
+  t.add_rule({"l3.gpu.mig", {"collect.gpu"}, judge_mig});
+}
+
 }  // namespace plumb

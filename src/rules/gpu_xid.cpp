@@ -3,42 +3,13 @@
 #include "core/catalog.h"
 #include "core/knowledge/xid.h"
 #include "rules/gpu_common.h"
+#include "core/tables.h"
 
 namespace plumb {
 
 namespace {
 
-const bool kGpuXidCatalog = register_findings([] {
-  return std::vector<CatalogEntry>{
-    {"l3.gpu.xid", Layer::L3, Pillar::platform, Section::gpu,
-     {"NVIDIA Xid errors in the kernel log", "内核日志中的 NVIDIA Xid 错误"},
-     {{"pass", {"no NVIDIA Xid error in the kernel log ({records} lines read).", "内核日志中没有 NVIDIA Xid 错误（读取 {records} 行）。"}},
-      {"fail",
-       {"Xid {code} ({name}), {count} time(s) from {first_time} to {last_time}: {meaning}. Likely cause: {cause}.",
-        "Xid {code}（{name}）{count} 次（{first_time} 至 {last_time}）：{meaning_zh}。可能原因：{cause_zh}。"}},
-      {"warn",
-       {"Xid {code} ({name}), {count} time(s) from {first_time} to {last_time}: {meaning}. Likely cause: {cause}.",
-        "Xid {code}（{name}）{count} 次（{first_time} 至 {last_time}）：{meaning_zh}。可能原因：{cause_zh}。"}},
-      {"app",
-       {"Xid {code} ({name}), {count} time(s) from {first_time} to {last_time}: {meaning}; usually caused by the "
-        "application, not the GPU.",
-        "Xid {code}（{name}）{count} 次（{first_time} 至 {last_time}）：{meaning_zh}；通常由应用程序引起，而非 GPU 故障。"}},
-      {"unknown",
-       {"Xid {code}, {count} time(s) from {first_time} to {last_time}: not in plumb's Xid table; look it up in NVIDIA's "
-        "Xid catalog.",
-        "Xid {code} {count} 次（{first_time} 至 {last_time}）：不在 plumb 的 Xid 表中，请查阅 NVIDIA Xid 目录。"}}},
-     {"{action}", "{action_zh}"},
-     "dmesg -T | grep 'NVRM: Xid (PCI:{pci}'",
-     {},
-     {}},
-};
-});
 
-const bool kGpuXidUi = register_ui([] {
-  return std::vector<UiString>{{"xid.unknown_action",
-                               {"look the code up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors) and follow its action",
-                                "在 NVIDIA Xid 目录（docs.nvidia.com/deploy/xid-errors）中查找该代码并按其建议处理"}}};
-});
 
 std::vector<Finding> judge_xid(const Facts& f, const Thresholds&) {
   const std::string id = "l3.gpu.xid";
@@ -82,9 +53,43 @@ std::vector<Finding> judge_xid(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kGpuXidRule = register_rule({"l3.gpu.xid", {"collect.kmsg", "collect.gpu"}, judge_xid});
+
 // Xid lines in the kernel log were once judged on their own; the GPU rule judges them now.
-const bool kAlias = register_alias("l3.kernel.xid_errors", "l3.gpu.xid");
 
 }  // namespace
+void rules_gpu_xid_tables(Tables& t) {
+  t.add_findings([] {
+  return std::vector<CatalogEntry>{
+    {"l3.gpu.xid", Layer::L3, Pillar::platform, Section::gpu,
+     {"NVIDIA Xid errors in the kernel log", "内核日志中的 NVIDIA Xid 错误"},
+     {{"pass", {"no NVIDIA Xid error in the kernel log ({records} lines read).", "内核日志中没有 NVIDIA Xid 错误（读取 {records} 行）。"}},
+      {"fail",
+       {"Xid {code} ({name}), {count} time(s) from {first_time} to {last_time}: {meaning}. Likely cause: {cause}.",
+        "Xid {code}（{name}）{count} 次（{first_time} 至 {last_time}）：{meaning_zh}。可能原因：{cause_zh}。"}},
+      {"warn",
+       {"Xid {code} ({name}), {count} time(s) from {first_time} to {last_time}: {meaning}. Likely cause: {cause}.",
+        "Xid {code}（{name}）{count} 次（{first_time} 至 {last_time}）：{meaning_zh}。可能原因：{cause_zh}。"}},
+      {"app",
+       {"Xid {code} ({name}), {count} time(s) from {first_time} to {last_time}: {meaning}; usually caused by the "
+        "application, not the GPU.",
+        "Xid {code}（{name}）{count} 次（{first_time} 至 {last_time}）：{meaning_zh}；通常由应用程序引起，而非 GPU 故障。"}},
+      {"unknown",
+       {"Xid {code}, {count} time(s) from {first_time} to {last_time}: not in plumb's Xid table; look it up in NVIDIA's "
+        "Xid catalog.",
+        "Xid {code} {count} 次（{first_time} 至 {last_time}）：不在 plumb 的 Xid 表中，请查阅 NVIDIA Xid 目录。"}}},
+     {"{action}", "{action_zh}"},
+     "dmesg -T | grep 'NVRM: Xid (PCI:{pci}'",
+     {},
+     {}},
+};
+});
+  t.add_ui([] {
+  return std::vector<UiString>{{"xid.unknown_action",
+                               {"look the code up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors) and follow its action",
+                                "在 NVIDIA Xid 目录（docs.nvidia.com/deploy/xid-errors）中查找该代码并按其建议处理"}}};
+});
+  t.add_rule({"l3.gpu.xid", {"collect.kmsg", "collect.gpu"}, judge_xid});
+  t.add_alias("l3.kernel.xid_errors", "l3.gpu.xid");
+}
+
 }  // namespace plumb

@@ -4,6 +4,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "core/thresholds.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -71,7 +72,12 @@ std::vector<Finding> judge_cgroup_oom(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-const bool kHostCgroupThresholds = register_thresholds([] {
+
+
+
+}  // namespace
+void rules_host_cgroup_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"memory.cgroup_limit_min_pct", 25, "%",
      {"smallest cgroup memory limit, as a share of the host's MemTotal, that is not a warning",
@@ -80,8 +86,7 @@ const bool kHostCgroupThresholds = register_thresholds([] {
      {"OOM kills the cgroup may have recorded (memory.events oom_kill)", "cgroup 允许记录的 OOM kill 次数（memory.events oom_kill）"}},
 };
 });
-
-const bool kHostCgroupRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {"l3.memory.cgroup_limit", Layer::L3, Pillar::memory, Section::environment,
      {"cgroup memory limit against host memory", "cgroup 内存上限与宿主机内存对比"},
@@ -117,9 +122,8 @@ const bool kHostCgroupRows = register_findings([] {
      {"l2.memory.pressure"}},
 };
 });
+  t.add_rule({"l3.memory.cgroup_limit", {"collect.cgroup", "collect.memory"}, judge_cgroup_limit});
+  t.add_rule({"l3.memory.cgroup_oom_kills", {"collect.cgroup"}, judge_cgroup_oom});
+}
 
-const bool kHostCgroupRules = register_rule({"l3.memory.cgroup_limit", {"collect.cgroup", "collect.memory"}, judge_cgroup_limit}) &&
-                    register_rule({"l3.memory.cgroup_oom_kills", {"collect.cgroup"}, judge_cgroup_oom});
-
-}  // namespace
 }  // namespace plumb

@@ -4,6 +4,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -62,7 +63,11 @@ std::vector<Finding> judge_numa_balancing(const Facts& f, const Thresholds&) {
   return {out};
 }
 
-const bool kHostCpuCatalog = register_findings([] {
+
+
+}  // namespace
+void rules_host_cpu_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kGovernor, Layer::L3, Pillar::compute, Section::environment,
      {"CPU frequency governor", "CPU 调频策略"},
@@ -102,9 +107,8 @@ const bool kHostCpuCatalog = register_findings([] {
      {"l2.trace.dataloader_share", "l2.compute.gpu_underutilized", "l2.bench.membw"}},
 };
 });
+  t.add_rule({kGovernor, {"collect.cpu"}, judge_governor});
+  t.add_rule({kNumaBalancing, {"collect.cpu", "collect.sysctl"}, judge_numa_balancing});
+}
 
-const bool kGovRule = register_rule({kGovernor, {"collect.cpu"}, judge_governor});
-const bool kNumaRule = register_rule({kNumaBalancing, {"collect.cpu", "collect.sysctl"}, judge_numa_balancing});
-
-}  // namespace
 }  // namespace plumb

@@ -7,6 +7,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "rules/cpu_budget.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -86,7 +87,14 @@ std::vector<Finding> judge_threads(const Facts& f, const Thresholds& th) {
   return {out};
 }
 
-const bool kHostEnvThresholds = register_thresholds([] {
+
+
+
+
+
+}  // namespace
+void rules_host_env_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"cpu.thread_oversubscription_warn_ratio", 1.0, "ratio",
      {"warn when a thread-count variable exceeds this multiple of the CPUs the process may use",
@@ -96,8 +104,7 @@ const bool kHostEnvThresholds = register_thresholds([] {
       "线程数变量达到进程可用 CPU 的该倍数时判定失败"}},
 };
 });
-
-const bool kHostEnvCatalog = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{{
     kHostEnvId, Layer::L3, Pillar::compute, Section::framework,
     {"Thread-count variables vs CPUs granted", "线程数环境变量与实际可用 CPU"},
@@ -125,10 +132,7 @@ const bool kHostEnvCatalog = register_findings([] {
      "l2.serving.unstable"},
 }};
 });
+  t.add_rule({kHostEnvId, {"collect.process", "collect.cpu", "collect.cgroup"}, judge_threads});
+}
 
-const bool kHostEnvRule = register_rule({kHostEnvId, {"collect.process", "collect.cpu", "collect.cgroup"}, judge_threads});
-
-
-
-}  // namespace
 }  // namespace plumb

@@ -4,6 +4,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "core/thresholds.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -46,14 +47,18 @@ std::vector<Finding> judge_oom_kills(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-const bool kHostKmsgThresholds = register_thresholds([] {
+
+
+
+}  // namespace
+void rules_host_kmsg_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"kernel.oom_kills_max", 0, "count",
      {"OOM-killer events the kernel log may show", "内核日志中允许出现的 OOM Killer 事件数"}},
 };
 });
-
-const bool kHostKmsgRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {"l3.kernel.oom_kills", Layer::L3, Pillar::memory, Section::environment,
      {"OOM-killer events in the kernel log", "内核日志中的 OOM Killer 事件"},
@@ -80,8 +85,7 @@ const bool kHostKmsgRows = register_findings([] {
      {"l2.memory.pressure"}},
 };
 });
+  t.add_rule({"l3.kernel.oom_kills", {"collect.kmsg"}, judge_oom_kills});
+}
 
-const bool kHostKmsgRules = register_rule({"l3.kernel.oom_kills", {"collect.kmsg"}, judge_oom_kills});
-
-}  // namespace
 }  // namespace plumb

@@ -2,6 +2,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -66,7 +67,12 @@ std::vector<Finding> judge_swap(const Facts& f, const Thresholds& th) {
   return {out};
 }
 
-const bool kHostMemoryThresholds = register_thresholds([] {
+
+
+
+}  // namespace
+void rules_host_memory_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"process.memlock_min_mib", 64, "MiB",
      {"warn when the target's locked-memory limit (RLIMIT_MEMLOCK soft) is below this and not unlimited",
@@ -75,8 +81,7 @@ const bool kHostMemoryThresholds = register_thresholds([] {
      {"warn when more swap than this is in use on the host", "主机已用交换空间超过该值时警告"}},
 };
 });
-
-const bool kHostMemoryCatalog = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kMemlock, Layer::L3, Pillar::memory, Section::environment,
      {"Locked-memory limit (memlock)", "锁定内存上限（memlock）"},
@@ -117,9 +122,8 @@ const bool kHostMemoryCatalog = register_findings([] {
      {"l2.memory.pressure", "l2.data.io_pressure", "l2.trace.dataloader_share", "l2.watch.io_bound"}},
 };
 });
+  t.add_rule({kMemlock, {"collect.process"}, judge_memlock});
+  t.add_rule({kSwap, {"collect.memory", "collect.sysctl"}, judge_swap});
+}
 
-const bool kMemlockRule = register_rule({kMemlock, {"collect.process"}, judge_memlock});
-const bool kSwapRule = register_rule({kSwap, {"collect.memory", "collect.sysctl"}, judge_swap});
-
-}  // namespace
 }  // namespace plumb

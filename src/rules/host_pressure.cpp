@@ -3,6 +3,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "rules/watch_next.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -46,7 +47,12 @@ Finding judge_psi(const char* id, const char* res, const Fact<Pressure>& p, cons
   return out;
 }
 
-const bool kHostPressureThresholds = register_thresholds([] {
+
+
+
+}  // namespace
+void rules_host_pressure_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"psi.cpu_some_avg60_info_pct", 10, "%", {"note CPU pressure (PSI some avg60) from this share", "CPU 压力（PSI some avg60）达到该比例时提示"}},
     {"psi.cpu_some_avg60_warn_pct", 30, "%", {"warn on CPU pressure (PSI some avg60) from this share", "CPU 压力（PSI some avg60）达到该比例时警告"}},
@@ -58,8 +64,7 @@ const bool kHostPressureThresholds = register_thresholds([] {
     {"psi.io_full_avg60_warn_pct", 10, "%", {"warn when all tasks stall on IO (PSI full avg60) this share of the time", "所有任务因 IO 停顿（PSI full avg60）达到该比例时警告"}},
 };
 });
-
-const bool kHostPressureCatalog = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kCpu, Layer::L2, Pillar::compute, Section::environment,
      {"CPU load against the CPUs granted", "CPU 负载与可用 CPU"},
@@ -122,18 +127,17 @@ const bool kHostPressureCatalog = register_findings([] {
      {}},
 };
 });
-
-const bool kCpuRule = register_rule({kCpu, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
+  t.add_rule({kCpu, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
                                        Finding x = judge_psi(kCpu, "cpu", f.host.memory.pressure.cpu, th);
                                        x.arg("next", next_checks_command(kCpu));
                                        return std::vector<Finding>{x};
                                      }});
-const bool kMemRule = register_rule({kHostPressureMemory, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
+  t.add_rule({kHostPressureMemory, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
                                        return std::vector<Finding>{judge_psi(kHostPressureMemory, "memory", f.host.memory.pressure.memory, th)};
                                      }});
-const bool kIoRule = register_rule({kIo, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
+  t.add_rule({kIo, {"collect.psi"}, [](const Facts& f, const Thresholds& th) {
                                       return std::vector<Finding>{judge_psi(kIo, "io", f.host.memory.pressure.io, th)};
                                     }});
+}
 
-}  // namespace
 }  // namespace plumb

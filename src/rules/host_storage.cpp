@@ -6,6 +6,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "core/thresholds.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -198,7 +199,14 @@ std::vector<Finding> judge_shm(const Facts& f, const Thresholds& th) {
   return {x};
 }
 
-const bool kHostStorageThresholds = register_thresholds([] {
+
+const std::string kSchedVerify = "cat /sys/block/{device}/queue/scheduler";
+
+
+
+}  // namespace
+void rules_host_storage_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"storage.shm_min_mib", 1024, "MiB",
      {"smallest /dev/shm that multi-worker DataLoaders can use without bus errors",
@@ -211,10 +219,7 @@ const bool kHostStorageThresholds = register_thresholds([] {
       "机械硬盘顺序读取数据集时的最小预读量"}},
 };
 });
-
-const std::string kSchedVerify = "cat /sys/block/{device}/queue/scheduler";
-
-const bool kHostStorageRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {"l3.storage.io_scheduler", Layer::L3, Pillar::data, Section::data,
      {"IO scheduler of SSD/NVMe devices", "SSD/NVMe 设备的 IO 调度器"},
@@ -309,11 +314,10 @@ const bool kHostStorageRows = register_findings([] {
      {}},
 };
 });
+  t.add_rule({"l3.storage.io_scheduler", {"collect.storage"}, judge_io_scheduler});
+  t.add_rule({"l3.storage.read_ahead", {"collect.storage"}, judge_read_ahead});
+  t.add_rule({"l3.storage.data_path", {"collect.storage"}, judge_data_path});
+  t.add_rule({"l3.storage.shm_size", {"collect.storage", "collect.memory"}, judge_shm});
+}
 
-const bool kHostStorageRules = register_rule({"l3.storage.io_scheduler", {"collect.storage"}, judge_io_scheduler}) &&
-                    register_rule({"l3.storage.read_ahead", {"collect.storage"}, judge_read_ahead}) &&
-                    register_rule({"l3.storage.data_path", {"collect.storage"}, judge_data_path}) &&
-                    register_rule({"l3.storage.shm_size", {"collect.storage", "collect.memory"}, judge_shm});
-
-}  // namespace
 }  // namespace plumb

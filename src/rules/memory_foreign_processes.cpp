@@ -6,6 +6,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -85,7 +86,11 @@ std::vector<Finding> judge_foreign(const Facts& f, const Thresholds& /*th*/) {
   return out;
 }
 
-const bool kMemoryForeignProcessesCatalog = register_findings([] {
+
+
+}  // namespace
+void rules_memory_foreign_processes_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{{
     kMemoryForeignProcessesId, Layer::L3, Pillar::memory, Section::gpu,
     {"GPU memory held by other or dead processes", "被其他进程或已退出进程占用的显存"},
@@ -122,8 +127,7 @@ const bool kMemoryForeignProcessesCatalog = register_findings([] {
     {"l2.vram.oom", "l2.vram.pressure"},
 }};
 });
+  t.add_rule({kMemoryForeignProcessesId, {"collect.gpu_processes"}, judge_foreign});
+}
 
-const bool kMemoryForeignProcessesRule = register_rule({kMemoryForeignProcessesId, {"collect.gpu_processes"}, judge_foreign});
-
-}  // namespace
 }  // namespace plumb

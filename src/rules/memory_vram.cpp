@@ -7,6 +7,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -158,32 +159,7 @@ Finding pressure(const Subject& s, const Thresholds& th) {
   return f;
 }
 
-const bool kMemoryVramRules =
-    register_rule({kSummary, {}, [](const Facts& f, const Thresholds&) { return each_device(f, summary); }}) &&
-    register_rule({kOom, {}, [](const Facts& f, const Thresholds& th) {
-                     return each_device(f, [&](const Subject& s) { return ooms(s, th); });
-                   }}) &&
-    register_rule({kRetries, {}, [](const Facts& f, const Thresholds&) { return each_device(f, retries); }}) &&
-    register_rule({kFrag, {}, [](const Facts& f, const Thresholds& th) {
-                     return each_device(f, [&](const Subject& s) { return fragmentation(s, th); });
-                   }}) &&
-    register_rule({kPressure, {}, [](const Facts& f, const Thresholds& th) {
-                     return each_device(f, [&](const Subject& s) { return pressure(s, th); });
-                   }});
 
-const bool kMemoryVramThresholds = register_thresholds([] {
-  return std::vector<ThresholdDef>{
-    {"vram.fragmentation_ratio_warn", 0.2, "ratio",
-     {"caching allocator: (reserved - allocated) / reserved above this is fragmentation",
-      "缓存分配器：(reserved - allocated) / reserved 超过该值视为显存碎片"}},
-    {"vram.fragmentation_min_mib", 512, "MiB",
-     {"caching allocator: reserved-but-unallocated memory below this is never called fragmentation",
-      "缓存分配器：已保留但未分配的显存低于该值时不视为碎片"}},
-    {"vram.peak_fraction_warn", 0.95, "ratio",
-     {"peak reserved GPU memory at or above this fraction of the capacity is memory pressure (healthy: < 95 %, 5 % left against OOM)",
-      "峰值保留显存达到容量的该比例即为显存压力（健康：< 95%，留 5% 余量防 OOM）"}},
-};
-});
 
 const Text kOomFix{
     "Make the step fit: smaller per-GPU batch (keep the global batch with gradient accumulation), gradient "
@@ -196,7 +172,34 @@ const Text kOomFix{
     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（PyTorch >= 2.1）或 max_split_size_mb:128。训练若干步后 loss "
     "变成 NaN 可能正是显存压力的伪装：用 CUDA_LAUNCH_BLOCKING=1 重跑以看到真实错误。"};
 
-const bool kMemoryVramRows = register_findings([] {
+
+}  // namespace
+void rules_memory_vram_tables(Tables& t) {
+  t.add_rule({kSummary, {}, [](const Facts& f, const Thresholds&) { return each_device(f, summary); }});
+  t.add_rule({kOom, {}, [](const Facts& f, const Thresholds& th) {
+                     return each_device(f, [&](const Subject& s) { return ooms(s, th); });
+                   }});
+  t.add_rule({kRetries, {}, [](const Facts& f, const Thresholds&) { return each_device(f, retries); }});
+  t.add_rule({kFrag, {}, [](const Facts& f, const Thresholds& th) {
+                     return each_device(f, [&](const Subject& s) { return fragmentation(s, th); });
+                   }});
+  t.add_rule({kPressure, {}, [](const Facts& f, const Thresholds& th) {
+                     return each_device(f, [&](const Subject& s) { return pressure(s, th); });
+                   }});
+  t.add_thresholds([] {
+  return std::vector<ThresholdDef>{
+    {"vram.fragmentation_ratio_warn", 0.2, "ratio",
+     {"caching allocator: (reserved - allocated) / reserved above this is fragmentation",
+      "缓存分配器：(reserved - allocated) / reserved 超过该值视为显存碎片"}},
+    {"vram.fragmentation_min_mib", 512, "MiB",
+     {"caching allocator: reserved-but-unallocated memory below this is never called fragmentation",
+      "缓存分配器：已保留但未分配的显存低于该值时不视为碎片"}},
+    {"vram.peak_fraction_warn", 0.95, "ratio",
+     {"peak reserved GPU memory at or above this fraction of the capacity is memory pressure (healthy: < 95 %, 5 % left against OOM)",
+      "峰值保留显存达到容量的该比例即为显存压力（健康：< 95%，留 5% 余量防 OOM）"}},
+};
+});
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kSummary, Layer::L2, Pillar::memory, Section::gpu,
      {"Caching allocator snapshot", "缓存分配器快照"},
@@ -290,6 +293,6 @@ const bool kMemoryVramRows = register_findings([] {
      {}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

@@ -2,6 +2,7 @@
 // reproducibility and speed fail (the exit code 1 of `plumb diff`), one evidence line per group.
 #include "core/catalog.h"
 #include "core/registry.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -27,9 +28,12 @@ std::vector<Finding> snapshot_diff(const Facts& facts, const Thresholds&) {
   return {f};
 }
 
-const bool kPlatformDiffRule = register_rule({kPlatformDiff, {}, snapshot_diff});
 
-const bool kPlatformDiffRows = register_findings([] {
+
+}  // namespace
+void rules_platform_diff_tables(Tables& t) {
+  t.add_rule({kPlatformDiff, {}, snapshot_diff});
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kPlatformDiff, Layer::L3, Pillar::platform, Section::environment,
      {"Snapshot differences", "快照差异"},
@@ -45,6 +49,6 @@ const bool kPlatformDiffRows = register_findings([] {
      {}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

@@ -12,6 +12,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "rules/cpu_budget.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -237,7 +238,11 @@ std::vector<Finding> judge_triton(const Facts& f, const Thresholds&) {
 
 const std::vector<std::string> kServingL2 = {"l2.serving.tail_latency", "l2.serving.unstable"};
 
-const bool kServingConfigRows = register_findings([] {
+
+
+}  // namespace
+void rules_serving_config_tables(Tables& t) {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kDemand, Layer::L3, Pillar::serving, Section::framework,
      {"Model server thread pools vs CPUs granted", "模型服务线程池与实际可用 CPU"},
@@ -296,9 +301,8 @@ const bool kServingConfigRows = register_findings([] {
      kServingL2},
 };
 });
+  t.add_rule({kDemand, {"collect.serving", "collect.process", "collect.cpu", "collect.cgroup"}, judge_demand});
+  t.add_rule({kTriton, {"collect.serving", "collect.cpu", "collect.cgroup"}, judge_triton});
+}
 
-const bool kDemandRule = register_rule({kDemand, {"collect.serving", "collect.process", "collect.cpu", "collect.cgroup"}, judge_demand});
-const bool kTritonRule = register_rule({kTriton, {"collect.serving", "collect.cpu", "collect.cgroup"}, judge_triton});
-
-}  // namespace
 }  // namespace plumb

@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "core/thresholds.h"
 #include "rules/bench_row.h"
+#include "core/tables.h"
 
 namespace plumb {
 
@@ -162,7 +163,17 @@ Finding late(const BenchResult& r, const Thresholds& th) {
   return x;
 }
 
-const bool kServingLoadThresholds = register_thresholds([] {
+
+CatalogEntry serving_row(std::string id, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
+  return bench_row(std::move(id), Pillar::serving, std::move(title), std::move(msgs), std::move(fix), std::move(verify),
+                   std::move(gain));
+}
+
+
+
+}  // namespace
+void rules_serving_load_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"serving.tail_ratio_warn", 10, "x", {"P99 above this multiple of P50 (from the intended send) warns", "P99 超过 P50 的该倍数（按计划发送时刻计）时告警"}},
     {"serving.late_share_warn_pct", 1, "%", {"share of open-loop requests sent late above which the load itself is suspect", "开环请求延迟发出的比例超过该值即说明压测本身不可信"}},
@@ -170,13 +181,7 @@ const bool kServingLoadThresholds = register_thresholds([] {
                                              "失败请求（连接、超时、HTTP 4xx/5xx、协议）比例超过该值时延迟数字不可比"}},
 };
 });
-
-CatalogEntry serving_row(std::string id, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify, Text gain = {}) {
-  return bench_row(std::move(id), Pillar::serving, std::move(title), std::move(msgs), std::move(fix), std::move(verify),
-                   std::move(gain));
-}
-
-const bool kServingLoadRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     serving_row(kTail, {"Serving tail latency under load", "负载下的推理服务尾延迟"},
         {{"info", {"P50 {p50} ms, P99 {p99} ms, P99.9 {p999}, max {max} ms at {throughput} req/s ({mode}; {samples} replies)",
@@ -210,13 +215,9 @@ const bool kServingLoadRows = register_findings([] {
         "plumb bench serve {subject} --rate R --connections 1024"),
 };
 });
+  t.add_rule({kTail, kServingLoadNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kTail, [&](const BenchResult& r) { return tail(r, th); }); }});
+  t.add_rule({kUnstable, kServingLoadNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kUnstable, [&](const BenchResult& r) { return unstable(r, th); }); }});
+  t.add_rule({kLate, kServingLoadNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kLate, [&](const BenchResult& r) { return late(r, th); }); }});
+}
 
-const bool kServingLoadRules = [] {
-  register_rule({kTail, kServingLoadNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kTail, [&](const BenchResult& r) { return tail(r, th); }); }});
-  register_rule({kUnstable, kServingLoadNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kUnstable, [&](const BenchResult& r) { return unstable(r, th); }); }});
-  register_rule({kLate, kServingLoadNeeds, [](const Facts& f, const Thresholds& th) { return per_serve(f, kLate, [&](const BenchResult& r) { return late(r, th); }); }});
-  return true;
-}();
-
-}  // namespace
 }  // namespace plumb

@@ -7,6 +7,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/text.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -67,15 +68,19 @@ std::vector<Finding> judge_outdiff(const Facts& facts, const Thresholds& th) {
   return out;
 }
 
-const bool kServingOutdiffThresholds = register_thresholds([] {
+
+
+
+}  // namespace
+void rules_serving_outdiff_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"serving.outdiff_mean_abs_max", 1e-4, "absolute",
      {"largest mean |a-b| between two backends' outputs that still passes (the field guide's bar before switching backend)",
       "两个后端输出之间平均 |a-b| 的上限（切换后端前的判定标准）"}},
 };
 });
-
-const bool kServingOutdiffRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {kServingOutdiffId, Layer::L2, Pillar::serving, Section::framework,
      {"Backend output agreement", "后端输出一致性"},
@@ -104,8 +109,7 @@ const bool kServingOutdiffRows = register_findings([] {
      {}},
 };
 });
+  t.add_rule({kServingOutdiffId, {}, judge_outdiff});
+}
 
-const bool kServingOutdiffRule = register_rule({kServingOutdiffId, {}, judge_outdiff});
-
-}  // namespace
 }  // namespace plumb

@@ -3,13 +3,19 @@
 #include "core/catalog.h"
 #include "core/i18n.h"
 #include "core/thresholds.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
 
 const std::string kVerify = "plumb trace {file}";
 
-const bool kTraceCatalogThresholds = register_thresholds([] {
+
+
+
+}  // namespace
+void rules_trace_catalog_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"trace.dataloader_share_warn", 30, "%",
      {"data-loader wait above this share of the step time warns (the health report's target is < 30 %)",
@@ -45,8 +51,7 @@ const bool kTraceCatalogThresholds = register_thresholds([] {
       "某 rank 的单步时间中位数比所有 rank 的中位数慢超过该比例时警告"}},
 };
 });
-
-const bool kTraceCatalogRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {"l2.trace.step_time",
      Layer::L2,
@@ -202,8 +207,7 @@ const bool kTraceCatalogRows = register_findings([] {
      {}},
 };
 });
-
-const bool kTraceCatalogUi = register_ui([] {
+  t.add_ui([] {
   return std::vector<UiString>{
     {"trace.title", {"Profiler trace", "Profiler 追踪"}},
     {"trace.col.step", {"step", "步"}},
@@ -251,6 +255,6 @@ const bool kTraceCatalogUi = register_ui([] {
     {"trace.na", {"n/a", "无"}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

@@ -1,6 +1,7 @@
 // Trace rules of the distributed layer: communication/computation overlap and the straggler rank.
 #include "core/registry.h"
 #include "rules/trace_util.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -86,8 +87,11 @@ std::vector<Finding> straggler(const Facts& f, const Thresholds& th) {
   return out;
 }
 
-const bool kTraceCommRules = register_rule({"l2.trace.comm_overlap", {}, comm_overlap}) &&
-                    register_rule({"l2.trace.straggler", {}, straggler});
 
 }  // namespace
+void rules_trace_comm_tables(Tables& t) {
+  t.add_rule({"l2.trace.comm_overlap", {}, comm_overlap});
+  t.add_rule({"l2.trace.straggler", {}, straggler});
+}
+
 }  // namespace plumb

@@ -5,6 +5,7 @@
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "rules/trace_util.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -193,12 +194,15 @@ std::vector<Finding> memory_fragmentation(const Facts& f, const Thresholds& th) 
   return out;
 }
 
-const bool kTraceComputeRules = register_rule({"l2.trace.step_time", {}, step_time}) &&
-                    register_rule({"l2.trace.gpu_idle", {}, gpu_idle}) &&
-                    register_rule({"l2.trace.sync_stalls", {}, sync_stalls}) &&
-                    register_rule({"l2.trace.launch_bound", {}, launch_bound}) &&
-                    register_rule({"l2.vram.fragmentation", {}, memory_fragmentation, "trace"}) &&
-                    register_alias("l2.trace.memory_fragmentation", "l2.vram.fragmentation", "trace");
 
 }  // namespace
+void rules_trace_compute_tables(Tables& t) {
+  t.add_rule({"l2.trace.step_time", {}, step_time});
+  t.add_rule({"l2.trace.gpu_idle", {}, gpu_idle});
+  t.add_rule({"l2.trace.sync_stalls", {}, sync_stalls});
+  t.add_rule({"l2.trace.launch_bound", {}, launch_bound});
+  t.add_rule({"l2.vram.fragmentation", {}, memory_fragmentation, "trace"});
+  t.add_alias("l2.trace.memory_fragmentation", "l2.vram.fragmentation", "trace");
+}
+
 }  // namespace plumb

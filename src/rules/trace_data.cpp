@@ -3,6 +3,7 @@
 
 #include "core/registry.h"
 #include "rules/trace_util.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -108,8 +109,11 @@ std::vector<Finding> copy_share(const Facts& f, const Thresholds& th) {
   return out;
 }
 
-const bool kTraceDataRules = register_rule({"l2.trace.dataloader_share", {}, dataloader_share}) &&
-                    register_rule({"l2.trace.copy_share", {}, copy_share});
 
 }  // namespace
+void rules_trace_data_tables(Tables& t) {
+  t.add_rule({"l2.trace.dataloader_share", {}, dataloader_share});
+  t.add_rule({"l2.trace.copy_share", {}, copy_share});
+}
+
 }  // namespace plumb

@@ -2,11 +2,18 @@
 // IO-bound, PCIe imbalance, throttling. Words follow the L2 symptoms of the health-check method.
 #include "core/catalog.h"
 #include "core/thresholds.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
 
-const bool kWatchCatalogThresholds = register_thresholds([] {
+
+const char* kVerifyWatch = "plumb watch --duration 2m --pid <PID>";
+
+
+}  // namespace
+void rules_watch_catalog_tables(Tables& t) {
+  t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"watch.min_samples", 5, "count", {"samples needed before a watch finding is judged", "判定一项观测结论所需的最少采样数"}},
     {"watch.gpu_job_memory_mib", 1024, "MiB",
@@ -31,10 +38,7 @@ const bool kWatchCatalogThresholds = register_thresholds([] {
      {"PCIe traffic below this is too small to call unbalanced", "PCIe流量低于该值时不判定不均衡"}},
 };
 });
-
-const char* kVerifyWatch = "plumb watch --duration 2m --pid <PID>";
-
-const bool kWatchCatalogRows = register_findings([] {
+  t.add_findings([] {
   return std::vector<CatalogEntry>{
     {"l2.watch.summary", Layer::L2, Pillar::platform, Section::environment,
      {"Runtime sampling (plumb watch)", "运行时采样（plumb watch）"},
@@ -98,6 +102,6 @@ const bool kWatchCatalogRows = register_findings([] {
      {}},
 };
 });
+}
 
-}  // namespace
 }  // namespace plumb

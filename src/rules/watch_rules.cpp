@@ -10,6 +10,7 @@
 #include "analyze/series.h"
 #include "core/knowledge/throttle.h"
 #include "rules/watch_next.h"
+#include "core/tables.h"
 
 namespace plumb {
 namespace {
@@ -381,18 +382,18 @@ std::vector<Finding> judge_throttling(const Facts& f, const Thresholds&) {
   return out;
 }
 
-const bool kWatchRules = [] {
-  register_rule({"l2.watch.summary", {}, judge_summary});
-  register_rule({"l2.compute.gpu_underutilized", {}, judge_gpu_busy, "watch"});
-  register_alias("l2.watch.gpu_busy_low", "l2.compute.gpu_underutilized", "watch");
-  register_rule({"l2.watch.vram_sawtooth", {}, judge_vram_sawtooth});
-  register_rule({"l2.compute.cpu_saturated", {}, judge_cpu_saturated, "watch"});
-  register_alias("l2.watch.cpu_saturated", "l2.compute.cpu_saturated", "watch");
-  register_rule({"l2.watch.io_bound", {}, judge_io_bound});
-  register_rule({"l2.watch.pcie_imbalance", {}, judge_pcie_imbalance});
-  register_rule({"l2.watch.throttling", {}, judge_throttling});
-  return true;
-}();
 
 }  // namespace
+void rules_watch_rules_tables(Tables& t) {
+  t.add_rule({"l2.watch.summary", {}, judge_summary});
+  t.add_rule({"l2.compute.gpu_underutilized", {}, judge_gpu_busy, "watch"});
+  t.add_alias("l2.watch.gpu_busy_low", "l2.compute.gpu_underutilized", "watch");
+  t.add_rule({"l2.watch.vram_sawtooth", {}, judge_vram_sawtooth});
+  t.add_rule({"l2.compute.cpu_saturated", {}, judge_cpu_saturated, "watch"});
+  t.add_alias("l2.watch.cpu_saturated", "l2.compute.cpu_saturated", "watch");
+  t.add_rule({"l2.watch.io_bound", {}, judge_io_bound});
+  t.add_rule({"l2.watch.pcie_imbalance", {}, judge_pcie_imbalance});
+  t.add_rule({"l2.watch.throttling", {}, judge_throttling});
+}
+
 }  // namespace plumb

@@ -274,16 +274,14 @@ Result<std::int64_t> HistoryDb::finish_run(bool inserted, const std::vector<Benc
 
 std::string finding_record_text(const Finding& f) { return dump_text(json(f)); }
 
-Result<std::int64_t> HistoryDb::record(const Facts& facts, const std::vector<Finding>& findings, const PreparedRecord* prepared) {
+Result<std::int64_t> HistoryDb::record(const Facts& facts, const std::vector<Finding>& findings) {
   // Printed before the transaction begins: it holds the database's write lock. The findings as
   // the JSON library prints the array (values read from the machine may hold invalid UTF-8: replaced).
-  const std::string facts_json = prepared != nullptr && prepared->facts != nullptr ? prepared->facts->compact_text(facts)
-                                                                                  : FactsText{}.compact_text(facts);
+  const std::string facts_json = dump_text(json(facts));
   std::string findings_json = "[";
   for (std::size_t i = 0; i < findings.size(); ++i) {
     if (i > 0) findings_json += ',';
-    const std::string* early = prepared != nullptr && i < prepared->findings.size() ? prepared->findings[i] : nullptr;
-    findings_json += early != nullptr ? *early : finding_record_text(findings[i]);
+    findings_json += finding_record_text(findings[i]);
   }
   findings_json += ']';
   if (auto r = exec("BEGIN IMMEDIATE"); !r) return r.error();

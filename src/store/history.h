@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "core/facts.h"
-#include "core/facts_text.h"
 #include "core/finding.h"
 #include "core/result.h"
 
@@ -41,14 +40,6 @@ struct StoredRun {
 // above this size, not when the last connection closes (see HistoryDb::open).
 inline constexpr long long kWalCheckpointBytes = 1LL << 20;
 
-// Parts of a run's record printed beforehand: `plumb check` prints them while its slow collectors
-// still run. The stored text is the same.
-struct PreparedRecord {
-  const FactsText* facts = nullptr;  // the facts, some areas printed early (core/facts_text.h)
-  // findings[i], when not null, is finding_record_text(findings[i]); shorter than the findings:
-  // the rest are printed when the run is recorded.
-  std::vector<const std::string*> findings;
-};
 // One finding as the history database stores it in a run's findings array (compact JSON).
 std::string finding_record_text(const Finding& f);
 
@@ -62,9 +53,8 @@ class HistoryDb {
   HistoryDb& operator=(const HistoryDb&) = delete;
 
   [[nodiscard]] const std::string& path() const { return path_; }
-  // Stores a run (facts, findings, metrics of every benchmark result) and returns its id, the
-  // parts printed beforehand taken from `prepared` when given.
-  Result<std::int64_t> record(const Facts& facts, const std::vector<Finding>& findings, const PreparedRecord* prepared = nullptr);
+  // Stores a run (facts, findings, metrics of every benchmark result) and returns its id.
+  Result<std::int64_t> record(const Facts& facts, const std::vector<Finding>& findings);
   // Stores a baseline imported from a file as a run of command "import".
   Result<std::int64_t> record_imported(const std::string& started_at, const std::string& hostname, const std::string& origin,
                                        const std::vector<BenchMetric>& metrics, const std::map<std::string, std::string>& env);

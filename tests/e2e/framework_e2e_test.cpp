@@ -75,10 +75,10 @@ std::size_t starts_in(const std::string& dir) {
   return n;
 }
 
-TEST(FrameworkE2E, TheLiveCheckStartsTheProbeBeforeEverythingElse) {
-  // python3 on PATH, the live machine, no --only/--skip: the interpreter is started as the process
-  // starts (before the collection: a negative start in --timings), and only once.
-  std::string dir = logging_python_dir("prestart", "0");
+TEST(FrameworkE2E, TheLiveCheckRunsTheProbeOnce) {
+  // python3 on PATH, the live machine, no --only/--skip: the probe's interpreter is python3 on
+  // PATH, started once, timed in --timings from within the collection.
+  std::string dir = logging_python_dir("probe_once", "0");
   auto r = run_plumb({"check", "--format", "json", "--timings", "--no-history"},
                      {{"PATH", dir + ":/usr/bin:/bin"}, {"PYENV_VERSION", ""}});
   ASSERT_LE(r.exit_code, 1) << r.err;
@@ -90,7 +90,7 @@ TEST(FrameworkE2E, TheLiveCheckStartsTheProbeBeforeEverythingElse) {
   for (const auto& c : j["facts"]["meta"]["timings"]["collectors"]) {
     if (c["id"] != "collect.python") continue;
     timed = true;
-    EXPECT_LT(c["start_ms"].get<double>(), 0.0) << c.dump();
+    EXPECT_GE(c["start_ms"].get<double>(), 0.0) << c.dump();
     EXPECT_EQ(c["status"], "ok");
   }
   EXPECT_TRUE(timed) << j["facts"]["meta"]["timings"].dump();
@@ -98,13 +98,10 @@ TEST(FrameworkE2E, TheLiveCheckStartsTheProbeBeforeEverythingElse) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(FrameworkE2E, AnEarlyProbeIsKilledWhenTheCommandFails) {
-  // The options pass the early start's filter, then the command line fails: exit 2, and the
-  // interpreter started early dies with plumb instead of running on.
-  std::string dir = logging_python_dir("prestart_fail", "0.5");
+TEST(FrameworkE2E, NoProbeRunsWhenTheCommandLineFails) {
+  std::string dir = logging_python_dir("probe_fail", "0.5");
   auto r = run_plumb({"check", "--format", "nonsense", "--no-history"}, {{"PATH", dir + ":/usr/bin:/bin"}});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   EXPECT_EQ(starts_in(dir), 0U);
   std::filesystem::remove_all(dir);
 }

@@ -372,97 +372,10 @@ TEST(ProbeTarget, PidThatIsNotPythonFallsBackToPath) {
   }
 }
 
-// A fake interpreter in a scratch folder that notes each start in `log` (after `delay` seconds),
-// then answers like a GPU build of PyTorch (the recorded answer of fake_python/gpu-h100).
-std::string logging_fake(const std::string& dir, const std::string& name, const std::string& delay) {
-  std::filesystem::create_directories(dir);
-  std::string path = dir + "/" + name;
-  std::ofstream(path) << "#!/bin/sh\nsleep " << delay << "\necho started >> '" << dir << "/" << name
-                      << ".log'\nexec cat '" << test::fixture("framework/probe/gpu-8x-h100-torch2.5-cu124.txt") << "'\n";
-  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
-  return path;
-}
-
-std::size_t starts_logged(const std::string& fake_path) {
-  std::ifstream in(fake_path + ".log");
-  std::size_t n = 0;
-  for (std::string line; std::getline(in, line);) n += line == "started" ? 1 : 0;
-  return n;
-}
-
-std::string scratch_dir(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "plumb_prestart_" + name + "_" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  return dir;
-}
-
-TEST(ProbePrestart, TheCollectorAdoptsTheChildStartedForItsContext) {
-  std::string dir = scratch_dir("adopt");
+TEST(ProbeRun, NothingRunsWithoutAnInterpreter) {
   Context ctx;
-  ctx.python = logging_fake(dir, "python3", "0");
-  ASSERT_TRUE(prestart_python_probe(ctx));
-  auto f = python_probe_for(ctx, std::chrono::milliseconds(5000));
-  ASSERT_TRUE(f.torch.has()) << f.torch.why();
-  EXPECT_EQ(f.python->chosen_by, "--python");
-  EXPECT_EQ(starts_logged(ctx.python), 1U);  // one interpreter started, not two
-  // Nothing is left to adopt: the next run starts its own.
-  f = python_probe_for(ctx, std::chrono::milliseconds(5000));
-  ASSERT_TRUE(f.torch.has()) << f.torch.why();
-  EXPECT_EQ(starts_logged(ctx.python), 2U);
-  std::filesystem::remove_all(dir);
-}
-
-TEST(ProbePrestart, AChildStartedForAnotherInterpreterIsKilled) {
-  std::string dir = scratch_dir("other");
-  Context started_for;
-  started_for.python = logging_fake(dir, "slow-python3", "0.4");
-  ASSERT_TRUE(prestart_python_probe(started_for));
-  Context ctx;
-  ctx.python = logging_fake(dir, "python3", "0");
-  auto f = python_probe_for(ctx, std::chrono::milliseconds(5000));
-  ASSERT_TRUE(f.torch.has()) << f.torch.why();
-  EXPECT_EQ(f.python.source, "python probe (/usr/bin/python3)");  // sys.executable of the recorded answer
-  EXPECT_EQ(starts_logged(ctx.python), 1U);
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
-  EXPECT_EQ(starts_logged(started_for.python), 0U);  // killed before its sleep ended
-  std::filesystem::remove_all(dir);
-}
-
-TEST(ProbePrestart, ADiscardedChildIsKilledAndNotAdopted) {
-  // What a process ending without its static destructors calls: the child dies at once (it never
-  // reaches its log line), and the collector that runs afterwards starts its own.
-  std::string dir = scratch_dir("discard");
-  Context ctx;
-  ctx.python = logging_fake(dir, "python3", "0.4");
-  ASSERT_TRUE(prestart_python_probe(ctx));
-  discard_prestarted_probe();
-  discard_prestarted_probe();  // nothing left: no effect
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
-  EXPECT_EQ(starts_logged(ctx.python), 0U);
-  auto f = python_probe_for(ctx, std::chrono::milliseconds(5000));
-  ASSERT_TRUE(f.torch.has()) << f.torch.why();
-  EXPECT_EQ(starts_logged(ctx.python), 1U);
-  std::filesystem::remove_all(dir);
-}
-
-TEST(ProbePrestart, TheTimeoutCountsFromTheEarlyStart) {
-  Context ctx;
-  ctx.python = fake("hang");
-  ASSERT_TRUE(prestart_python_probe(ctx));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  auto before = std::chrono::steady_clock::now();
-  auto f = python_probe_for(ctx, std::chrono::milliseconds(200));
-  EXPECT_EQ(f.torch.missing, "probe timed out after 200 ms");
-  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(2));
-}
-
-TEST(ProbePrestart, NothingStartsWithoutAnInterpreter) {
-  Context ctx;
-  ctx.root = HostRoot(test::fixture("framework"));  // a fixture tree without --python
-  EXPECT_FALSE(prestart_python_probe(ctx));
   ctx.root = HostRoot("/");
   ctx.python = "/nonexistent/python3";
-  EXPECT_FALSE(prestart_python_probe(ctx));
   auto f = python_probe_for(ctx, std::chrono::milliseconds(5000));
   EXPECT_EQ(f.torch.missing, "interpreter not found: /nonexistent/python3");
 }

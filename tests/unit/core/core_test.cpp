@@ -242,29 +242,29 @@ TEST(AtomicFile, WritesWholeFileOrReportsError) {
   EXPECT_FALSE(bad.ok());
 }
 
-const bool kTestThreshold = register_thresholds({{"test.core_limit", 7, "count", {"test threshold", "测试阈值"}}});
-
+// Real thresholds of the rules: watch.min_samples (5, a count), trace.dataloader_share_fail (40 %),
+// framework.require_determinism (0|1).
 TEST(Config, OverridesThresholdsAndRejectsUnknownKeys) {
-  auto c = parse_config("[thresholds]\n\"test.core_limit\" = 9\n", "x.toml");
+  auto c = parse_config("[thresholds]\n\"watch.min_samples\" = 9\n", "x.toml");
   ASSERT_TRUE(c.ok()) << c.error().message;
-  EXPECT_EQ(c->thresholds.get("test.core_limit"), 9);
-  auto nested = parse_config("[thresholds.test]\ncore_limit = 11\n", "x.toml");
+  EXPECT_EQ(c->thresholds.get("watch.min_samples"), 9);
+  auto nested = parse_config("[thresholds.watch]\nmin_samples = 11\n", "x.toml");
   ASSERT_TRUE(nested.ok());
-  EXPECT_EQ(nested->thresholds.get("test.core_limit"), 11);
-  auto bad = parse_config("[thresholds]\n\"test.core_limmit\" = 1\n", "x.toml");
+  EXPECT_EQ(nested->thresholds.get("watch.min_samples"), 11);
+  auto bad = parse_config("[thresholds]\n\"watch.min_sampels\" = 1\n", "x.toml");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("did you mean 'test.core_limit'"), std::string::npos);
+  EXPECT_NE(bad.error().message.find("did you mean 'watch.min_samples'"), std::string::npos);
   auto syntax = parse_config("[thresholds\n", "x.toml");
   ASSERT_FALSE(syntax.ok());
   EXPECT_NE(syntax.error().message.find("x.toml:1"), std::string::npos);
-  auto type = parse_config("[thresholds]\n\"test.core_limit\" = \"high\"\n", "x.toml");
+  auto type = parse_config("[thresholds]\n\"watch.min_samples\" = \"high\"\n", "x.toml");
   EXPECT_FALSE(type.ok());
   // A table name that starts with a control character (found by the fuzzer): an error, in every
   // build (toml++'s own assertion aborted on it where assertions are on).
   auto control = parse_config(std::string("[\x01\0\0\0\0\0\0<ds\nx = 1\n", 18), "x.toml");
   ASSERT_FALSE(control.ok());
   EXPECT_NE(control.error().message.find("x.toml:1:2"), std::string::npos) << control.error().message;
-  EXPECT_EQ(Thresholds().get("test.core_limit"), 7);
+  EXPECT_EQ(Thresholds().get("watch.min_samples"), 5);
 }
 
 std::string utf8(char32_t cp) {
@@ -498,28 +498,25 @@ TEST(AtomicFile, KeepsTheModeOfAnExistingFileAndHonoursTheUmask) {
 namespace plumb {
 namespace {
 
-const bool kTestValidation = register_thresholds({{"test.flag_option", 0, "0|1", {"test flag", "测试开关"}},
-                                                  {"test.share_pct", 40, "%", {"test share", "测试占比"}}});
-
 TEST(Config, RejectsWrongTypesNonFiniteAndOutOfRangeValuesWithLineAndColumn) {
-  auto b = parse_config("[thresholds]\n\"test.core_limit\" = true\n", "c.toml");
+  auto b = parse_config("[thresholds]\n\"watch.min_samples\" = true\n", "c.toml");
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.error().message.find("c.toml:2:"), std::string::npos) << b.error().message;
   EXPECT_NE(b.error().message.find("not a boolean"), std::string::npos) << b.error().message;
   for (const char* bad : {"nan", "inf", "-inf", "-3"}) {
-    auto r = parse_config(std::string("[thresholds]\n\"test.core_limit\" = ") + bad + "\n", "c.toml");
+    auto r = parse_config(std::string("[thresholds]\n\"watch.min_samples\" = ") + bad + "\n", "c.toml");
     EXPECT_FALSE(r.ok()) << bad;
   }
-  auto pct = parse_config("[thresholds]\n\"test.share_pct\" = 140\n", "c.toml");
+  auto pct = parse_config("[thresholds]\n\"trace.dataloader_share_fail\" = 140\n", "c.toml");
   ASSERT_FALSE(pct.ok());
   EXPECT_NE(pct.error().message.find("from 0 to 100"), std::string::npos) << pct.error().message;
-  auto flag = parse_config("[thresholds]\n\"test.flag_option\" = true\n", "c.toml");
+  auto flag = parse_config("[thresholds]\n\"framework.require_determinism\" = true\n", "c.toml");
   ASSERT_TRUE(flag.ok()) << flag.error().message;
-  EXPECT_EQ(flag->thresholds.get("test.flag_option"), 1);
-  EXPECT_FALSE(parse_config("[thresholds]\n\"test.flag_option\" = 2\n", "c.toml").ok());
-  auto ok = parse_config("[thresholds]\n\"test.share_pct\" = 12.5\n", "c.toml");
+  EXPECT_EQ(flag->thresholds.get("framework.require_determinism"), 1);
+  EXPECT_FALSE(parse_config("[thresholds]\n\"framework.require_determinism\" = 2\n", "c.toml").ok());
+  auto ok = parse_config("[thresholds]\n\"trace.dataloader_share_fail\" = 12.5\n", "c.toml");
   ASSERT_TRUE(ok.ok());
-  EXPECT_EQ(ok->thresholds.get("test.share_pct"), 12.5);
+  EXPECT_EQ(ok->thresholds.get("trace.dataloader_share_fail"), 12.5);
 }
 
 TEST(Config, RefusesNestingThatWouldExhaustTheParsersStack) {

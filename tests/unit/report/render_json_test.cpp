@@ -51,20 +51,6 @@ TEST(RenderJson, NoFindingsIsAnEmptyArray) {
   EXPECT_NE(text.find("\n  \"findings\": [],\n  \"lang\": \"en\","), std::string::npos);
 }
 
-TEST(RenderJson, FindingsConvertedBeforehandGiveTheSameText) {
-  Report r = judged_snapshot("b.json");
-  RenderOptions o;
-  std::string plain = render_json_text(r, o);
-  std::vector<std::string> texts;
-  texts.reserve(r.findings.size());
-  for (const auto& f : r.findings) texts.push_back(finding_json_text(f, o));
-  std::vector<const std::string*> some(r.findings.size(), nullptr);
-  for (std::size_t i = 0; i < some.size(); i += 2) some[i] = &texts[i];
-  EXPECT_EQ(render_json_text(r, o, PreparedJson{some, nullptr}), plain);
-  std::vector<const std::string*> fewer(some.begin(), some.begin() + static_cast<std::ptrdiff_t>(some.size() / 3));
-  EXPECT_EQ(render_json_text(r, o, PreparedJson{fewer, nullptr}), plain);
-}
-
 TEST(RenderJson, InvalidUtf8FromTheMachineIsReplacedNotThrown) {
   Report r = judged_snapshot("a.json");
   r.findings.front().args["value"] = std::string("bad \xff\xfe byte and a \"quote\"\n");

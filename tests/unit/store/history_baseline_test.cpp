@@ -267,8 +267,8 @@ std::pair<std::string, std::string> stored_texts(const std::string& path, std::i
   return out;
 }
 
-TEST(HistoryDb, PartsPrintedBeforehandStoreTheSameText) {
-  auto opened = HistoryDb::open(fresh_db("prepared"));
+TEST(HistoryDb, StoresFactsAndFindingsAsTheJsonLibraryPrintsThem) {
+  auto opened = HistoryDb::open(fresh_db("texts"));
   ASSERT_TRUE(opened.ok()) << opened.error().message;
   auto& db = *opened.value();
   Facts f = run_with(30, "6.1.0");
@@ -279,22 +279,11 @@ TEST(HistoryDb, PartsPrintedBeforehandStoreTheSameText) {
   findings[1].id = "l2.gpu.util";
   findings[1].args["value"] = "bad \xfe byte";
   findings[2].id = "l3.framework.tf32";
-  auto plain = db.record(f, findings);
-  ASSERT_TRUE(plain.ok()) << plain.error().message;
-  // Everything but the bench area and the last finding printed "early".
-  FactsText text;
-  text.prepare(f, {"bench", "meta"});
-  std::vector<std::string> early = {finding_record_text(findings[0]), finding_record_text(findings[1])};
-  PreparedRecord prepared;
-  prepared.facts = &text;
-  prepared.findings = {&early[0], nullptr};  // shorter than the findings: the rest printed at the end
-  auto split = db.record(f, findings, &prepared);
-  ASSERT_TRUE(split.ok()) << split.error().message;
-  auto a = stored_texts(db.path(), *plain);
-  auto b = stored_texts(db.path(), *split);
-  ASSERT_FALSE(a.first.empty());
-  EXPECT_EQ(a, b);
-  EXPECT_EQ(a.second, json(findings).dump(-1, ' ', false, json::error_handler_t::replace));
+  auto id = db.record(f, findings);
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  auto stored = stored_texts(db.path(), *id);
+  EXPECT_EQ(stored.first, json(f).dump(-1, ' ', false, json::error_handler_t::replace));
+  EXPECT_EQ(stored.second, json(findings).dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace

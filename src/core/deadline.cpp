@@ -1,0 +1,23 @@
+// The way out of a process that left a thread running past its deadline (core/deadline.h).
+#include "core/deadline.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+
+namespace plumb {
+
+namespace {
+std::atomic<bool> abandoned{false};
+}  // namespace
+
+void note_abandoned_thread() { abandoned.store(true); }
+bool threads_abandoned() { return abandoned.load(); }
+
+void exit_past_deadline(int rc) {
+  std::fflush(nullptr);  // iostreams write through stdio (sync_with_stdio): this flushes them too
+  ::_exit(rc);
+}
+
+}  // namespace plumb
