@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "apps/slurm_health.h"
+#include "engine/slurm_health.h"
 #include "collect/slurm_node.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -8,7 +8,7 @@ t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/src/rules" "$t/docs" "$t/fuzz/corpus/x"
 cat > "$t/src/rules/ok.cpp" <<'CPP'
 // Seeds in fuzz/corpus/<name>/; the seed corpus of each target; torch.manual_seed(0); --seed TRACE.
-// The watch session loop (apps/watch_session); NVIDIA/nccl-tests#149; see pytorch/pytorch/issues/48200.
+// The watch session loop (engine/watch_session); NVIDIA/nccl-tests#149; see pytorch/pytorch/issues/48200.
 // Thresholds: a 75 °C safe line (A100 is rated for 85 °C). Source: the NVML API reference.
 const char* kDoc = "GPU 利用率平均值低于该值给出警告（85%以上为健康）; 随机种子";
 CPP

@@ -1,55 +1,13 @@
-// `plumb diff A.json B.json`: the differences between two snapshots that matter for
-// reproducibility and speed, grouped with why each group matters (facts.diff, judged by
-// l3.platform.snapshot_diff, printed by the shared renderers). Exit 0: none, 1: some, 2: bad input.
+// `plumb diff A.json B.json`: its command line (the pipeline: engine/diff.cpp).
 #include <memory>
 
-#include "analyze/snapshot_diff.h"
-#include "cli/check_options.h"
 #include "cli/subcommand.h"
-#include "core/host_root.h"
-#include "core/registry.h"
+#include "engine/diff.h"
 
 namespace plumb {
 
-namespace {
-
-struct DiffArgs {
-  std::string a, b;
-  OutputOptions output;
-};
-
-Facts load_snapshot(const std::string& file) {
-  auto text = read_user_file(file, 256u << 20);
-  if (!text) throw UsageError("cannot read snapshot " + text.error().message);
-  auto facts = facts_from_snapshot(*text, file);
-  if (!facts) throw UsageError(facts.error().message);
-  return std::move(facts.value());
-}
-
-DiffSide side(const std::string& file, const Facts& f) {
-  return {file, f.meta.hostname, f.meta.started_at, f.meta.tool_version};
-}
-
-int run_diff(const DiffArgs& args) {
-  check_output(args.output);  // fails early with the hint; validates --lang
-  Facts a = load_snapshot(args.a);
-  Facts b = load_snapshot(args.b);
-  Report r = new_report("diff", host_name(HostRoot("/")));
-  r.facts.diff = diff_facts(a, b);
-  r.facts.diff.collected = true;
-  r.facts.diff.a = side(args.a, a);
-  r.facts.diff.b = side(args.b, b);
-  Selection sel;
-  sel.only = {"l3.platform.snapshot_diff"};
-  r.findings = judge(r.facts, Thresholds{}, sel);
-  emit(r, args.output);
-  return exit_code_for(r.findings);
-}
-
-
-}  // namespace
 CommandRun diff_command(CLI::App& app) {
-  auto a = std::make_shared<DiffArgs>();
+  auto a = std::make_shared<DiffOptions>();
   app.add_option("a", a->a, "snapshot A (plumb check --save)")->required();
   app.add_option("b", a->b, "snapshot B")->required();
   add_output_options(app, a->output);

@@ -6,7 +6,7 @@
 #include <exception>
 #include <iostream>
 
-#include "cli/check_options.h"
+#include "engine/machine.h"
 #include "cli/help_lang.h"
 #include "cli/subcommand.h"
 #include "core/deadline.h"

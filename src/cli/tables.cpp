@@ -79,8 +79,8 @@ void rules_trace_compute_tables(Tables& t);
 void rules_trace_data_tables(Tables& t);
 void rules_watch_catalog_tables(Tables& t);
 void rules_watch_rules_tables(Tables& t);
-void apps_npd_plugin_tables(Tables& t);
-void apps_slurm_health_tables(Tables& t);
+void engine_npd_plugin_tables(Tables& t);
+void engine_slurm_health_tables(Tables& t);
 void report_bench_render_tables(Tables& t, ReportTables& r);
 void report_counts_tables(Tables& t);
 void report_diagnose_block_tables(Tables& t, ReportTables& r);
@@ -106,14 +106,14 @@ namespace trace {
 void report_trace_block_tables(Tables& t, ReportTables& r);
 }  // namespace trace
 void report_ui_strings_tables(Tables& t);
-void cli_cmd_baseline_tables(Tables& t);
-void cli_cmd_compare_tables(Tables& t);
-void cli_cmd_exporter_tables(Tables& t);
-void cli_cmd_nccl_tests_tables(Tables& t);
+void engine_baseline_tables(Tables& t);
+void engine_compare_tables(Tables& t);
+void engine_exporter_tables(Tables& t);
+void engine_nccl_tests_tables(Tables& t);
 void cli_help_lang_tables(Tables& t);
 void cli_help_zh_tables(Tables& t);
-void cli_scheduler_modes_tables(Tables& t);
-void cli_timings_tables(Tables& t);
+void engine_scheduler_tables(Tables& t);
+void engine_timings_tables(Tables& t);
 
 namespace {
 struct All {
@@ -203,9 +203,9 @@ const All& all() {
     rules_trace_data_tables(t);
     rules_watch_catalog_tables(t);
     rules_watch_rules_tables(t);
-    // apps/: long-running and multi-step entries
-    apps_npd_plugin_tables(t);
-    apps_slurm_health_tables(t);
+    // engine/: the pipeline of each command
+    engine_npd_plugin_tables(t);
+    engine_slurm_health_tables(t);
     // report/: renderers, report blocks, environment lines, interface words
     report_bench_render_tables(t, r);
     report_counts_tables(t);
@@ -229,14 +229,14 @@ const All& all() {
     trace::report_trace_block_tables(t, r);
     report_ui_strings_tables(t);
     // cli/: command-line words
-    cli_cmd_baseline_tables(t);
-    cli_cmd_compare_tables(t);
-    cli_cmd_exporter_tables(t);
-    cli_cmd_nccl_tests_tables(t);
+    engine_baseline_tables(t);
+    engine_compare_tables(t);
+    engine_exporter_tables(t);
+    engine_nccl_tests_tables(t);
     cli_help_lang_tables(t);
     cli_help_zh_tables(t);
-    cli_scheduler_modes_tables(t);
-    cli_timings_tables(t);
+    engine_scheduler_tables(t);
+    engine_timings_tables(t);
     return x;
   }();
   return a;

@@ -1,6 +1,7 @@
 // Result<T>: a value or an Error, passed between pipeline stages instead of exceptions.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -45,5 +46,11 @@ class [[nodiscard]] Result {
 };
 
 inline Error make_error(ErrorKind kind, std::string message) { return Error{kind, std::move(message)}; }
+
+// Thrown for "plumb could not run" conditions (bad arguments, unreadable input): main prints the
+// one line and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace plumb

@@ -30,7 +30,7 @@
 #include "bench/fleet_stats.h"
 #include "bench/nccl_world.h"
 #include "analyze/nccl_tests.h"
-#include "apps/fleet_report.h"
+#include "engine/fleet_report.h"
 #include "core/atomic_file.h"
 #include "core/deadline.h"
 #include "core/host_root.h"
@@ -235,7 +235,7 @@ std::string child_answer(const std::vector<std::string>& argv, std::chrono::seco
 
 // This node's check in a child process: "S" + snapshot, or "N" + why there is none (exit 1, some
 // finding failed, is a result).
-std::string run_check(const Options& o) {
+std::string run_rank_check(const Options& o) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "plumb-fleet-XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr) return "Ncannot create a temporary directory: " + errno_text(errno);
   std::string file = tmpl + "/snapshot.json";
@@ -526,7 +526,7 @@ int rank_main(const Options& o, int rank, int size) {
   std::vector<char> names_buf(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
   MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names_buf.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
 
-  std::string mine = run_check(o);
+  std::string mine = run_rank_check(o);
   auto deadline = Clock::now() + std::chrono::seconds(o.deadline_s) + kGrace;
   std::vector<std::optional<std::string>> texts;
   {

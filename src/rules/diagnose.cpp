@@ -317,7 +317,7 @@ std::vector<CatalogEntry> rows() {
 
 void rules_diagnose_tables(Tables& t) {
   t.add_findings(rows());
-  // The diagnosis produces these findings itself (apps/diagnose.cpp); listed so that they are
+  // The diagnosis produces these findings itself (engine/diagnose.cpp); listed so that they are
   // selectable like every other id, never run by judge().
   for (const auto& s : log_signatures()) t.add_rule({log_finding_id(s.id), {}, {}, "log"});
   for (const auto& s : symptom_funnels()) t.add_rule({symptom_finding_id(s.name), {}, {}, "log"});

@@ -1,0 +1,80 @@
+// The render stage shared by every command: format, language, colour, atomic --out.
+#include "engine/output.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string_view>
+
+#include "core/atomic_file.h"
+#include "core/suggest.h"
+#include "core/text.h"
+
+namespace plumb {
+
+const std::vector<std::string>& report_formats() {
+  static const std::vector<std::string> f{"term", "md", "json", "html"};
+  return f;
+}
+
+const std::vector<std::string>& report_formats_with_prom() {
+  static const std::vector<std::string> f{"term", "md", "json", "html", "prom"};
+  return f;
+}
+
+RenderOptions render_options(const OutputOptions& o) {
+  RenderOptions r;
+  Lang l = Lang::en;
+  if (!o.lang.empty() && !parse_lang(o.lang, l)) throw UsageError("unknown language '" + o.lang + "' (use en or zh)");
+  r.lang = detect_lang(o.lang);
+  const char* no_color = std::getenv("NO_COLOR");  // NOLINT(concurrency-mt-unsafe)
+  const char* term = std::getenv("TERM");       // NOLINT(concurrency-mt-unsafe)
+  r.color = o.out.empty() && ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0') &&
+            (term == nullptr || std::string_view(term) != "dumb");
+  r.verbosity = o.quiet ? -1 : o.verbose ? 1 : 0;
+  return r;
+}
+
+void write_output(const std::string& text, const std::string& out) {
+  if (out.empty()) {
+    std::cout << text << std::flush;
+    return;
+  }
+  auto w = write_file_atomic(out, text);
+  if (!w) throw UsageError(w.error().message);
+}
+
+Report new_report(const std::string& command, const std::string& hostname) {
+  Report r;
+  r.facts.meta.tool_version = plumb_version();
+  r.facts.meta.command = command;
+  r.facts.meta.started_at = now_iso8601();
+  r.facts.meta.hostname = hostname;
+  return r;
+}
+
+void save_report(const Report& r, const std::string& file, const RenderOptions& ro) {
+  if (file.empty()) return;
+  auto w = write_file_atomic(file, render_json_text(r, ro));
+  if (!w) throw UsageError(w.error().message);
+}
+
+RenderOptions check_output(const OutputOptions& o) {
+  const std::vector<std::string>& known = o.formats.empty() ? report_formats() : o.formats;
+  if (std::find(known.begin(), known.end(), o.format) == known.end() || find_renderer(o.format) == nullptr) {
+    std::string hint = closest(o.format, known);
+    throw UsageError("unknown format '" + o.format + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                     "; use " + join(known, "|"));
+  }
+  return render_options(o);
+}
+
+void emit(const Report& r, const OutputOptions& o) {
+  RenderOptions ro = check_output(o);
+  write_output(render_report(*find_renderer(o.format), r, ro), o.out);
+}
+
+}  // namespace plumb
