@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/atomic_file.h"
+#include "core/iso_time.h"
 #include "core/suggest.h"
 #include "core/text.h"
 
