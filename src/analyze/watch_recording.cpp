@@ -2,14 +2,18 @@
 // ("t_s,metric,subject,value" rows with "# key,value" metadata lines), and reading both back.
 #include "analyze/watch_recording.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <tuple>
 
+#include "core/atomic_file.h"
 #include "core/host_root.h"
 #include "core/json.h"
 #include "core/text.h"
@@ -359,8 +363,14 @@ std::string sample_to_csv_rows(const WatchSample& s) {
 }
 
 Result<std::unique_ptr<Recorder>> Recorder::open(const std::string& path, const WatchFacts& h, const std::string& hostname) {
-  std::FILE* f = std::fopen(path.c_str(), "we");
-  if (f == nullptr) return make_error(error_kind_from_errno(errno), "cannot write " + path + " (" + errno_text(errno) + ")");
+  auto fd = open_growing_file(path);
+  if (!fd) return fd.error();
+  std::FILE* f = ::fdopen(*fd, "we");
+  if (f == nullptr) {
+    int e = errno;
+    ::close(*fd);
+    return make_error(error_kind_from_errno(e), "cannot write " + path + " (" + errno_text(e) + ")");
+  }
   std::unique_ptr<Recorder> r(new Recorder(f, path, record_format_for(path)));
   std::string head;
   if (r->fmt_ == RecordFormat::jsonl) {

@@ -2,6 +2,7 @@
 // readers (optionally decoding JPEGs), reports files/s and MB/s per level, finds the knee and
 // recommends DataLoader settings next to the rule of thumb min(2 × cores, bandwidth ÷ file size).
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,8 +48,11 @@ Result<std::vector<DataFile>> list_dataset(const std::string& dir, std::size_t m
   return files;
 }
 
+constexpr std::size_t kReadChunk = 1u << 20;
+constexpr std::uint64_t kMaxDecoded = 64u << 20;
+
 void drop_cache(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return;
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   ::close(fd);
@@ -76,16 +80,30 @@ LevelSample run_level(const std::vector<DataFile>& files, int readers, double se
       auto end = *end_holder;
       while (std::chrono::steady_clock::now() < end) {
         const DataFile& df = files[cursor.fetch_add(1) % files.size()];
-        int fd = ::open(df.path.c_str(), O_RDONLY | O_CLOEXEC);
+        // O_NONBLOCK: a file swapped for a FIFO since the listing is refused, not waited on.
+        int fd = ::open(df.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        struct stat st {};
+        if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+          ::close(fd);
+          fd = -1;
+        }
         if (fd < 0) {
           ++re;
           continue;
         }
-        // Read the whole file like a Dataset's __getitem__ does (size may have changed: grow).
-        buf.resize(static_cast<std::size_t>(df.size) + 1);
+        // Read the whole file like a Dataset's __getitem__ does: into one buffer when it is decoded
+        // (a JPEG up to kMaxDecoded), else 1 MiB at a time until the level's end, so a sparse file
+        // of any size is read, never allocated.
+        const bool whole = dec && static_cast<std::uint64_t>(st.st_size) <= kMaxDecoded;
+        if (buf.size() < kReadChunk) buf.resize(kReadChunk);
         std::size_t got = 0;
+        std::uint64_t total = 0;
         for (;;) {
-          if (got == buf.size()) buf.resize(buf.size() * 2);
+          if (whole && got == buf.size()) {
+            if (buf.size() > kMaxDecoded) break;  // grew past the limit since fstat
+            buf.resize(buf.size() * 2);
+          }
+          if (!whole) got = 0;
           ssize_t k = ::read(fd, buf.data() + got, buf.size() - got);
           if (k < 0 && errno == EINTR) continue;
           if (k <= 0) {
@@ -93,12 +111,14 @@ LevelSample run_level(const std::vector<DataFile>& files, int readers, double se
             break;
           }
           got += static_cast<std::size_t>(k);
+          total += static_cast<std::uint64_t>(k);
+          if (!whole && std::chrono::steady_clock::now() >= end) break;  // a huge file ends with the level
         }
         if (!cached) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         ::close(fd);
-        if (dec && !dec->decode(buf.data(), got)) ++de;
+        if (dec && (!whole || !dec->decode(buf.data(), got))) ++de;
         ++f;
-        b += got;
+        b += total;
       }
       nfiles += f;
       nbytes += b;

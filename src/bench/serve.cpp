@@ -3,19 +3,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "bench/serve_codec.h"
 #include "bench/stats.h"
 #include "core/duration.h"
+#include "core/host_root.h"
 #include "core/text.h"
 
 namespace plumb {
 
 namespace {
 
-constexpr std::uint64_t kMaxBodyFile = 64ULL * 1024 * 1024;
+constexpr std::size_t kMaxBodyFile = 64ULL * 1024 * 1024;
 
 const std::string* serve_option(const BenchOptions& o, const char* k) {
   auto it = o.serve.find(k);
@@ -41,15 +41,10 @@ std::string pct_name(double p) {
   return "p" + fmt_num(p, 0);
 }
 
+// A regular file only (a FIFO would block, a directory read as an empty body), at most 64 MiB.
 Result<std::string> read_body_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return make_error(ErrorKind::invalid, "--body " + path + ": cannot open");
-  std::string s;
-  char buf[65536];
-  while (f.read(buf, sizeof buf) || f.gcount() > 0) {
-    s.append(buf, static_cast<std::size_t>(f.gcount()));
-    if (s.size() > kMaxBodyFile) return make_error(ErrorKind::invalid, "--body " + path + ": larger than 64 MiB");
-  }
+  auto s = read_user_file(path, kMaxBodyFile);
+  if (!s) return make_error(ErrorKind::invalid, "--body " + s.error().message);
   return s;
 }
 

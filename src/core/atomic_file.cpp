@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <system_error>
 
@@ -144,6 +145,46 @@ Result<bool> write_file_atomic(const std::string& path, const std::string& conte
     return write_error(path, e);
   }
   return true;
+}
+
+Result<int> open_growing_file(const std::string& path) {
+  if (path.empty()) return make_error(ErrorKind::invalid, "cannot write an empty path");
+  // O_NOFOLLOW: a symlink is refused (ELOOP), never written through; O_NONBLOCK: a FIFO without
+  // a reader fails (ENXIO) instead of waiting for one.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    int e = errno;
+    struct stat st {};
+    if ((e == ELOOP || e == ENXIO || e == EISDIR) && ::lstat(path.c_str(), &st) == 0) {
+      return make_error(ErrorKind::invalid, "refusing to write " + path + ": it is " + kind_of(st.st_mode) + ", not a regular file");
+    }
+    return write_error(path, e);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int e = errno;
+    ::close(fd);
+    if (!S_ISREG(st.st_mode) && st.st_mode != 0) {
+      return make_error(ErrorKind::invalid, "refusing to write " + path + ": it is " + kind_of(st.st_mode) + ", not a regular file");
+    }
+    return write_error(path, e);
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (::ftruncate(fd, 0) != 0 || flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    int e = errno;
+    ::close(fd);
+    return write_error(path, e);
+  }
+  return fd;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  return !ea && !eb && ca == cb;
 }
 
 }  // namespace plumb

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -34,7 +36,51 @@ struct Pipe {
   void close_w() { if (w >= 0) ::close(w), w = -1; }
   ~Pipe() { close_r(); close_w(); }
 };
+// The children not yet reaped, for kill_live_children (a slot holds a pid, 0 when free).
+std::array<std::atomic<pid_t>, 64> live_children{};
+
+void remember_child(pid_t pid) {
+  for (auto& slot : live_children) {
+    pid_t free = 0;
+    if (slot.compare_exchange_strong(free, pid)) return;
+  }
+}
+
+void forget_child(pid_t pid) {
+  for (auto& slot : live_children) {
+    pid_t p = pid;
+    if (slot.compare_exchange_strong(p, 0)) return;
+  }
+}
+
+extern "C" void kill_children_and_die(int sig) {
+  kill_live_children();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+// Once, for the signals whose default action ends plumb and that a command has not taken over
+// (`plumb watch` stops on SIGINT and SIGTERM itself and reaps its children).
+void kill_children_on_fatal_signals() {
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+    struct sigaction sa {};
+    sa.sa_handler = kill_children_and_die;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
 }  // namespace
+
+void kill_live_children() {
+  for (auto& slot : live_children) {
+    pid_t p = slot.load();
+    if (p > 0) ::kill(-p, SIGKILL);
+  }
+}
 
 std::string first_line(const std::string& s) {
   auto b = s.find_first_not_of(" \t\r\n");
@@ -82,6 +128,7 @@ void Spawned::release() {
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    forget_child(pid_);
   }
   pid_ = -1;
 }
@@ -136,6 +183,8 @@ Result<Spawned> spawn_program(const std::vector<std::string>& argv, const RunOpt
     return make_error(rc == ENOENT ? ErrorKind::absent : ErrorKind::io, argv[0] + ": " + errno_text(rc));
   }
   child.pid_ = pid;
+  kill_children_on_fatal_signals();
+  remember_child(pid);
   // The exit is waited for on a pidfd (Linux 5.3+), in one poll; without one it is polled.
   child.pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (child.pidfd_ >= 0) ::fcntl(child.pidfd_, F_SETFD, FD_CLOEXEC);
@@ -220,6 +269,7 @@ Result<RunOutput> finish_program(Spawned& child, const RunOptions& opts) {
       ::usleep(1000);
     }
   }
+  forget_child(pid);
   child.pid_ = -1;  // reaped: nothing left for the destructor to kill
   child.release();
   if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);

@@ -62,6 +62,12 @@ class Spawned {
 Result<Spawned> spawn_program(const std::vector<std::string>& argv, const RunOptions& opts = {});
 Result<RunOutput> finish_program(Spawned& child, const RunOptions& opts = {});
 
+// Kills the process group of every child started by spawn_program and not yet reaped. Async-signal
+// safe: plumb's handler of SIGTERM, SIGINT and SIGHUP calls it before it dies of the signal (a
+// child runs in a process group of its own, so the signal does not reach it), and so does the way
+// out past a deadline.
+void kill_live_children();
+
 // First line of the program's stderr (or stdout), for one-line error messages.
 std::string first_line(const std::string& s);
 

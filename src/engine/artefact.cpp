@@ -12,6 +12,7 @@ Report run_artefact(const std::string& command, const ArtefactOptions& o, const 
                     const std::function<void()>& check, const std::function<void(Facts&)>& load) {
   Config cfg = load_config_or_throw(o.config);
   RenderOptions ro = check_output(o.output);
+  refuse_one_file_twice(o.output.out, o.save, "--save");
   Selection sel = make_selection(o.only.empty() ? std::vector<std::string>{default_only} : o.only, o.skip, cfg.skip);
   if (check) check();
   auto start = std::chrono::steady_clock::now();

@@ -37,6 +37,7 @@ int run_check(const CheckOptions& a) {
   const RenderOptions ro = render_options(a.output);
   SchedulerRun sched = prepare_scheduler_mode(a.sched, sel, ctx, ro.lang);
   check_output(a.output);  // fails early with the hint; validates --lang
+  refuse_one_file_twice(a.output.out, a.save, "--save");
 
   // machine -> collect
   auto start = std::chrono::steady_clock::now();

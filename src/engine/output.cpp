@@ -73,6 +73,10 @@ RenderOptions check_output(const OutputOptions& o) {
   return render_options(o);
 }
 
+void refuse_one_file_twice(const std::string& out, const std::string& other, const std::string& flag) {
+  if (same_file(out, other)) throw UsageError("--out and " + flag + " name the same file (" + other + "): give each its own");
+}
+
 void emit(const Report& r, const OutputOptions& o) {
   RenderOptions ro = check_output(o);
   write_output(render_report(*find_renderer(o.format), r, ro), o.out);

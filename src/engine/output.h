@@ -36,5 +36,8 @@ RenderOptions render_options(const OutputOptions& o);
 Report new_report(const std::string& command, const std::string& hostname);
 // --save FILE: the report's JSON document, written atomically; nothing for an empty path.
 void save_report(const Report& r, const std::string& file, const RenderOptions& ro);
+// Throws UsageError when --out and a second output (`flag`: --save, --record) name one file: the
+// later write would replace the earlier one.
+void refuse_one_file_twice(const std::string& out, const std::string& other, const std::string& flag);
 
 }  // namespace plumb

@@ -67,6 +67,7 @@ int run_trace(const TraceOptions& a) {
   choose_record_pages();
   Config cfg = load_config_or_throw(a.config);
   check_output(a.output);  // fails early with the hint; validates --lang
+  refuse_one_file_twice(a.output.out, a.save, "--save");
   trace::TraceOptions opt;
   opt.steps = parse_steps(a.steps);
   auto files = trace::expand_trace_inputs(a.inputs);

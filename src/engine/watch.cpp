@@ -56,6 +56,7 @@ int run_watch(const WatchOptions& a) {
   mo.nvml_lib = a.nvml_lib;
   Context ctx = make_context(mo);
   RenderOptions ro = check_output(a.output);  // fails early with the hint
+  refuse_one_file_twice(a.output.out, a.record, "--record");
 
   watch::StopSignal stop;  // before anything slow (NVML init), so Ctrl-C is never lost
   std::string gpu_why;

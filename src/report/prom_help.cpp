@@ -37,6 +37,7 @@ void report_prom_help_tables(Tables& t) {
     {"prom.help.plumb_process_resident_memory_bytes", {"Resident memory of the watched process, in bytes.", "被观测进程的常驻内存（字节）。"}},
     {"prom.help.plumb_process_threads", {"Threads of the watched process.", "被观测进程的线程数。"}},
     {"prom.help.plumb_finding_status", {"1 for each finding of the last check, labelled with its id, layer, pillar, subject and status.", "上次检查的每条结论为 1，标签为其 id、层级、支柱、对象与状态。"}},
+    {"prom.help.plumb_finding_subjects_dropped", {"Findings of one id beyond the 32 exported with plumb_finding_status (the report lists them all).", "同一 id 超出 plumb_finding_status 导出上限 32 条的结论数（报告中列出全部）。"}},
     {"prom.help.plumb_findings", {"Number of findings of the last check by status.", "上次检查各状态的结论数量。"}},
     {"prom.help.plumb_check_exit_code", {"Exit code of the last check: 0 no failure, 1 failures.", "上次检查的退出码：0 无失败，1 有失败。"}},
     {"prom.help.plumb_check_duration_seconds", {"Wall time of the last check, in seconds.", "上次检查耗时（秒）。"}},

@@ -2,6 +2,7 @@
 // collector (`plumb check --format prom --out /var/lib/node_exporter/plumb.prom`, written
 // atomically) and for `plumb exporter`. Watch samples in the report add their last readings.
 #include <ctime>
+#include <map>
 
 #include "core/catalog.h"
 #include "report/prom_report_metrics.h"
@@ -24,7 +25,12 @@ void add_report_metrics(prom::Exposition& out, const Report& r) {
   const auto& m = r.facts.meta;
   out.gauge("plumb_build_info", "prom.help.plumb_build_info",
             {{"version", plumb_version()}, {"hostname", m.hostname.empty() ? "unknown" : m.hostname}}, 1);
+  // One series per finding, at most kSubjectsPerId of one id (worst first): its subjects come from
+  // the machine (an environment may hold 20,000 NCCL_* variables), the ids from the catalogue.
+  constexpr int kSubjectsPerId = 32;
+  std::map<std::string, int> per_id;
   for (const Finding* f : ordered(r.findings)) {
+    if (++per_id[f->id] > kSubjectsPerId) continue;
     const CatalogEntry* e = find_entry(f->id);
     out.gauge("plumb_finding_status", "prom.help.plumb_finding_status",
               {{"id", f->id},
@@ -33,6 +39,11 @@ void add_report_metrics(prom::Exposition& out, const Report& r) {
                {"subject", f->subject},
                {"status", status_name(f->status)}},
               1);
+  }
+  for (const auto& [id, n] : per_id) {
+    if (n > kSubjectsPerId) {
+      out.gauge("plumb_finding_subjects_dropped", "prom.help.plumb_finding_subjects_dropped", {{"id", id}}, n - kSubjectsPerId);
+    }
   }
   Tally t = tally(r.findings);
   for (auto [name, n] : {std::pair{"fail", t.fail}, std::pair{"warn", t.warn}, std::pair{"skip", t.skip},

@@ -2,6 +2,8 @@
 // FIFO given where a file is expected must be refused at once ("not a regular file", exit 2)
 // instead of blocking in open(2) forever.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,10 +11,13 @@
 #include <cstdio>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../test_util.h"
+#include "watch_spawn.h"
 
 namespace plumb {
 namespace {
@@ -213,6 +218,114 @@ TEST(HostileInput, NcclTopoFileFromTheTreeStaysInsideRoot) {
   RunOutput link = judge("/etc/topo.xml");
   EXPECT_NE(link.out.find("absent: /etc/topo.xml"), std::string::npos) << link.out;
   EXPECT_EQ(link.out.find("root:x:0:0"), std::string::npos);
+}
+
+std::string file_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// `watch --record` writes a file as it grows: it never writes through a symlink (the target
+// stays as it was), never waits on a FIFO, and refuses a directory, each in one line.
+TEST(HostileInput, WatchRecordWritesOnlyARegularFile) {
+  FifoDir d;
+  std::ofstream(d.dir / "victim") << "precious\n";
+  fs::create_symlink(d.dir / "victim", d.dir / "link.csv");
+  fs::create_directories(d.dir / "folder.csv");
+  const std::vector<std::string> watch{"watch", "--duration", "200ms", "--interval", "100ms", "--root",
+                                       test::fixture("watch/procfs-host"), "--gpu-script",
+                                       test::fixture("watch/gpu-scripts/healthy.json"), "--record"};
+  for (const auto& target : {d.dir / "link.csv", d.fifo, d.dir / "folder.csv"}) {
+    auto args = watch;
+    args.push_back(target.string());
+    RunOutput r = run_briefly(args);
+    EXPECT_FALSE(r.timed_out) << target;
+    EXPECT_EQ(r.exit_code, 2) << target << ": " << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(file_text(d.dir / "victim"), "precious\n");
+  // A regular file is written from its start.
+  auto args = watch;
+  args.push_back((d.dir / "victim").string());
+  RunOutput ok = run_briefly(args);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(file_text(d.dir / "victim").rfind("{\"plumb_watch\"", 0), 0u) << file_text(d.dir / "victim").substr(0, 80);
+}
+
+// --out and --save (or --record) naming one file would leave only the later write: refused before
+// anything runs, also through another spelling of the path or a link.
+TEST(HostileInput, OneFileForTwoOutputsIsRefused) {
+  FifoDir d;
+  const std::string out = (d.dir / "r.json").string();
+  std::ofstream(out) << "{}";
+  fs::create_symlink(out, d.dir / "same.json");
+  for (const auto& save : {out, (d.dir / "." / "r.json").string(), (d.dir / "same.json").string()}) {
+    RunOutput r = run_briefly({"check", "--root", test::fixture("watch/procfs-host"), "--no-history", "-f", "json",
+                               "--out", out, "--save", save});
+    EXPECT_EQ(r.exit_code, 2) << save << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("--out and --save name the same file"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(file_text(out), "{}");
+}
+
+// `bench serve --body` takes a regular file: a FIFO would block the start, a directory would
+// send an empty body.
+TEST(HostileInput, ServeBodyMustBeARegularFile) {
+  FifoDir d;
+  for (const auto& body : {d.fifo.string(), d.dir.string()}) {
+    RunOutput r = run_briefly({"bench", "serve", "http://127.0.0.1:9/", "--body", body, "--concurrency", "1", "--duration", "1s", "--no-history"});
+    EXPECT_FALSE(r.timed_out) << body;
+    EXPECT_EQ(r.exit_code, 2) << body << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("--body"), std::string::npos) << r.err;
+  }
+}
+
+// A sparse file of a terabyte in a dataset is read (1 MiB at a time), never allocated whole.
+TEST(HostileInput, ASparseFileInADatasetIsReadNotAllocated) {
+  FifoDir d;
+  fs::create_directories(d.dir / "data");
+  std::ofstream(d.dir / "data" / "small.bin") << std::string(4096, 'x');
+  {
+    int fd = ::open((d.dir / "data" / "huge.bin").c_str(), O_CREAT | O_WRONLY, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::ftruncate(fd, off_t{1} << 40), 0);
+    ::close(fd);
+  }
+  RunOutput r = run_briefly({"bench", "dataload", (d.dir / "data").string(), "--duration", "0.05", "--samples", "1",
+                             "--threads", "1", "--no-history", "-f", "json"});
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_LE(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.signal, 0) << r.err;
+}
+
+// SIGTERM (or Ctrl-C) to plumb takes its children with it: the framework probe's interpreter runs
+// in a process group of its own, which the signal does not reach.
+TEST(HostileInput, ATerminatedCheckLeavesNoProbeBehind) {
+  FifoDir d;
+  const fs::path py = d.dir / "python3";
+  std::ofstream(py) << "#!/bin/sh\necho $$ > '" << (d.dir / "probe.pid").string() << "'\nexec sleep 60\n";
+  fs::permissions(py, fs::perms::owner_all);
+  test::Child c({"check", "--python", py.string(), "--only", "l3.framework", "--no-history", "--timeout", "60s"});
+  ASSERT_TRUE(c.started());
+  pid_t probe = 0;
+  for (int i = 0; i < 200 && probe == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    std::ifstream(d.dir / "probe.pid") >> probe;
+  }
+  ASSERT_GT(probe, 0) << "the probe never started";
+  c.signal(SIGTERM);
+  auto rc = c.wait(std::chrono::milliseconds(5000));
+  ASSERT_TRUE(rc.has_value()) << "plumb did not end on SIGTERM";
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    std::string stat = file_text("/proc/" + std::to_string(probe) + "/stat");
+    auto close = stat.rfind(')');
+    gone = stat.empty() || (close != std::string::npos && stat.size() > close + 2 && stat[close + 2] == 'Z');
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_TRUE(gone) << "probe " << probe << " outlived plumb";
+  if (!gone) ::kill(probe, SIGKILL);
 }
 
 }  // namespace
