@@ -265,7 +265,9 @@ ProbeTarget choose_interpreter_for(const Context& ctx);
 
 ProbeTarget choose_interpreter(const Context& ctx) {
   ProbeTarget t = choose_interpreter_for(ctx);
-  if (t.interpreter.empty() || ctx.pid <= 0 || !ctx.root.is_live() || ::geteuid() != 0) return t;
+  // Under --root too: the process's environment (PYTHONPATH, VIRTUAL_ENV) drives a real interpreter
+  // on this machine, so the owner its status names is the user it runs as.
+  if (t.interpreter.empty() || ctx.pid <= 0 || ::geteuid() != 0) return t;
   const std::string status = ctx.proc_dir() + "/status";
   auto refuse = [&](const std::string& why) {
     t.not_run = why + "; plumb runs as root and runs no other user's interpreter and environment as root";

@@ -2,6 +2,10 @@
 // copies the job maps (tests/fixtures/fw-pid: /proc/4242/maps of a torch 2.1 job whose
 // LD_LIBRARY_PATH brings cuDNN 9.1 and NCCL 2.21).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "../test_util.h"
 
@@ -50,6 +54,31 @@ TEST(FrameworkPidE2E, MatchingBuildPassesAndWithoutPidNcclIsSkipped) {
   auto old = run_plumb({"check", "--root", fixture("fw-pid/root"), "--python", fixture("framework/fake_python/gpu-h100"),
                         "--only", "l3.framework.library_mismatch"});
   EXPECT_TRUE(fw_pid_has(old.out, "NCCL copy loaded by the job: no --pid given")) << old.out;
+}
+
+// As root, the framework probe of a process another user owns runs as that user (setpriv), under
+// --root as on the live machine: the process's PYTHONPATH is that user's to control.
+TEST(FrameworkPidE2E, AnotherUsersProcessIsProbedAsThatUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: plumb runs every probe as its own user otherwise";
+  if (::access("/usr/bin/setpriv", X_OK) != 0 && ::access("/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "no setpriv";
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("plumb_fw_uid_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "root/proc/4242");
+  fs::copy(fixture("fw-pid/root/proc/4242"), dir / "root/proc/4242", fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "root/proc/4242/status") << "Name:\tpython\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nGroups:\t1000\n";
+  fs::copy_file(fixture("fw-pid/probe-torch2.1.2-cu121.txt"), dir / "answer.txt");
+  std::ofstream(dir / "python") << "#!/bin/sh\nid -u > '" << (dir / "uid").string() << "'\nexec cat '" << (dir / "answer.txt").string() << "'\n";
+  fs::permissions(dir, fs::perms::all);
+  fs::permissions(dir / "python", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                      fs::perms::others_read | fs::perms::others_exec);
+  auto r = run_plumb({"check", "--root", (dir / "root").string(), "--pid", "4242", "--python", (dir / "python").string(),
+                      "--only", "l3.framework.library_mismatch", "--format", "json"});
+  EXPECT_LE(r.exit_code, 1) << r.err;
+  std::string uid;
+  std::ifstream(dir / "uid") >> uid;
+  EXPECT_EQ(uid, "1000") << r.out.substr(0, 400);
+  fs::remove_all(dir);
 }
 
 }  // namespace

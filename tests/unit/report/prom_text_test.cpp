@@ -62,6 +62,26 @@ TEST(PromRender, OneGaugePerFindingAndCollectorMetrics) {
   EXPECT_NE(s.find("hostname=\"node\\\"1\""), std::string::npos);
 }
 
+// An environment of 20,000 NCCL_* variables gives 20,000 findings of one id: the exposition keeps
+// 32 series of it (the worst first) and counts the rest, so a machine cannot multiply the series.
+TEST(PromFindings, SeriesOfOneIdAreBounded) {
+  Report r;
+  for (int i = 0; i < 20000; ++i) {
+    Finding f;
+    f.id = "l3.comm.nccl_env_unknown";
+    f.status = i == 19999 ? Status::fail : Status::warn;
+    f.subject = "NCCL_X" + std::to_string(i);
+    r.findings.push_back(f);
+  }
+  std::string s = find_renderer("prom")->render(r, RenderOptions{});
+  std::size_t series = 0;
+  for (std::size_t p = s.find("\nplumb_finding_status{"); p != std::string::npos; p = s.find("\nplumb_finding_status{", p + 1)) ++series;
+  EXPECT_EQ(series, 32u);
+  EXPECT_NE(s.find("subject=\"NCCL_X19999\",status=\"fail\"} 1"), std::string::npos) << "the worst one is kept";
+  EXPECT_NE(s.find("plumb_finding_subjects_dropped{id=\"l3.comm.nccl_env_unknown\"} 19968"), std::string::npos);
+  EXPECT_NE(s.find("plumb_findings{status=\"warn\"} 19999"), std::string::npos) << "the counts keep every finding";
+}
+
 TEST(PromRender, SampleMetricsUseBaseUnits) {
   WatchFacts w;
   w.target_pid = 9;
