@@ -53,10 +53,8 @@ void cli_help_lang_tables(Tables& t) {
     {"help.needs", {"Needs", "依赖"}},
     {"help.group_options", {"Options", "选项"}},
     {"help.group_subcommands", {"Subcommands", "子命令"}},
-    {"help.commands", {"Commands", "命令"}},
-    {"help.usage_line", {"Usage: plumb COMMAND [OPTIONS]", "用法：plumb COMMAND [OPTIONS]"}},
-    {"help.start", {"Start with `plumb check`; `plumb COMMAND --help` lists a command's options.",
-                    "从 `plumb check` 开始；`plumb COMMAND --help` 列出某个命令的选项。"}},
+    {"help.start", {"Start with `plumb check`; `plumb help COMMAND` (or `plumb COMMAND --help`) lists a command's options.",
+                    "从 `plumb check` 开始；`plumb help COMMAND`（或 `plumb COMMAND --help`）列出某个命令的选项。"}},
 };
 });
 }

@@ -17,10 +17,40 @@
 
 namespace {
 
-int run_plumb(int argc, char** argv) {
+// The words a user types for help and the version, as other tools take them: `plumb` alone and
+// `plumb help` are `plumb --help`, `plumb help CMD` is `plumb CMD --help`, `plumb version` and
+// `plumb -V` are `plumb --version`.
+std::vector<std::string> spelled_out(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() == 1) return {args[0], "--help"};
+  if (args[1] == "help") return args.size() == 2 ? std::vector<std::string>{args[0], "--help"} : std::vector<std::string>{args[0], args[2], "--help"};
+  if (args[1] == "version" && args.size() == 2) return {args[0], "--version"};
+  return args;
+}
+
+// CLI11's "snapshot is required" names the positional by its variable: name it by what it wants.
+int missing_argument(const std::vector<std::pair<CLI::App*, std::function<int()>>>& runners) {
+  for (const auto& [sub, run] : runners) {
+    if (!sub->parsed()) continue;
+    for (const CLI::Option* o : sub->get_options()) {
+      if (!o->get_positional() || !o->get_required() || o->count() > 0) continue;
+      std::cerr << "plumb " << sub->get_name() << ": missing " << o->get_name() << ": " << o->get_description() << "; see plumb "
+                << sub->get_name() << " --help\n";
+      return 2;
+    }
+  }
+  return -1;
+}
+
+int run_plumb(int real_argc, char** real_argv) {
   using namespace plumb;
+  std::vector<std::string> words = spelled_out(real_argc, real_argv);
+  std::vector<char*> word_ptrs;
+  for (auto& w : words) word_ptrs.push_back(w.data());
+  const int argc = static_cast<int>(word_ptrs.size());
+  char** argv = word_ptrs.data();
   CLI::App app{"plumb: is it the model, or is the infrastructure under it loose?", "plumb"};
-  app.set_version_flag("--version", std::string("plumb ") + plumb_version());
+  app.set_version_flag("-V,--version", std::string("plumb ") + plumb_version());
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
   const auto& subs = subcommands();
@@ -40,19 +70,7 @@ int run_plumb(int argc, char** argv) {
   }
   const Lang lang = help_lang(std::vector<std::string>(argv + 1, argv + argc));
   localize_help(app, lang);
-  // `plumb` alone: a short list of commands instead of CLI11's "A subcommand is required".
-  if (argc == 1) {
-    std::cout << "plumb " << plumb_version() << ": "
-              << localize(lang, "is it the model, or is the infrastructure under it loose?") << "\n\n"
-              << tr(lang, "help.usage_line") << "\n\n" << tr(lang, "help.commands") << ":\n";
-    std::size_t width = 0;
-    for (const auto& s : subs) width = std::max(width, s.name.size());
-    for (const auto& s : subs) {
-      std::cout << "  " << s.name << std::string(width + 2 - s.name.size(), ' ') << localize(lang, s.help) << "\n";
-    }
-    std::cout << "\n" << tr(lang, "help.start") << "\n";
-    return 0;
-  }
+  app.footer(tr(lang, "help.start"));
   // A mistyped subcommand gets a hint instead of CLI11's generic message.
   if (argc > 1 && argv[1][0] != '-') {
     if (named == subs.end()) {  // argv[1] is the line's first word
@@ -97,6 +115,10 @@ int run_plumb(int argc, char** argv) {
         return 2;
       }
     }
+    std::cerr << "plumb: " << e.what() << "\n";
+    return 2;
+  } catch (const CLI::RequiredError& e) {
+    if (int rc = missing_argument(runners); rc >= 0) return rc;
     std::cerr << "plumb: " << e.what() << "\n";
     return 2;
   } catch (const CLI::ParseError& e) {

@@ -158,7 +158,7 @@ Result<std::pair<std::string, int>> parse_listen(std::string_view text) {
     if (s.find(':') != colon) return make_error(ErrorKind::invalid, "'" + std::string(s) + "': write IPv6 addresses as [ADDRESS]:PORT");
     host = std::string(s.substr(0, colon));
     port_text = s.substr(colon + 1);
-    if (host.empty()) return make_error(ErrorKind::invalid, "'" + std::string(s) + "': give the address to listen on (127.0.0.1:PORT, 0.0.0.0:PORT)");
+    if (host.empty()) host = "0.0.0.0";  // ":9464", as node_exporter's --web.listen-address reads it: every interface
   }
   auto port = parse_uint(port_text);
   if (!port || *port > 65535) return make_error(ErrorKind::invalid, "'" + std::string(s) + "': port must be 0..65535");

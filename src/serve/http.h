@@ -63,7 +63,7 @@ struct Response {
 std::string serialize(const Response& r, bool keep_alive, bool head_only);
 const char* status_text(int status);
 
-// "127.0.0.1:9464", "[::1]:9464", "0.0.0.0:9464", or a bare port (loopback).
+// "127.0.0.1:9464", "[::1]:9464", "0.0.0.0:9464", ":9464" (every IPv4 interface), or a bare port (loopback).
 Result<std::pair<std::string, int>> parse_listen(std::string_view text);
 bool is_loopback(const std::string& host);
 

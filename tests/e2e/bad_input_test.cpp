@@ -101,6 +101,25 @@ TEST(BadInput, VersionAndHelpBeforeACommand) {
   EXPECT_NE(sub.out.find("--format"), std::string::npos) << sub.out;
 }
 
+// The words other tools take for help and the version: `plumb` alone is `plumb --help`, `plumb
+// help [CMD]`, `plumb version` and `-V`; a missing argument is named with what it wants.
+TEST(BadInput, HelpAndVersionAsWordsAndMissingArgumentsNamed) {
+  RunOutput top = run_plumb({"--help"});
+  EXPECT_EQ(run_plumb({}).out, top.out);
+  EXPECT_EQ(run_plumb({"help"}).out, top.out);
+  EXPECT_NE(top.out.find("plumb help COMMAND"), std::string::npos) << top.out;
+  EXPECT_EQ(run_plumb({"help", "check"}).out, run_plumb({"check", "--help"}).out);
+  for (const char* v : {"version", "-V"}) {
+    RunOutput r = run_plumb({v});
+    EXPECT_EQ(r.exit_code, 0) << v << ": " << r.err;
+    EXPECT_EQ(r.out, run_plumb({"--version"}).out) << v;
+  }
+  RunOutput action = run_plumb({"baseline"});
+  expect_one_line_error(action, "missing action");
+  EXPECT_NE(action.err.find("set [RUN] | show | export FILE | import FILE"), std::string::npos) << action.err;
+  expect_one_line_error(run_plumb({"help", "nosuch"}), "unknown command 'nosuch'");
+}
+
 TEST(BadInput, TimeoutTakesADurationOrBareMilliseconds) {
   const std::string root = test::host_fixture("healthy");
   for (const char* t : {"2s", "1500ms", "3000"}) {
@@ -114,7 +133,7 @@ TEST(BadInput, TimeoutTakesADurationOrBareMilliseconds) {
 TEST(BadInput, PlumbAloneListsTheCommands) {
   RunOutput r = run_plumb({});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Commands:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Subcommands:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  check "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  trace "), std::string::npos) << r.out;
   EXPECT_LT(std::count(r.out.begin(), r.out.end(), '\n'), 40);

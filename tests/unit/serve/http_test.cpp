@@ -51,7 +51,7 @@ TEST(HttpListen, AddressesAndLoopback) {
   EXPECT_EQ(*http::parse_listen("9464"), (std::pair<std::string, int>{"127.0.0.1", 9464}));
   EXPECT_EQ(*http::parse_listen("[::1]:80"), (std::pair<std::string, int>{"::1", 80}));
   EXPECT_EQ(http::parse_listen("0.0.0.0:9464")->first, "0.0.0.0");
-  EXPECT_FALSE(http::parse_listen(":9464").ok());
+  EXPECT_EQ(*http::parse_listen(":9464"), (std::pair<std::string, int>{"0.0.0.0", 9464}));
   EXPECT_FALSE(http::parse_listen("localhost:9464").ok());
   EXPECT_FALSE(http::parse_listen("127.0.0.1:99999").ok());
   EXPECT_FALSE(http::parse_listen("::1:80").ok());
