@@ -246,11 +246,26 @@ json timings_json(const CollectionTimings& t) {
 }
 
 namespace {
+// The first collector a rule reads that did not answer by its deadline, or null.
+const CollectorRun* timed_out_need(const RuleInfo& r, const Facts& facts) {
+  for (const auto& c : facts.meta.collectors) {
+    if (c.status == "timed out" && std::find(r.needs.begin(), r.needs.end(), c.id) != r.needs.end()) return &c;
+  }
+  return nullptr;
+}
+
 // One rule's findings appended to `out`; a rule that throws adds a skip finding naming the error.
+// A skip of a rule whose collector timed out says so (the fact's own reason would be "not
+// collected"), and carries the collector as `timed_out`: such a run is incomplete, not clean.
 void judge_rule(const RuleInfo& r, const Facts& facts, const Thresholds& th, std::vector<Finding>& out) {
+  const CollectorRun* late = timed_out_need(r, facts);
   try {
     for (auto& f : r.judge(facts, th)) {
       if (f.id != r.id) throw std::logic_error("rule " + r.id + " returned finding " + f.id);
+      if (late != nullptr && f.status == Status::skip) {
+        f.args["reason"] = late->id + " timed out (" + late->error + ")";
+        f.args["timed_out"] = late->id;
+      }
       out.push_back(std::move(f));
     }
   } catch (const std::exception& e) {

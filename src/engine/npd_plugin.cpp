@@ -74,6 +74,14 @@ NpdVerdict npd_verdict(const std::vector<Finding>& findings, std::optional<Secti
   Tally t = tally(mine);
   std::map<std::string, std::string> args{{"layer", layer_label(layer, lang)}};
   NpdVerdict v;
+  // A check whose collector timed out could not look: the layer is unknown, not ok.
+  auto late = std::find_if(mine.begin(), mine.end(), [](const Finding& f) { return f.args.count("timed_out") > 0; });
+  if (t.fail == 0 && late != mine.end()) {
+    args["reason"] = late->id + ": " + late->args.at("reason");
+    v.exit_code = kNpdUnknown;
+    v.line = cut_utf8(one_line(fill(tr(lang, "npd.unknown"), args)), kNpdMaxLine);
+    return v;
+  }
   if (t.fail > 0) {
     auto fails = failing(mine);
     args["count"] = std::to_string(t.fail);

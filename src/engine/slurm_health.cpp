@@ -199,19 +199,25 @@ SlurmRun run_slurm_health(const std::vector<Finding>& findings, const ScontrolSe
   }
 
   run.decision = decide_slurm_action(node, wanted);
+  // No failure, but a collector timed out: the checks that read it could not look, so a node
+  // plumb drained stays drained (and one in service stays in service) until a complete run.
+  auto late = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.args.count("timed_out") > 0; });
+  const bool incomplete = wanted.empty() && late != findings.end();
+  if (incomplete && run.decision.action == SlurmAction::resume) run.decision = SlurmDecision{};
+  if (incomplete) args["collector"] = late->args.at("timed_out");
   args["reason"] = run.decision.reason;
   args["old"] = node.reason;
   args["state"] = node.state.empty() ? std::string("?") : node.state;
   auto argv = scontrol_update_argv(s, run.decision);
   const char* key = "slurm.none_ok";
   switch (run.decision.action) {
-    case SlurmAction::none: key = wanted.empty() ? "slurm.none_ok" : "slurm.none_same"; break;
+    case SlurmAction::none: key = incomplete ? "slurm.incomplete" : wanted.empty() ? "slurm.none_ok" : "slurm.none_same"; break;
     case SlurmAction::left_alone: key = "slurm.left_alone"; break;
     case SlurmAction::drain: key = "slurm.drain"; break;
     case SlurmAction::reason: key = "slurm.reason"; break;
     case SlurmAction::resume: key = "slurm.resume"; break;
   }
-  run.exit_code = wanted.empty() ? 0 : 1;
+  run.exit_code = incomplete ? 2 : wanted.empty() ? 0 : 1;
   if (!argv.empty() && dry_run) {
     args["command"] = shell_command(argv, s.slurm_conf);
     say("slurm.would_run");
@@ -236,6 +242,8 @@ void engine_slurm_health_tables(Tables& t) {
   return std::vector<UiString>{
     {"slurm.drain", {"drained {node}: {reason}", "已将 {node} 置为 DRAIN：{reason}"}},
     {"slurm.reason", {"{node} stays drained by plumb, for a new reason: {reason}", "{node} 仍由 plumb 置为 DRAIN，原因更新为：{reason}"}},
+    {"slurm.incomplete", {"{node} left as it is ({state}): {collector} timed out, so the check is incomplete; nothing is resumed or drained on an incomplete check",
+                          "{node} 保持原状（{state}）：{collector} 超时，检查不完整；不完整的检查不会恢复或下线节点"}},
     {"slurm.resume", {"resumed {node} (drained by plumb before: {old})", "已恢复 {node}（此前由 plumb 置为 DRAIN：{old}）"}},
     {"slurm.none_ok", {"{node} is healthy and in service ({state})", "{node} 健康且在服务中（{state}）"}},
     {"slurm.none_same", {"{node} stays drained by plumb: {reason}", "{node} 保持由 plumb 置为 DRAIN：{reason}"}},

@@ -1,8 +1,12 @@
 #include "report/counts.h"
 #include "core/tables.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
+#include <vector>
+
+#include "core/text.h"
 
 namespace plumb {
 
@@ -29,6 +33,24 @@ std::string tally_text(const Tally& t, Lang lang, bool nonzero_only) {
 namespace {
 
 }  // namespace
+
+std::string verdict_text(const Report& r, Lang lang) {
+  Tally t = tally(r.findings);
+  if (t.fail > 0) return tr(lang, "summary.verdict_fail");
+  std::vector<std::string> late;
+  std::size_t blind = 0;
+  for (const auto& f : r.findings) {
+    auto it = f.args.find("timed_out");
+    if (it == f.args.end()) continue;
+    ++blind;
+    if (std::find(late.begin(), late.end(), it->second) == late.end()) late.push_back(it->second);
+  }
+  if (!late.empty()) {
+    return fill(tr(lang, "summary.verdict_incomplete"),
+                {{"checks", std::to_string(blind)}, {"collectors", join(late, ", ")}});
+  }
+  return tr(lang, t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok");
+}
 
 void report_counts_tables(Tables& t) {
   t.add_ui([] {

@@ -17,4 +17,9 @@ std::string count_of(Status s, std::int64_t n, Lang lang);
 // nonzero_only, only those above zero.
 std::string tally_text(const Tally& t, Lang lang, bool nonzero_only = false);
 
+// The report's verdict sentence in the language: defects found, incomplete (a collector timed out,
+// so the checks that read it could not look: never "no defect found"), settings that cost
+// performance, or no defect found by the checks that ran.
+std::string verdict_text(const Report& r, Lang lang);
+
 }  // namespace plumb

@@ -161,7 +161,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   os << "</p>\n<p>"
      << html_escape(tally_text(t, lang))
      << html_escape(tr(lang, "summary.sep")) << "<span class=\"verdict\">"
-     << html_escape(tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok"))
+     << html_escape(verdict_text(r, lang))
      << "</span></p>\n";
 
   constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,

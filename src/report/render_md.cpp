@@ -95,7 +95,7 @@ std::string render_md(const Report& r, const RenderOptions& o) {
   Tally t = tally(r.findings);
   os << tally_text(t, lang)
      << tr(lang, "summary.sep")
-     << tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok")
+     << verdict_text(r, lang)
      << "\n\n";
   auto list = ordered(r.findings);
   const std::vector<std::string> files = subject_files(r.facts);

@@ -85,8 +85,7 @@ void finding_detail(std::ostringstream& os, const Finding& f, Lang lang, const P
 
 std::string verdict_line(const Report& r, Lang lang, const Paint& p) {
   Tally t = tally(r.findings);
-  return p("1", tally_text(t, lang, false)) + tr(lang, "summary.sep") +
-         tr(lang, t.fail > 0 ? "summary.verdict_fail" : t.warn > 0 ? "summary.verdict_warn" : "summary.verdict_ok") + "\n";
+  return p("1", tally_text(t, lang, false)) + tr(lang, "summary.sep") + verdict_text(r, lang) + "\n";
 }
 
 std::string render_term(const Report& r, const RenderOptions& o) {

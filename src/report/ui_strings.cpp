@@ -35,6 +35,8 @@ void report_ui_strings_tables(Tables& t) {
     {"summary.sep", {". ", "。"}},
     {"summary.verdict_fail", {"Infrastructure defects found: fix these before tuning the model.",
                               "发现基础架构缺陷：先修复这些问题，再调模型。"}},
+    {"summary.verdict_incomplete", {"Incomplete: {checks} checks could not look because {collectors} timed out; rerun with a longer --timeout before trusting this report.",
+                                    "不完整：{collectors} 超时，{checks} 项检查无法进行；请用更长的 --timeout 重新运行后再采信本报告。"}},
     {"summary.verdict_warn", {"No hard failure, but some settings cost performance.", "没有硬性故障，但部分配置会损失性能。"}},
     {"summary.verdict_ok", {"No infrastructure defect found by the checks that ran.", "已运行的检查未发现基础架构缺陷。"}},
     {"funnel.l2_caused_by", {"{l2} may be caused by: {l3}", "{l2} 可能由以下配置缺陷导致：{l3}"}},

@@ -65,6 +65,17 @@ TEST(NpdPlugin, OnlySkipsIsUnknownWithTheReason) {
   EXPECT_EQ(npd_verdict({finding(gpu, Status::warn)}, Section::gpu, Lang::en).exit_code, kNpdOk);
 }
 
+TEST(NpdPlugin, ACheckWhoseCollectorTimedOutIsUnknownNotOk) {
+  std::string gpu = id_in(Section::gpu);
+  Finding late = finding(gpu, Status::skip);
+  late.args = {{"reason", "collect.gpu timed out (no answer within 2 ms)"}, {"timed_out", "collect.gpu"}};
+  auto v = npd_verdict({finding(gpu, Status::pass), late}, Section::gpu, Lang::en);
+  EXPECT_EQ(v.exit_code, kNpdUnknown) << v.line;
+  EXPECT_NE(v.line.find("timed out"), std::string::npos) << v.line;
+  // A failure still wins: the node has a problem whatever else could not look.
+  EXPECT_EQ(npd_verdict({finding(gpu, Status::fail, "xid", "79"), late}, Section::gpu, Lang::en).exit_code, kNpdProblem);
+}
+
 TEST(NpdPlugin, TheLineIsOneLineOfAtMost80BytesInBothLanguages) {
   std::string gpu = id_in(Section::gpu);
   std::vector<Finding> fs;

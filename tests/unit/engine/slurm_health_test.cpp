@@ -173,6 +173,23 @@ TEST(SlurmRunScripted, LeavesAnOperatorDrainAloneAndDryRunOnlyPrints) {
       << dry.lines[0];
 }
 
+// No failure but a collector that timed out: the check could not look, so a node plumb drained is
+// not resumed (nor anything drained); exit 2, the line names the collector.
+TEST(SlurmRunScripted, AnIncompleteCheckResumesNothing) {
+  FakeScontrol fake("slurm/drained-plumb.oneline.txt");
+  Finding late;
+  late.id = some_id(0);
+  late.status = Status::skip;
+  late.args = {{"reason", "collect.gpu timed out (no answer within 2 ms)"}, {"timed_out", "collect.gpu"}};
+  auto run = run_slurm_health({late}, fake.setup(), false, std::chrono::seconds(10), Lang::en);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.decision.action, SlurmAction::none);
+  std::string calls = fake.calls();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 1) << "only the state query: " << calls;
+  ASSERT_EQ(run.lines.size(), 1u);
+  EXPECT_NE(run.lines[0].find("collect.gpu timed out"), std::string::npos) << run.lines[0];
+}
+
 TEST(SlurmRunScripted, AFailedUpdateIsExitTwo) {
   FakeScontrol fake("slurm/drained-plumb.oneline.txt", 1);
   auto run = run_slurm_health({}, fake.setup(), false, std::chrono::seconds(10), Lang::en);
