@@ -45,8 +45,23 @@ Context make_context(const MachineOptions& o) {
     throw UsageError("--pid " + std::to_string(o.pid) + ": no such process under " + o.root + "/proc");
   }
   ctx.pid = o.pid;
-  if (!o.kmsg.empty() && ::access(o.kmsg.c_str(), R_OK) != 0) throw UsageError("--kmsg " + o.kmsg + ": cannot read");
+  if (!o.kmsg.empty()) {
+    if (::stat(o.kmsg.c_str(), &st) != 0 || ::access(o.kmsg.c_str(), R_OK) != 0) {
+      throw UsageError("--kmsg " + o.kmsg + ": cannot read (" + errno_text(errno) + ")");
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+      throw UsageError("--kmsg " + o.kmsg + ": not a file: give a saved kernel log (dmesg output) or /dev/kmsg");
+    }
+  }
   ctx.kmsg_file = o.kmsg;
+  for (const auto& d : o.data) {
+    if (d.empty() || d.front() != '/') throw UsageError("--data " + d + ": give an absolute path");
+    // On this machine, in plumb's own mount namespace, a path the job would read exists; a --pid
+    // process or a --root tree sees paths of its own, judged by the data checks.
+    if (ctx.root.is_live() && ctx.pid == 0 && ::stat(d.c_str(), &st) != 0) {
+      throw UsageError("--data " + d + ": " + errno_text(errno));
+    }
+  }
   ctx.data_paths = o.data;
   if (!o.model_repo.empty() && (::stat(o.model_repo.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
     throw UsageError("--model-repo " + o.model_repo + ": not a directory");

@@ -120,6 +120,15 @@ TEST(BadInput, HelpAndVersionAsWordsAndMissingArgumentsNamed) {
   expect_one_line_error(run_plumb({"help", "nosuch"}), "unknown command 'nosuch'");
 }
 
+// An input of the wrong kind is refused in one line, as every other input is, instead of a report
+// whose checks quietly could not read it.
+TEST(BadInput, KmsgAndDataOfTheWrongKind) {
+  expect_one_line_error(run_plumb({"check", "--kmsg", "/tmp", "--no-history"}), "--kmsg /tmp: not a file");
+  expect_one_line_error(run_plumb({"check", "--kmsg", "/nonexistent.log", "--no-history"}), "--kmsg /nonexistent.log: cannot read");
+  expect_one_line_error(run_plumb({"check", "--data", "/nonexistent", "--no-history"}), "--data /nonexistent: No such file or directory");
+  expect_one_line_error(run_plumb({"check", "--data", "relative/dir", "--no-history"}), "--data relative/dir: give an absolute path");
+}
+
 TEST(BadInput, TimeoutTakesADurationOrBareMilliseconds) {
   const std::string root = test::host_fixture("healthy");
   for (const char* t : {"2s", "1500ms", "3000"}) {
