@@ -38,7 +38,8 @@ std::vector<Finding> judge_busbw(const Facts& f, const Thresholds& th) {
     // the threshold share of that.
     double expected = c.expected > 0 ? std::min(c.expected, c.gbps) : c.gbps;
     double need = expected * frac;
-    double pct = c.gbps > 0 ? 100.0 * *s.large_avg / c.gbps : 0;
+    // The share of what the verdict compares with: what NCCL reaches on the link, not its nominal rate.
+    double pct = expected > 0 ? 100.0 * *s.large_avg / expected : 0;
     std::string path = c.path.empty() ? std::string("intra-node") : c.path;
     x.arg("busbw", fmt_num(*s.large_avg, 1)).arg("ceiling", fmt_num(c.gbps, 1)).arg("link", c.link)
         .arg("formula", c.formula).arg("pct", fmt_num(pct, 0)).arg("need", fmt_num(need, 1))
@@ -117,14 +118,14 @@ void rules_comm_nccl_tests_tables(Tables& t) {
   return std::vector<CatalogEntry>{
     {"l2.comm.allreduce_slow", Layer::L2, Pillar::comm, Section::distributed,
      {"Collective bus bandwidth against the link", "集合通信总线带宽与链路上限"},
-     {{"pass", {"{coll}: busbw {busbw} GB/s is {pct} % of the {link} ceiling {ceiling} GB/s ({formula}; path: {path}); NCCL reaches about {expected} GB/s on it",
-                "{coll}：busbw {busbw} GB/s，为 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}；路径：{path}）；NCCL 在该链路上约可达 {expected} GB/s"}},
-      {"pass_assumed", {"{coll}: busbw {busbw} GB/s is {pct} % of the assumed {link} ceiling {ceiling} GB/s ({formula}; path: {path}; {source})",
-                        "{coll}：busbw {busbw} GB/s，为假定的 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}；路径：{path}；{source}）"}},
-      {"fail", {"{coll}: busbw {busbw} GB/s is only {pct} % of the {link} ceiling {ceiling} GB/s ({formula}; path: {path}); NCCL reaches about {expected} GB/s on it, at least {need} GB/s expected",
-                "{coll}：busbw {busbw} GB/s 仅为 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}；路径：{path}）；NCCL 在该链路上约可达 {expected} GB/s，应不低于 {need} GB/s"}},
-      {"low_assumed", {"{coll}: busbw {busbw} GB/s is {pct} % of the assumed {link} ceiling {ceiling} GB/s ({formula}; path: {path}); below {need} GB/s, but the link is a guess ({source}), so this is no verdict",
-                       "{coll}：busbw {busbw} GB/s，为假定的 {link} 上限 {ceiling} GB/s 的 {pct} %（{formula}；路径：{path}）；低于 {need} GB/s，但链路系推测（{source}），不作判定"}},
+     {{"pass", {"{coll}: busbw {busbw} GB/s is {pct} % of the {expected} GB/s NCCL reaches on {link} (nominal {ceiling} GB/s: {formula}; path: {path}); {need} GB/s or more passes",
+                "{coll}：busbw {busbw} GB/s，为 NCCL 在 {link} 上可达的 {expected} GB/s 的 {pct} %（标称 {ceiling} GB/s：{formula}；路径：{path}）；不低于 {need} GB/s 即通过"}},
+      {"pass_assumed", {"{coll}: busbw {busbw} GB/s is {pct} % of the {expected} GB/s NCCL reaches on the assumed {link} (nominal {ceiling} GB/s: {formula}; path: {path}; {source})",
+                        "{coll}：busbw {busbw} GB/s，为 NCCL 在假定的 {link} 上可达的 {expected} GB/s 的 {pct} %（标称 {ceiling} GB/s：{formula}；路径：{path}；{source}）"}},
+      {"fail", {"{coll}: busbw {busbw} GB/s is only {pct} % of the {expected} GB/s NCCL reaches on {link} (nominal {ceiling} GB/s: {formula}; path: {path}); at least {need} GB/s expected",
+                "{coll}：busbw {busbw} GB/s 仅为 NCCL 在 {link} 上可达的 {expected} GB/s 的 {pct} %（标称 {ceiling} GB/s：{formula}；路径：{path}）；应不低于 {need} GB/s"}},
+      {"low_assumed", {"{coll}: busbw {busbw} GB/s is {pct} % of the {expected} GB/s NCCL reaches on the assumed {link} (nominal {ceiling} GB/s: {formula}; path: {path}); below {need} GB/s, but the link is a guess ({source}), so this is no verdict",
+                       "{coll}：busbw {busbw} GB/s，为 NCCL 在假定的 {link} 上可达的 {expected} GB/s 的 {pct} %（标称 {ceiling} GB/s：{formula}；路径：{path}）；低于 {need} GB/s，但链路系推测（{source}），不作判定"}},
       {"above", {"{coll}: busbw {busbw} GB/s is above the {link} ceiling {ceiling} GB/s ({formula}; path: {path}): the ceiling is unknown or wrong for this run (or NVLS / SHARP in-network reduction is at work); give the real link with --topo-text or --link",
                  "{coll}：busbw {busbw} GB/s 高于 {link} 上限 {ceiling} GB/s（{formula}；路径：{path}）：该上限未知或有误（或 NVLS / SHARP 网内归约在起作用）；请用 --topo-text 或 --link 给出实际链路"}}},
      {"Follow the L3 causes listed for this effect (transport disabled, IB down, GPUs across sockets, wrong topology file); rerun with NCCL_DEBUG=INFO to see the transports chosen",

@@ -137,8 +137,8 @@ TEST(NcclTestsE2E, CorpusLogsJudgedWithNumbers) {
                       host_fixture("noib-2gpu-eth")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("[pass]"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("busbw 72.5 GB/s is 73 % of the NVLink3 x4 ceiling 100 GB/s"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("NCCL reaches about 80 GB/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("busbw 72.5 GB/s is 91 % of the 80 GB/s NCCL reaches on NVLink3 x4 (nominal 100 GB/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("judged against 80 GB/s, what NCCL reaches on the link; nominal ceiling 100 GB/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("'Avg bus bandwidth' 24.361 GB/s"), std::string::npos);
   // The same log without the topology: the pair's links are guessed from the GPU model, so a warning
   // that names the guess and the options, never a fail.
@@ -146,25 +146,25 @@ TEST(NcclTestsE2E, CorpusLogsJudgedWithNumbers) {
                           "--root", host_fixture("noib-2gpu-eth")});
   EXPECT_EQ(blind.exit_code, 0) << blind.out;
   EXPECT_EQ(blind.out.find("[FAIL]"), std::string::npos) << blind.out;
-  EXPECT_NE(blind.out.find("assumed NVLink3 x12 ceiling 300 GB/s"), std::string::npos) << blind.out;
+  EXPECT_NE(blind.out.find("NCCL reaches on the assumed NVLink3 x12 (nominal 300 GB/s"), std::string::npos) << blind.out;
   EXPECT_NE(blind.out.find("--topo-text"), std::string::npos) << blind.out;
   auto gb = run_plumb({"nccl-tests", fixture("comm/nccl-tests/oci-gb300-nvl72-1node-4gpu-all_reduce_perf-truncated.txt"), "--root",
                        host_fixture("noib-2gpu-eth")});
   EXPECT_EQ(gb.exit_code, 0) << gb.out;
-  EXPECT_NE(gb.out.find("busbw 683.2 GB/s is 76 % of the assumed NVLink5 x18 ceiling 900 GB/s"), std::string::npos) << gb.out;
+  EXPECT_NE(gb.out.find("busbw 683.2 GB/s is 95 % of the 720 GB/s NCCL reaches on the assumed NVLink5 x18 (nominal 900 GB/s"), std::string::npos) << gb.out;
   // 32 nodes of one multi-node NVLink system: hosts counted past the elided rank list, judged
   // against the NVLink domain at no more than 100 %.
   auto big = run_plumb({"nccl-tests", fixture("comm/nccl-tests/oci-gb300-nvl72-32node-128gpu-all_reduce_perf-ranks-elided.txt"),
                         "--root", host_fixture("noib-2gpu-eth")});
   EXPECT_EQ(big.exit_code, 0) << big.out;
   EXPECT_NE(big.out.find("128 ranks on 32 hosts"), std::string::npos) << big.out;
-  EXPECT_NE(big.out.find("80 % of the assumed NVLink5 x18 ceiling 900 GB/s"), std::string::npos) << big.out;
+  EXPECT_NE(big.out.find("101 % of the 720 GB/s NCCL reaches on the assumed NVLink5 x18 (nominal 900 GB/s"), std::string::npos) << big.out;
   EXPECT_NE(big.out.find("path: NVLink domain"), std::string::npos) << big.out;
   // A link the user gives is no guess: the blind-full-mesh figure then fails the pair.
   auto slow = run_plumb({"nccl-tests", fixture("comm/nccl-tests/leonardo-4x-a100-sxm-64gb-sendrecv_perf-nccl-info-interleaved.txt"),
                          "--link", "nvlink3", "--root", host_fixture("noib-2gpu-eth")});
   EXPECT_EQ(slow.exit_code, 1);
-  EXPECT_NE(slow.out.find("only 24 % of the NVLink3 x12 ceiling 300 GB/s"), std::string::npos) << slow.out;
+  EXPECT_NE(slow.out.find("only 30 % of the 240 GB/s NCCL reaches on NVLink3 x12 (nominal 300 GB/s"), std::string::npos) << slow.out;
   // Above the nominal ceiling: a warning that the ceiling is unknown or wrong.
   auto above = run_plumb({"nccl-tests", fixture("comm/nccl-tests/oci-gb300-nvl72-1node-4gpu-all_reduce_perf-truncated.txt"),
                           "--link", "nvlink4x12", "--root", host_fixture("noib-2gpu-eth")});
