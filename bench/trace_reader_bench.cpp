@@ -11,7 +11,6 @@
 
 #include "analyze/trace/reader.h"
 #include "analyze/trace/source.h"
-#include "vendor/isal_api.h"
 
 namespace {
 
@@ -63,25 +62,16 @@ void analyse(benchmark::State& state, const std::string& data) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes * state.iterations()));
 }
 
-// Sets the inflater of the gzip benchmarks (0: zlib, 1: ISA-L); false (and the benchmark skipped
-// with the loader's reason) when ISA-L is asked for and does not load.
-bool use_inflater(benchmark::State& state, std::int64_t which) {
+// Sets the inflater of the gzip benchmarks (0: zlib, 1: ISA-L, linked).
+void use_inflater(benchmark::State& state, std::int64_t which) {
   using plumb::trace::Inflater;
-  if (which == 1) {
-    auto api = plumb::isal_api();
-    if (!api) {
-      state.SkipWithError(api.error().message.c_str());
-      return false;
-    }
-  }
-  plumb::trace::gzip_inflater = which == 0 ? Inflater::zlib : Inflater::isal_if_present;
+  plumb::trace::gzip_inflater = which == 0 ? Inflater::zlib : Inflater::isal;
   state.SetLabel(which == 0 ? "zlib" : "ISA-L");
-  return true;
 }
 
 // Inflating alone, through the reader's gzip source: bytes/s of uncompressed JSON.
 void BM_InflateNccl(benchmark::State& state) {
-  if (!use_inflater(state, state.range(0))) return;
+  use_inflater(state, state.range(0));
   const std::string& gz = trace("hta-a100-sxm4-80gb-train-rank0-nccl.json.gz", false);
   std::string buf(std::size_t{1} << 18, '\0');
   std::uint64_t bytes = 0;
@@ -103,7 +93,7 @@ void BM_InflateNccl(benchmark::State& state) {
 }
 
 void BM_TraceNcclGzip(benchmark::State& state) {
-  if (!use_inflater(state, state.range(1))) return;
+  use_inflater(state, state.range(1));
   analyse(state, trace("hta-a100-sxm4-80gb-train-rank0-nccl.json.gz", false));
 }
 

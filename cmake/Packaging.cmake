@@ -57,16 +57,11 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Depends: from the shared libraries the binaries link (dpkg-shlibdeps, package dpkg-dev), and the
-# two Debian libraries plumb opens at their first use instead of linking (SQLite for the history,
-# Vectorscan for the log scan: src/vendor/sqlite_api.h, hs_api.h), named here as dpkg-shlibdeps
-# cannot see them. The GPU libraries (NVML, CUDA, ONNX Runtime) are opened at run time when
-# present and are no dependency.
+# Depends: from the shared libraries the binaries link (dpkg-shlibdeps, package dpkg-dev), SQLite
+# (libsqlite3-0), Vectorscan (libvectorscan5) and ISA-L (libisal2) among them, each with the
+# minimum version Debian's symbols file gives for the functions plumb calls. The GPU libraries
+# (NVML, CUDA, ONNX Runtime) are opened at run time when present and are no dependency.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libsqlite3-0 (>= 3.30), libvectorscan5")
-# ISA-L inflates gzip traces and logs 3-4 times as fast as zlib, opened at the first gzip read
-# (src/vendor/isal_api.h); without it zlib inflates them: recommended, not required.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libisal2")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/conffiles)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

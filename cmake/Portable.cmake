@@ -1,9 +1,11 @@
 # The portable build (preset portable, docs/packaging.md): a plumb binary whose only run-time
 # requirement is glibc. libstdc++ and libgcc are linked statically, and so is every library plumb
-# links or opens at run time that Debian ships as a static archive (zlib, SQLite, pugixml,
-# Vectorscan). toml++ is compiled in from its headers in every build. simdjson is the one library
-# Debian ships as a shared object alone: its amalgamated source (the upstream release the Debian
-# package is built from, pinned by hash) is compiled in.
+# links that Debian ships as a static archive (zlib, SQLite, pugixml, Vectorscan). toml++ is
+# compiled in from its headers in every build. simdjson Debian ships as a shared object alone: its
+# amalgamated source (the upstream release the Debian package is built from, pinned by hash) is
+# compiled in. ISA-L has no archive either (libisal-dev ships libisal.so alone) and no amalgamated
+# source: the portable build leaves it out and inflates gzip with zlib, at a third to a quarter of
+# ISA-L's speed (src/analyze/trace/source.cpp, PLUMB_ISAL).
 # The GPU libraries (NVML, CUDA, ONNX Runtime) and TurboJPEG stay loaded at run time with dlopen.
 # Included from cmake/Packaging.cmake, after plumb_obj exists: it swaps plumb_obj's libraries.
 
@@ -20,16 +22,13 @@ plumb_static_archive(PLUMB_Z_A libz.a)
 plumb_static_archive(PLUMB_SQLITE_A libsqlite3.a)
 plumb_static_archive(PLUMB_HS_A libhs.a)
 
-# SQLite and Vectorscan linked in: their function tables (src/vendor/sqlite_api.h, hs_api.h) are
-# filled from the archives instead of the shared objects the Debian build opens at run time.
+# SQLite and Vectorscan from their archives instead of libsqlite3.so.0 and libhs.so.5.
 add_library(plumb_static_hs INTERFACE)
 target_include_directories(plumb_static_hs SYSTEM INTERFACE ${HS_INCLUDE_DIRS})
-target_compile_definitions(plumb_static_hs INTERFACE PLUMB_LINKED_HS=1)
 target_link_libraries(plumb_static_hs INTERFACE ${PLUMB_HS_A} m)
 
 add_library(plumb_static_sqlite INTERFACE)
 target_include_directories(plumb_static_sqlite SYSTEM INTERFACE ${SQLite3_INCLUDE_DIRS})
-target_compile_definitions(plumb_static_sqlite INTERFACE PLUMB_LINKED_SQLITE=1)
 target_link_libraries(plumb_static_sqlite INTERFACE ${PLUMB_SQLITE_A} m ${CMAKE_DL_LIBS} Threads::Threads)
 
 # simdjson 3.0.1: the orig tarball of Debian 12's libsimdjson-dev. PLUMB_SIMDJSON_TARBALL names a
@@ -68,13 +67,14 @@ target_include_directories(plumb_static_simdjson SYSTEM PUBLIC ${simdjson_dir})
 target_compile_definitions(plumb_static_simdjson PUBLIC SIMDJSON_THREADS_ENABLED=1)
 target_link_libraries(plumb_static_simdjson PUBLIC Threads::Threads)
 
-# plumb_obj's libraries, each shared one replaced by its static counterpart.
+# plumb_obj's libraries, each shared one replaced by its static counterpart, and ISA-L left out.
 foreach(prop LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
   get_target_property(libs plumb_obj ${prop})
   list(TRANSFORM libs REPLACE "^ZLIB::ZLIB$" "${PLUMB_Z_A}")
-  list(TRANSFORM libs REPLACE "^plumb_sqlite_api$" plumb_static_sqlite)
+  list(TRANSFORM libs REPLACE "^SQLite::SQLite3$" plumb_static_sqlite)
   list(TRANSFORM libs REPLACE "^pugixml::pugixml$" pugixml::static)
   list(TRANSFORM libs REPLACE "^simdjson::simdjson$" plumb_static_simdjson)
-  list(TRANSFORM libs REPLACE "^plumb_hs_api$" plumb_static_hs)
+  list(TRANSFORM libs REPLACE "^PkgConfig::HS$" plumb_static_hs)
+  list(REMOVE_ITEM libs plumb_isal)
   set_property(TARGET plumb_obj PROPERTY ${prop} ${libs})
 endforeach()

@@ -1,12 +1,13 @@
 // One Hyperscan pass over the logs for every signature of the table (see log_scan.h).
 #include "analyze/log_scan.h"
 
+#include <hs.h>
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
 #include "analyze/log_values.h"
-#include "vendor/hs_api.h"
 
 namespace plumb {
 
@@ -14,13 +15,12 @@ struct LogScanner::Impl {
   std::vector<LogSignature> table;
   std::vector<std::size_t> pattern_sig;  // Hyperscan id -> signature index
   std::vector<LogValuePatterns> values;  // per signature
-  const HsApi* hs = nullptr;  // set before db and scratch
   hs_database_t* db = nullptr;
   hs_scratch_t* scratch = nullptr;
   std::vector<std::uint64_t> last_line;  // per signature: the last line counted in this file
   ~Impl() {
-    if (scratch != nullptr) hs->free_scratch(scratch);
-    if (db != nullptr) hs->free_database(db);
+    if (scratch != nullptr) hs_free_scratch(scratch);
+    if (db != nullptr) hs_free_database(db);
   }
 };
 
@@ -102,10 +102,7 @@ LogScanner::LogScanner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LogScanner::~LogScanner() = default;
 
 Result<std::shared_ptr<LogScanner>> LogScanner::create(const std::vector<LogSignature>& table) {
-  auto hs = hs_api();
-  if (!hs) return hs.error();
   auto impl = std::make_unique<Impl>();
-  impl->hs = *hs;
   impl->table = table;
   std::vector<const char*> exprs;
   std::vector<unsigned> flags, ids;
@@ -126,15 +123,15 @@ Result<std::shared_ptr<LogScanner>> LogScanner::create(const std::vector<LogSign
   }
   if (exprs.empty()) return make_error(ErrorKind::internal, "no log signatures to match");
   hs_compile_error_t* err = nullptr;
-  if (impl->hs->compile_multi(exprs.data(), flags.data(), ids.data(), static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr,
+  if (hs_compile_multi(exprs.data(), flags.data(), ids.data(), static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr,
                        &impl->db, &err) != HS_SUCCESS) {
     std::string msg = err != nullptr && err->message != nullptr ? err->message : "compile failed";
     int at = err != nullptr ? err->expression : -1;
-    impl->hs->free_compile_error(err);
+    hs_free_compile_error(err);
     std::string which = at >= 0 && static_cast<std::size_t>(at) < exprs.size() ? exprs[static_cast<std::size_t>(at)] : "?";
     return make_error(ErrorKind::internal, "log pattern " + which + ": " + msg);
   }
-  if (impl->hs->alloc_scratch(impl->db, &impl->scratch) != HS_SUCCESS) {
+  if (hs_alloc_scratch(impl->db, &impl->scratch) != HS_SUCCESS) {
     return make_error(ErrorKind::internal, "Hyperscan scratch allocation failed");
   }
   return std::shared_ptr<LogScanner>(new LogScanner(std::move(impl)));
@@ -161,7 +158,7 @@ Result<bool> LogScanner::scan(LogReader& reader, LogScan& into, const std::funct
       block = cleaned;
     }
     BlockState st{&impl, &into, &into.files.back(), block, line_base};
-    if (impl.hs->scan(impl.db, block.data(), static_cast<unsigned>(block.size()), 0, impl.scratch, on_match, &st) != HS_SUCCESS) {
+    if (hs_scan(impl.db, block.data(), static_cast<unsigned>(block.size()), 0, impl.scratch, on_match, &st) != HS_SUCCESS) {
       return make_error(ErrorKind::internal, reader.name() + ": Hyperscan scan failed");
     }
     std::uint64_t nl = st.cur_line + count_newlines(block.data() + st.cur_pos, block.data() + block.size());

@@ -1,6 +1,7 @@
 // SQLite history: schema, one-transaction inserts, queries for history/compare/baseline.
 #include "store/history.h"
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -14,18 +15,10 @@
 #include "core/host_root.h"
 #include "core/json.h"
 #include "store/baseline_file.h"
-#include "vendor/sqlite_api.h"
 
 namespace plumb {
 
 namespace {
-
-// SQLite's functions (vendor/sqlite_api.h): HistoryDb::open loads them before anything else runs,
-// so the first call here finds them loaded.
-const SqliteApi& sq() {
-  static const SqliteApi& api = *sqlite_api().value();
-  return api;
-}
 
 constexpr int kSchemaVersion = 1;
 
@@ -55,30 +48,30 @@ CREATE TABLE IF NOT EXISTS baseline(slot TEXT PRIMARY KEY, run_id INTEGER NOT NU
 // A prepared statement that finalises itself.
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) { rc_ = sq().prepare_v2(db, sql, -1, &s_, nullptr); }
-  ~Stmt() { sq().finalize(s_); }
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~Stmt() { sqlite3_finalize(s_); }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
   [[nodiscard]] bool ok() const { return rc_ == SQLITE_OK; }
   Stmt& bind(int i, const std::string& v) {
-    sq().bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
   }
   Stmt& bind(int i, std::int64_t v) {
-    sq().bind_int64(s_, i, v);
+    sqlite3_bind_int64(s_, i, v);
     return *this;
   }
   Stmt& bind(int i, double v) {
-    sq().bind_double(s_, i, v);
+    sqlite3_bind_double(s_, i, v);
     return *this;
   }
-  int step() { return sq().step(s_); }
+  int step() { return sqlite3_step(s_); }
   std::string text(int c) {
-    const unsigned char* t = sq().column_text(s_, c);
+    const unsigned char* t = sqlite3_column_text(s_, c);
     return t == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(t));
   }
-  std::int64_t i64(int c) { return sq().column_int64(s_, c); }
-  double dbl(int c) { return sq().column_double(s_, c); }
+  std::int64_t i64(int c) { return sqlite3_column_int64(s_, c); }
+  double dbl(int c) { return sqlite3_column_double(s_, c); }
 
  private:
   sqlite3_stmt* s_ = nullptr;
@@ -143,8 +136,8 @@ std::vector<BenchMetric> metrics_of(const Facts& facts) {
 }
 
 Error HistoryDb::sql_error(const std::string& what) const {
-  int code = sq().errcode(db_);
-  std::string msg = sq().errmsg(db_);
+  int code = sqlite3_errcode(db_);
+  std::string msg = sqlite3_errmsg(db_);
   ErrorKind k = ErrorKind::io;
   if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
     msg = "not a usable plumb history database (" + msg + "); move it away or use --db PATH";
@@ -159,15 +152,14 @@ Error HistoryDb::sql_error(const std::string& what) const {
 
 Result<bool> HistoryDb::exec(const std::string& sql) {
   char* err = nullptr;
-  if (sq().exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    sq().free(err);
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    sqlite3_free(err);
     return sql_error("query failed");
   }
   return true;
 }
 
 Result<std::unique_ptr<HistoryDb>> HistoryDb::open(const std::string& path, bool create) {
-  if (auto api = sqlite_api(); !api) return make_error(api.error().kind, "history database " + path + ": " + api.error().message);
   if (create) {
     auto slash = path.find_last_of('/');
     if (slash != std::string::npos && slash > 0) {
@@ -180,13 +172,13 @@ Result<std::unique_ptr<HistoryDb>> HistoryDb::open(const std::string& path, bool
   }
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
-  int rc = sq().open_v2(path.c_str(), &raw, flags, nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   std::unique_ptr<HistoryDb> db(new HistoryDb(raw, path));
   if (rc != SQLITE_OK) {
-    std::string msg = raw != nullptr ? sq().errmsg(raw) : "out of memory";
+    std::string msg = raw != nullptr ? sqlite3_errmsg(raw) : "out of memory";
     return make_error(ErrorKind::io, "history database " + path + ": cannot open: " + msg);
   }
-  sq().busy_timeout(raw, 5000);  // several plumb runs may record at once
+  sqlite3_busy_timeout(raw, 5000);  // several plumb runs may record at once
   if (auto r = db->exec("PRAGMA foreign_keys = ON"); !r) return r.error();
   // Write-ahead log with NORMAL syncing (SQLite's documented pairing, sqlite.org/wal.html and
   // pragma.html#pragma_synchronous): a commit appends to the log without an fsync, so recording a
@@ -202,7 +194,7 @@ Result<std::unique_ptr<HistoryDb>> HistoryDb::open(const std::string& path, bool
   // The copy happens here instead, when the log has grown past kWalCheckpointBytes (about twenty
   // checks): `plumb check` opens the database on its own thread while its collectors run.
   // SQLite's own checkpoint at 1000 log pages remains the backstop.
-  (void)sq().db_config(raw, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  (void)sqlite3_db_config(raw, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   if (struct stat wal {}; ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > kWalCheckpointBytes) {
     (void)db->exec("PRAGMA wal_checkpoint(TRUNCATE)");  // busy (another plumb writing): next time
   }
@@ -239,7 +231,7 @@ Result<std::unique_ptr<HistoryDb>> HistoryDb::open(const std::string& path, bool
   return db;
 }
 
-HistoryDb::~HistoryDb() { sq().close_v2(db_); }
+HistoryDb::~HistoryDb() { sqlite3_close_v2(db_); }
 
 namespace {
 Result<bool> insert_metrics(sqlite3* db, std::int64_t run, const std::vector<BenchMetric>& ms) {
@@ -258,7 +250,7 @@ Result<bool> insert_metrics(sqlite3* db, std::int64_t run, const std::vector<Ben
 }  // namespace
 
 Result<std::int64_t> HistoryDb::finish_run(bool inserted, const std::vector<BenchMetric>& metrics, const std::string& what) {
-  std::int64_t id = inserted ? sq().last_insert_rowid(db_) : 0;
+  std::int64_t id = inserted ? sqlite3_last_insert_rowid(db_) : 0;
   bool ok = inserted && insert_metrics(db_, id, metrics).ok();
   if (!ok) {
     Error e = sql_error(what);

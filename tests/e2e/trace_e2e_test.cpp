@@ -114,7 +114,7 @@ TEST(TraceE2E, TimingsTableOnStderr) {
   auto zh = test::run_plumb({"trace", file, "--timings", "--lang", "zh"});
   EXPECT_NE(zh.err.find("追踪文件耗时"), std::string::npos) << zh.err;
   EXPECT_NE(zh.err.find("分析"), std::string::npos) << zh.err;
-  // A gzip file says which library inflated it: ISA-L, which the build's libisal-dev brings.
+  // A gzip file says which library inflated it: ISA-L, which this build links.
   auto gz = test::run_plumb({"trace", traces("corpus/hta-a100-triton-kernels.json.gz"), "--timings", "--threads", "1"});
   EXPECT_NE(gz.err.find("  read, inflated by ISA-L  "), std::string::npos) << gz.err;
   EXPECT_NE(timed.err.find("  read  "), std::string::npos) << "a plain file is read, not inflated";

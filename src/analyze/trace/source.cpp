@@ -2,6 +2,9 @@
 #include "analyze/trace/source.h"
 
 #include <fcntl.h>
+#ifdef PLUMB_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -18,7 +21,6 @@
 #include <vector>
 
 #include "core/host_root.h"
-#include "vendor/isal_api.h"
 
 namespace plumb::trace {
 
@@ -182,7 +184,32 @@ class GzipSource : public GzipInput {
   bool ok_ = false;
 };
 
-// The same stream inflated by ISA-L (vendor/isal_api.h): the same bytes, the same members, and an
+#ifdef PLUMB_ISAL
+// What an isal_inflate return code means, in zlib's words where zlib has them ("invalid distance
+// too far back"), so an error reads the same whichever library inflated.
+std::string isal_inflate_error(int rc) {
+  // The codes of isa-l/igzip_lib.h (2.30), worded as zlib's inflate.c words the same faults.
+  switch (rc) {
+    case ISAL_INVALID_BLOCK:
+      return "invalid block type or lengths";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid code";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER:
+      return "incorrect header check";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "incorrect data check";
+    case ISAL_NEED_DICT:
+      return "needs a preset dictionary";
+    default:
+      return "ISA-L inflate error " + std::to_string(rc);
+  }
+}
+
+// The same stream inflated by ISA-L (libisal2, linked): the same bytes, the same members, and an
 // error at the same kind of fault (a truncated stream, a data error at a compressed byte offset).
 // Each member's header is read by isal_read_gzip_header, which may stop anywhere in it and go on
 // with the next input; isal_inflate's own header reading needs the whole header in one buffer
@@ -190,11 +217,10 @@ class GzipSource : public GzipInput {
 // data and the trailer (CRC-32 and length, both checked) are then inflated with ISAL_GZIP_NO_HDR_VER.
 class IsalGzipSource : public GzipInput {
  public:
-  IsalGzipSource(const IsalApi& api, std::unique_ptr<Raw> raw, const std::string& head, std::string name, std::uint64_t size)
-      : GzipInput(std::move(raw), head, std::move(name), size, kCarry), api_(api),
-        st_(std::make_unique_for_overwrite<inflate_state>()) {
-    api_.inflate_init(st_.get());
-    api_.gzip_header_init(&header_);
+  IsalGzipSource(std::unique_ptr<Raw> raw, const std::string& head, std::string name, std::uint64_t size)
+      : GzipInput(std::move(raw), head, std::move(name), size, kCarry), st_(std::make_unique_for_overwrite<inflate_state>()) {
+    isal_inflate_init(st_.get());
+    isal_gzip_header_init(&header_);
     st_->next_in = in_.get();
     st_->avail_in = static_cast<std::uint32_t>(head.size());
   }
@@ -224,7 +250,7 @@ class IsalGzipSource : public GzipInput {
       }
       member_ended_ = false;
       if (in_header_) {
-        const int rc = api_.read_gzip_header(&s, &header_);
+        const int rc = isal_read_gzip_header(&s, &header_);
         if (rc == ISAL_END_INPUT && s.avail_in == 0) continue;  // the header goes on in the next input
         if (rc != ISAL_DECOMP_OK) return data_error(s.avail_in, isal_inflate_error(rc));
         // FLG bits 5-7 are reserved (RFC 1952, 2.3.1): zlib and gzip refuse them, ISA-L does not.
@@ -235,7 +261,7 @@ class IsalGzipSource : public GzipInput {
       }
       const std::uint32_t in_before = s.avail_in, out_before = s.avail_out;
       const auto state_before = s.block_state;
-      const int rc = api_.inflate(&s);
+      const int rc = isal_inflate(&s);
       if (rc != ISAL_DECOMP_OK) return data_error(s.avail_in, isal_inflate_error(rc));
       stalled_ = s.avail_in == in_before && s.avail_out == out_before && s.block_state == state_before;
       // With input left, a call that takes none, writes none and moves on to no other state would be
@@ -264,8 +290,8 @@ class IsalGzipSource : public GzipInput {
     const std::uint32_t avail_in = s.avail_in + static_cast<std::uint32_t>(k);
     std::uint8_t* next_out = s.next_out;
     const std::uint32_t avail_out = s.avail_out;
-    api_.inflate_reset(&s);
-    api_.gzip_header_init(&header_);
+    isal_inflate_reset(&s);
+    isal_gzip_header_init(&header_);
     s.crc_flag = 0;
     s.total_out = 0;  // distances reach back into this member only, as with zlib (2.30's reset does it too)
     s.next_in = in_.get();
@@ -278,12 +304,12 @@ class IsalGzipSource : public GzipInput {
   }
 
   static constexpr std::size_t kCarry = 8;  // ISA-L's bit buffer: 64 bits
-  const IsalApi& api_;
   std::unique_ptr<inflate_state> st_;
   isal_gzip_header header_{};
   bool in_header_ = true;
   bool stalled_ = false;  // the last inflate call took no input, wrote nothing and did not move on
 };
+#endif  // PLUMB_ISAL
 
 std::unique_ptr<ByteSource> wrap(std::unique_ptr<Raw> raw, const std::string& name, std::uint64_t size,
                                  Result<std::string>& head_or_error) {
@@ -302,9 +328,11 @@ std::unique_ptr<ByteSource> wrap(std::unique_ptr<Raw> raw, const std::string& na
   head.assign(b, got);
   bool gz = got == 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
   if (gz) {
-    if (gzip_inflater.load(std::memory_order_relaxed) == Inflater::isal_if_present) {
-      if (auto api = isal_api()) return std::make_unique<IsalGzipSource>(**api, std::move(raw), head, name, size);
+#ifdef PLUMB_ISAL
+    if (gzip_inflater.load(std::memory_order_relaxed) == Inflater::isal) {
+      return std::make_unique<IsalGzipSource>(std::move(raw), head, name, size);
     }
+#endif
     return std::make_unique<GzipSource>(std::move(raw), head, name, size);
   }
   return std::make_unique<PlainSource>(std::move(raw), head, size);

@@ -1,5 +1,5 @@
-// A byte stream over a trace: a plain file, a gzip file (multi-member; inflated by ISA-L where
-// libisal.so.2 loads, else by zlib), or memory. Reads go into the caller's buffer in chunks, so
+// A byte stream over a trace: a plain file, a gzip file (multi-member; inflated by ISA-L in the
+// builds that link it, else by zlib), or memory. Reads go into the caller's buffer in chunks, so
 // memory stays bounded whatever the file size.
 #pragma once
 
@@ -13,10 +13,12 @@
 
 namespace plumb::trace {
 
-// Which library inflates the gzip sources opened from now on: ISA-L when libisal.so.2 loads
-// (vendor/isal_api.h, 3-4 times zlib's speed), else zlib; or zlib always (tests compare the two).
-enum class Inflater { isal_if_present, zlib };
-inline std::atomic<Inflater> gzip_inflater{Inflater::isal_if_present};
+// Which library inflates the gzip sources opened from now on: ISA-L (3-4 times zlib's speed) where
+// the build links it (PLUMB_ISAL: the Debian build, libisal2), else zlib; or zlib always (tests and
+// the trace reader benchmark compare the two). The portable build has no ISA-L (Debian ships no
+// static archive of it): `isal` inflates with zlib there.
+enum class Inflater { isal, zlib };
+inline std::atomic<Inflater> gzip_inflater{Inflater::isal};
 
 class ByteSource {
  public:

@@ -1,4 +1,4 @@
-// gzip traces inflated by ISA-L (vendor/isal_api.h) and by zlib: the same bytes for every real trace
+// gzip traces inflated by ISA-L (linked, libisal2) and by zlib: the same bytes for every real trace
 // of the corpus and for the gzip forms writers produce (several members, header fields, stored
 // blocks, an empty member), read in any size of step; the same verdict on cut and damaged input.
 #include <gtest/gtest.h>
@@ -12,7 +12,6 @@
 
 #include "analyze/trace/reader.h"
 #include "analyze/trace/source.h"
-#include "vendor/isal_api.h"
 #include "../../../test_util.h"
 #include "deflate_util.h"
 
@@ -23,7 +22,7 @@ namespace {
 class UseInflater {
  public:
   explicit UseInflater(Inflater i) { gzip_inflater = i; }
-  ~UseInflater() { gzip_inflater = Inflater::isal_if_present; }
+  ~UseInflater() { gzip_inflater = Inflater::isal; }
   UseInflater(const UseInflater&) = delete;
   UseInflater& operator=(const UseInflater&) = delete;
 };
@@ -86,25 +85,13 @@ std::vector<std::pair<std::string, std::string>> gzip_samples() {
   return v;
 }
 
-TEST(GzipInflate, IsaLoadsWhereThePackageIs) {
-  // libisal-dev (a build dependency, scripts/deps.sh) brings libisal2: every other test of this
-  // file compares the two libraries, so a machine that builds plumb must be able to load it.
-  auto api = isal_api();
-  ASSERT_TRUE(api.ok()) << api.error().message;
-  auto missing = load_isal_api({"libisal-not-here.so.2"});
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().kind, ErrorKind::absent);
-  EXPECT_NE(missing.error().message.find("libisal2"), std::string::npos) << missing.error().message;
-}
-
 TEST(GzipInflate, IsalGivesZlibsBytesInAnyStep) {
-  ASSERT_TRUE(isal_api().ok());
   for (const auto& [what, gz] : gzip_samples()) {
     auto want = inflate_all(gz, Inflater::zlib, 1 << 16);
     ASSERT_TRUE(want.ok()) << what << ": " << want.error().message;
     for (std::size_t step : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{1} << 20}) {
       if (step < 4096 && want->size() > (std::size_t{2} << 20)) continue;  // a byte at a time: the small ones
-      auto got = inflate_all(gz, Inflater::isal_if_present, step);
+      auto got = inflate_all(gz, Inflater::isal, step);
       ASSERT_TRUE(got.ok()) << what << " step " << step << ": " << got.error().message;
       EXPECT_TRUE(*got == *want) << what << " step " << step << ": " << got->size() << " bytes against " << want->size();
     }
@@ -112,7 +99,6 @@ TEST(GzipInflate, IsalGivesZlibsBytesInAnyStep) {
 }
 
 TEST(GzipInflate, CutStreamsAreTruncatedWhicheverLibraryInflates) {
-  ASSERT_TRUE(isal_api().ok());
   const auto all = gzip_samples();
   for (const auto& [what, gz] : all) {
     if (gz.size() > 100000) continue;
@@ -121,7 +107,7 @@ TEST(GzipInflate, CutStreamsAreTruncatedWhicheverLibraryInflates) {
     for (std::size_t cut : cuts) {
       for (std::size_t step : {std::size_t{5}, std::size_t{1} << 16}) {
         auto z = inflate_all(gz.substr(0, cut), Inflater::zlib, step);
-        auto i = inflate_all(gz.substr(0, cut), Inflater::isal_if_present, step);
+        auto i = inflate_all(gz.substr(0, cut), Inflater::isal, step);
         ASSERT_FALSE(z.ok()) << what << " cut at " << cut;
         ASSERT_FALSE(i.ok()) << what << " cut at " << cut;
         EXPECT_EQ(i.error().message, z.error().message) << what << " cut at " << cut << " step " << step;
@@ -131,7 +117,6 @@ TEST(GzipInflate, CutStreamsAreTruncatedWhicheverLibraryInflates) {
 }
 
 TEST(GzipInflate, DamagedStreamsFailWhicheverLibraryInflates) {
-  ASSERT_TRUE(isal_api().ok());
   const auto all = gzip_samples();
   std::mt19937 rng(20261205);
   int both_failed = 0;
@@ -146,7 +131,7 @@ TEST(GzipInflate, DamagedStreamsFailWhicheverLibraryInflates) {
       std::uniform_int_distribution<std::size_t> at(bad.size() / 4, bad.size() - 1);
       for (int k = 0; k < 1 + n % 3; ++k) bad[at(rng)] ^= static_cast<char>(1 + rng() % 255);
       auto z = inflate_all(bad, Inflater::zlib, 1 << 16);
-      auto i = inflate_all(bad, Inflater::isal_if_present, 1 << 16);
+      auto i = inflate_all(bad, Inflater::isal, 1 << 16);
       ASSERT_EQ(z.ok(), i.ok()) << what << " edit " << n << ": zlib " << (z ? "read it" : z.error().message)
                                 << ", ISA-L " << (i ? "read it" : i.error().message);
       if (z.ok()) {
@@ -203,13 +188,12 @@ Result<std::string> inflate_from_pipe(const std::string& gz, Inflater with, unsi
 }
 
 TEST(GzipInflate, InputInSmallPiecesReadsTheSame) {
-  ASSERT_TRUE(isal_api().ok());
   for (const auto& [what, gz] : gzip_samples()) {
     if (gz.size() > 20000) continue;
     auto want = inflate_all(gz, Inflater::zlib, 1 << 16);
     ASSERT_TRUE(want.ok());
     for (unsigned seed = 1; seed <= 3; ++seed) {
-      auto got = inflate_from_pipe(gz, Inflater::isal_if_present, seed);
+      auto got = inflate_from_pipe(gz, Inflater::isal, seed);
       ASSERT_TRUE(got.ok()) << what << ": " << got.error().message;
       EXPECT_TRUE(*got == *want) << what << " seed " << seed;
     }
@@ -220,7 +204,6 @@ TEST(GzipInflate, InputInSmallPiecesReadsTheSame) {
 // than deflate, a header CRC that does not match; and the bytes after the last member must be
 // another member.
 TEST(GzipInflate, OddHeadersAndTrailingBytes) {
-  ASSERT_TRUE(isal_api().ok());
   const std::string text = R"({"traceEvents": []})";
   const std::string good = gzip_with(text);
   auto with_byte = [&](std::size_t at, char v) {
@@ -249,7 +232,7 @@ TEST(GzipInflate, OddHeadersAndTrailingBytes) {
   };
   for (const auto& c : cases) {
     auto z = inflate_all(c.gz, Inflater::zlib, 1 << 16);
-    auto i = inflate_all(c.gz, Inflater::isal_if_present, 1 << 16);
+    auto i = inflate_all(c.gz, Inflater::isal, 1 << 16);
     EXPECT_EQ(z.ok(), c.ok) << c.what << ": zlib " << (z ? "read it" : z.error().message);
     EXPECT_EQ(i.ok(), c.ok) << c.what << ": ISA-L " << (i ? "read it" : i.error().message);
     if (z.ok() && i.ok()) {
@@ -273,11 +256,11 @@ TEST(GzipInflate, TimingsNameTheInflater) {
     auto files = t.files();
     return files.size() == 1 ? files[0].inflater : std::string("no timing");
   };
-  EXPECT_EQ(inflater_of(*gz, Inflater::isal_if_present, 1), "ISA-L");
-  EXPECT_EQ(inflater_of(*gz, Inflater::isal_if_present, 2), "ISA-L");  // on a second thread, read ahead
+  EXPECT_EQ(inflater_of(*gz, Inflater::isal, 1), "ISA-L");
+  EXPECT_EQ(inflater_of(*gz, Inflater::isal, 2), "ISA-L");  // on a second thread, read ahead
   EXPECT_EQ(inflater_of(*gz, Inflater::zlib, 1), "zlib");
   const std::string plain = inflate_all(*gz, Inflater::zlib, 1 << 16).value();
-  EXPECT_EQ(inflater_of(plain, Inflater::isal_if_present, 1), "");
+  EXPECT_EQ(inflater_of(plain, Inflater::isal, 1), "");
 }
 
 TEST(GzipInflate, TheReaderGivesTheSameTraceEitherWay) {
