@@ -34,6 +34,7 @@ void report_phrases_zh_tables(Tables& t) {
     {"{lib} not found: no NVIDIA driver installed", "未找到 {lib}：未安装 NVIDIA 驱动"},
     {"{lib} not found: no NVIDIA driver installed ({why})", "未找到 {lib}：未安装 NVIDIA 驱动（{why}）"},
     {"not found", "未找到"},
+    {"settings that differ", "不同的设置"},
     {"none found", "未找到"},
     {"not collected", "未采集"},
     {"(not collected)", "（未采集）"},

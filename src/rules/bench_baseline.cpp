@@ -2,6 +2,9 @@
 // regressed metric ("+32.4 %: the infrastructure is the suspect, look here"), one summary when
 // all are within bounds, and the environment differences that could explain a change.
 
+#include <algorithm>
+#include <map>
+
 #include "bench/compare.h"
 #include "core/catalog.h"
 #include "core/registry.h"
@@ -24,6 +27,28 @@ std::vector<BenchMetric> current_metrics(const Facts& f) {
 }
 
 
+// The benchmark that measured each metric of this run ("membw.copy.all" -> "membw").
+std::map<std::string, std::string> bench_of_metrics(const Facts& f) {
+  std::map<std::string, std::string> out;
+  for (const auto& r : f.bench.results) {
+    for (const auto& m : r.metrics) out[m.name] = r.bench;
+  }
+  return out;
+}
+
+// The settings of `bench` that differ from the baseline's ("size 64 MiB -> 256 MiB"): numbers
+// measured with other settings are not compared. A setting the baseline does not record (one
+// written by an older plumb, or by hand) is not known to differ.
+std::string setting_changes(const std::vector<EnvDiff>& diffs, const std::string& bench) {
+  const std::string prefix = "setting." + bench + ".";
+  std::string out;
+  for (const auto& d : diffs) {
+    if (d.key.rfind(prefix, 0) != 0 || d.baseline == "-" || d.current == "-") continue;
+    out += (out.empty() ? "" : ", ") + d.key.substr(prefix.size()) + " " + d.baseline + " -> " + d.current;
+  }
+  return out;
+}
+
 std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
   const std::string id = "l2.baseline.regression";
   auto cur = current_metrics(f);
@@ -35,10 +60,22 @@ std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
   CompareLimits lim{th.get("baseline.warn_pct"), th.get("baseline.fail_pct")};
   const std::vector<MetricRuns>* earlier = f.bench.earlier.has() ? &*f.bench.earlier : nullptr;
   auto rows = compare_metrics(b.metrics, cur, lim, earlier);
+  const auto diffs = environment_diff(b.environment, run_environment(f));
+  const auto benches = bench_of_metrics(f);
   std::vector<Finding> out;
+  std::map<std::string, std::pair<std::vector<std::string>, std::string>> not_comparable;
   int compared = 0;
   for (const auto& r : rows) {
     if (r.verdict == Verdict::only_baseline || r.verdict == Verdict::only_current) continue;
+    auto bench = benches.find(r.metric);
+    std::string changed = bench == benches.end() ? std::string() : setting_changes(diffs, bench->second);
+    if (!changed.empty()) {
+      // Not like for like: no verdict, whatever the numbers say; one note per benchmark.
+      auto& [metrics, settings] = not_comparable[bench->second];
+      metrics.push_back(r.metric);
+      settings = changed;
+      continue;
+    }
     ++compared;
     if (r.verdict != Verdict::warn && r.verdict != Verdict::fail) continue;
     Finding x;
@@ -58,17 +95,33 @@ std::vector<Finding> regression(const Facts& f, const Thresholds& th) {
       x.add("earlier runs on this host", medians_text(e->medians, r.unit) + " (spread " + fmt_num(r.drift_pct, 1) + " %)",
             f.bench.earlier.source + ", runs " + run_ids_text(e->run_ids));
     }
+    // A change within the machine's own drift or the samples' scatter proves nothing: inconclusive,
+    // a note that says so, never a warning or failure that blames the infrastructure.
     if (r.within_drift) {
       x.variant = "drift";
+      x.status = Status::info;
       x.arg("drift", fmt_num(r.drift_pct, 1)).arg("runs", std::to_string(r.drift_runs));
     } else if (r.within_noise) {
       x.variant = "noisy";
+      x.status = Status::info;
       x.arg("noise", fmt_num(r.noise_pct, 1));
     }
     x.threshold = "worse by <= " + fmt_num(lim.warn_pct, 0) + " % (warn), <= " + fmt_num(lim.fail_pct, 0) + " % (fail)";
     out.push_back(x);
   }
-  if (out.empty()) {
+  const bool none_judged = out.empty();
+  for (const auto& [bench, what] : not_comparable) {
+    Finding x;
+    x.id = id;
+    x.subject = bench;
+    x.status = Status::info;
+    x.variant = "not_comparable";
+    x.arg("bench", bench).arg("metrics", join(what.first, ", ")).arg("settings", what.second).arg("origin", b.origin);
+    x.add("settings that differ", what.second, b.origin);
+    out.push_back(x);
+  }
+  if (none_judged) {
+    if (compared == 0 && !out.empty()) return out;
     if (compared == 0) return {skipped(id, "no metric in common with the baseline (" + b.origin + ")")};
     Finding x;
     x.id = id;

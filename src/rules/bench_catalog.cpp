@@ -115,6 +115,8 @@ void rules_bench_catalog_tables(Tables& t) {
                    "{metric}：基线 {baseline} {unit}，当前 {current} {unit}，{change}：基础架构是嫌疑对象，请排查：{pointers_zh}（plumb check：{checks}）"}},
          {"drift", {"{metric}: baseline {baseline} {unit}, now {current} {unit} ({change}), within the {drift} % this metric moved between the last {runs} runs on this host: rerun before blaming the infrastructure; then look here: {pointers_en} (plumb check: {checks})",
                     "{metric}：基线 {baseline} {unit}，当前 {current} {unit}（{change}），未超出该指标在本机最近 {runs} 次运行之间 {drift}% 的漂移：先重跑确认，再排查：{pointers_zh}（plumb check：{checks}）"}},
+         {"not_comparable", {"{bench} ({metrics}): not comparable with the baseline ({origin}): measured with other settings ({settings}); take a baseline with these settings, or rerun with the baseline's",
+                             "{bench}（{metrics}）：与基线（{origin}）不可比：测量设置不同（{settings}）；请用当前设置重新建立基线，或按基线的设置重跑"}},
          {"noisy", {"{metric}: baseline {baseline} {unit}, now {current} {unit} ({change}), but the samples scatter by {noise} %: rerun before blaming the infrastructure; then look here: {pointers_en} (plumb check: {checks})",
                     "{metric}：基线 {baseline} {unit}，当前 {current} {unit}（{change}），但样本离散达 {noise}%：先重跑确认，再排查：{pointers_zh}（plumb check：{checks}）"}}},
         {"look at the environment differences below, then run plumb check on this machine; fix what it finds and compare again",

@@ -71,6 +71,27 @@ TEST_F(BenchE2e, MembwRunsRecordsAndPrintsJson) {
   EXPECT_NE(h.out.find("bench membw"), std::string::npos);
 }
 
+// A baseline measured with other settings is not like for like: a note naming the settings, no
+// verdict, however strict the thresholds (a failure would blame the infrastructure for the size).
+TEST_F(BenchE2e, ABaselineWithOtherSettingsIsNotComparedNotFailed) {
+  ASSERT_EQ(plumb(kTinyMembw).exit_code, 0);
+  ASSERT_EQ(plumb({"baseline", "set", "1"}).exit_code, 0);
+  ASSERT_EQ(plumb({"bench", "membw", "--size", "2M", "--samples", "2", "--threads", "2"}).exit_code, 0);
+  auto cmp = plumb({"compare", "--warn-pct", "0", "--fail-pct", "0", "--format", "json"});
+  EXPECT_EQ(cmp.exit_code, 0) << cmp.out << cmp.err;
+  json j = json::parse(cmp.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << cmp.out;
+  int notes = 0;
+  for (const auto& f : j["findings"]) {
+    if (f["id"] != "l2.baseline.regression") continue;
+    EXPECT_EQ(f["status"], "info") << f.dump();
+    EXPECT_EQ(f["variant"], "not_comparable") << f.dump();
+    EXPECT_NE(f["message"].get<std::string>().find("measured with other settings"), std::string::npos) << f.dump();
+    ++notes;
+  }
+  EXPECT_EQ(notes, 1) << "one note for the benchmark, not one per metric";
+}
+
 TEST_F(BenchE2e, BaselineRoundTripAcrossDatabases) {
   ASSERT_EQ(plumb(kTinyMembw).exit_code, 0);
   ASSERT_EQ(plumb(kTinyMembw).exit_code, 0);

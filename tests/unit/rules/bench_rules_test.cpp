@@ -200,7 +200,7 @@ TEST(BaselineRules, AChangeWithinTheHostsOwnDriftSaysSoAndShowsTheEarlierRuns) {
   auto rows = judge_bench("l2.baseline.regression", f);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].subject, "membw.copy.all");
-  EXPECT_EQ(rows[0].status, Status::warn);
+  EXPECT_EQ(rows[0].status, Status::info) << "within the host's drift: inconclusive, not a warning";
   EXPECT_EQ(rows[0].variant, "drift");
   EXPECT_NE(finding_message(rows[0], Lang::en).find("within the 25 % this metric moved between the last 3 runs on this host"),
             std::string::npos) << finding_message(rows[0], Lang::en);
@@ -209,6 +209,38 @@ TEST(BaselineRules, AChangeWithinTheHostsOwnDriftSaysSoAndShowsTheEarlierRuns) {
   EXPECT_EQ(rows[1].status, Status::fail);
   EXPECT_EQ(rows[1].variant, "");
   EXPECT_NE(finding_message(rows[1], Lang::en).find("the infrastructure is the suspect"), std::string::npos);
+}
+
+// Not like for like: samples that scatter by more than the change, or a baseline measured with
+// other settings, give a note that says why, never a warning or failure.
+TEST(BaselineRules, ScatteredSamplesOrOtherSettingsAreInconclusive) {
+  Facts f;
+  auto noisy = result("membw", {make_metric("membw.copy.all", "GB/s", true, {10, 20, 30})});
+  noisy.params["size"] = "1048576";
+  f.bench.results.push_back(noisy);
+  BaselineFacts b;
+  b.origin = "run 1 (test.db)";
+  b.metrics = {m("membw.copy.all", 31)};
+  b.environment["setting.membw.size"] = "1048576";
+  f.bench.baseline = Fact<BaselineFacts>::of(b, "test.db");
+  auto rows = judge_bench("l2.baseline.regression", f);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].status, Status::info);
+  EXPECT_EQ(rows[0].variant, "noisy");
+  EXPECT_NE(finding_message(rows[0], Lang::en).find("the samples scatter by"), std::string::npos) << finding_message(rows[0], Lang::en);
+
+  b.environment["setting.membw.size"] = "67108864";
+  f.bench.baseline = Fact<BaselineFacts>::of(b, "test.db");
+  auto other = judge_bench("l2.baseline.regression", f);
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].status, Status::info);
+  EXPECT_EQ(other[0].variant, "not_comparable");
+  EXPECT_EQ(other[0].subject, "membw");
+  EXPECT_NE(finding_message(other[0], Lang::en).find("size 67108864 -> 1048576"), std::string::npos) << finding_message(other[0], Lang::en);
+  // A baseline that records no settings is compared as before.
+  b.environment.clear();
+  f.bench.baseline = Fact<BaselineFacts>::of(b, "test.db");
+  EXPECT_EQ(judge_bench("l2.baseline.regression", f)[0].variant, "noisy");
 }
 
 TEST(BaselineRules, RegressionFailsWithThePointersAndPassesWithinBounds) {
