@@ -133,7 +133,7 @@ Result<BenchResult> run_dataload(const Context& ctx, const BenchOptions& o) {
   for (const auto& f : files) total += static_cast<double>(f.size);
   double mean_size = total / static_cast<double>(files.size());
 
-  int cores = static_cast<int>(allowed_cpus().size());
+  int cores = usable_cpus(ctx.root);
   std::vector<int> levels = reader_levels(cores);
   if (o.threads > 0) {  // --threads caps the sweep (tests and small machines)
     levels.erase(std::remove_if(levels.begin(), levels.end(), [&](int l) { return l > o.threads; }), levels.end());

@@ -203,7 +203,7 @@ namespace {
 
 Result<BenchResult> run_membw(const Context& ctx, const BenchOptions& o) {
   BenchResult r;
-  auto cpus = allowed_cpus();
+  auto cpus = affinity_cpus();  // one pinned thread per CPU of the mask
   auto nodes = numa_nodes(ctx.root, cpus);
   int threads = o.threads > 0 ? std::min<int>(o.threads, static_cast<int>(cpus.size())) : static_cast<int>(cpus.size());
   std::uint64_t phys = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));

@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "collect/cgroup.h"
 #include "core/host_root.h"
 #include "core/hostlist.h"
 #include "core/iso_time.h"
@@ -26,10 +27,10 @@ JudgeFn judge_with(const Config& cfg) {
   return [&cfg](const Facts& f) { return judge(f, cfg.thresholds, Selection{}); };
 }
 
-// Runs `work(i)` for i in [0, n) on up to hardware_concurrency threads.
+// Runs `work(i)` for i in [0, n) on up to 8 of the CPUs plumb may use.
 template <typename Work>
 void parallel_for(std::size_t n, Work work) {
-  unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
+  const auto threads = static_cast<unsigned>(std::min(usable_cpus(HostRoot("/")), 8));
   if (n < 2 || threads == 1) {
     for (std::size_t i = 0; i < n; ++i) work(i);
     return;

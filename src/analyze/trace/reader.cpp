@@ -1,20 +1,15 @@
 // One trace file end to end: source -> splitter -> simdjson batches -> records -> breakdown.
 #include "analyze/trace/reader.h"
 
-#include <sched.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -22,7 +17,6 @@
 
 #include "analyze/trace/builder.h"
 #include "analyze/trace/event_parse.h"
-#include "collect/cgroup.h"
 #include "core/background.h"
 
 namespace plumb::trace {
@@ -611,22 +605,6 @@ Result<TraceRank> analyze_compressed(std::unique_ptr<ByteSource> src,
   return analyze_source(*ahead, name, opt);
 }
 
-std::optional<std::uint32_t> quota_cpus(const std::string& dir, bool v2) {
-  std::ifstream in(dir + (v2 ? "/cpu.max" : "/cpu.cfs_quota_us"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.empty()) return std::nullopt;
-  Result<std::optional<double>> q = std::optional<double>{};
-  if (v2) {
-    q = parse_cpu_max(text);
-  } else {
-    std::ifstream pin(dir + "/cpu.cfs_period_us");
-    std::string period((std::istreambuf_iterator<char>(pin)), std::istreambuf_iterator<char>());
-    q = parse_cfs_quota(text, period);
-  }
-  if (!q || !*q) return std::nullopt;
-  return static_cast<std::uint32_t>(std::max(1.0, std::ceil(**q)));
-}
-
 }  // namespace
 
 Result<TraceRank> analyze_trace_file(const std::string& path, const TraceOptions& opt) {
@@ -680,31 +658,6 @@ std::vector<Result<TraceRank>> analyze_trace_files(const std::vector<std::string
   out.reserve(paths.size());
   for (auto& s : slots) out.push_back(std::move(*s));
   return out;
-}
-
-int available_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  int n = 0;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-  if (n <= 0) n = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-  // The cgroup's CPU quota (v2: this cgroup and its parents; v1: the cpu controller's group).
-  std::ifstream in("/proc/self/cgroup");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const auto& m : parse_proc_cgroup(text)) {
-    bool v2 = m.hierarchy == "0" && m.controllers.empty();
-    bool v1cpu = std::find(m.controllers.begin(), m.controllers.end(), "cpu") != m.controllers.end();
-    if (!v2 && !v1cpu) continue;
-    std::string path = m.path;
-    while (true) {
-      std::string dir = v2 ? "/sys/fs/cgroup" + path : "/sys/fs/cgroup/cpu" + path;
-      if (auto q = quota_cpus(dir, v2)) n = std::min(n, static_cast<int>(*q));
-      if (!v2 || path.empty() || path == "/") break;
-      auto slash = path.find_last_of('/');
-      path = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-    }
-  }
-  return std::max(n, 1);
 }
 
 Result<std::vector<std::string>> expand_trace_inputs(const std::vector<std::string>& args) {
