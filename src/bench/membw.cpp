@@ -83,6 +83,7 @@ class Team {
     began_.resize(cpus_.size());
     ended_.resize(cpus_.size());
     // First touch decides the NUMA node of each page: a helper thread pinned to the memory CPU.
+    // The benchmarks start, pin and time their own threads: measured work, not a task group (core/parallel.h).
     std::vector<std::thread> touch;
     for (std::size_t i = 0; i < cpus_.size(); ++i) {
       touch.emplace_back([this, i, mcpu = memory_cpus[i]] {

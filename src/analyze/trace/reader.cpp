@@ -13,11 +13,10 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
-#include <thread>
 
 #include "analyze/trace/builder.h"
 #include "analyze/trace/event_parse.h"
-#include "core/background.h"
+#include "core/parallel.h"
 
 namespace plumb::trace {
 
@@ -313,10 +312,7 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
   initial.reserve(parts.size());
   for (auto& p : parts) initial.push_back(p.get());
   if (opt.timings != nullptr) c.timing.cut_ms = opt.timings->now_ms();
-  std::vector<std::thread> threads;
-  for (std::size_t k = 1; k < initial.size(); ++k) threads.emplace_back(work, initial[k]);
-  work(initial[0]);
-  for (auto& t : threads) t.join();
+  parallel_for(initial.size(), initial.size(), [&](std::size_t k) { work(initial[k]); });
   if (opt.timings != nullptr) c.timing.read_ms = opt.timings->now_ms();
   return merge_parts(parts, size, opt, c);
 }
@@ -451,7 +447,8 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
   // threads would wait for it, each with a part's buffer.
   constexpr std::size_t kMaxStreamThreads = 8;
   const std::size_t max_threads = std::min<std::size_t>(static_cast<std::size_t>(std::max(opt.threads, 1)), kMaxStreamThreads);
-  std::vector<std::thread> threads;  // under `mu`
+  TaskGroup group;
+  std::size_t reading = 1;  // threads reading parts, this one included: under `mu`
   std::function<void()> work = [&] {
     PartBuffer buf;  // this thread's, for every part it reads
     try {
@@ -459,15 +456,17 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
         Part* part = nullptr;
         bool is_legacy = false;
         TracePartTiming timing;
+        bool another = false;
         {
           std::lock_guard<std::mutex> lock(mu);
           if (opt.timings != nullptr) timing = part_timing_start(*opt.timings, next);
           part = next_part(buf);
           is_legacy = legacy;
-          if (part != nullptr && !end && threads.size() + 1 < max_threads) {
-            threads.emplace_back([&work] { work(); });
-          }
+          another = part != nullptr && !end && reading < max_threads;
+          if (another) ++reading;
         }
+        // Started outside the lock: with no thread to be had, the group runs it here.
+        if (another) group.run([&work] { work(); });
         if (part == nullptr) return;
         read_part_in_place(*part, buf, name, opt, is_legacy);
         if (opt.timings != nullptr) {
@@ -482,13 +481,7 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
   };
   if (opt.timings != nullptr) c.timing.cut_ms = opt.timings->now_ms();
   work();
-  // No thread is started once the last part is made, which this thread has seen.
-  std::vector<std::thread> started;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    started.swap(threads);
-  }
-  for (auto& t : started) t.join();
+  group.wait();  // and the threads those started
   if (failed || parts.empty()) return false;
   if (opt.timings != nullptr) {
     c.timing.read_ms = opt.timings->now_ms();
@@ -639,21 +632,14 @@ std::vector<Result<TraceRank>> analyze_trace_files(const std::vector<std::string
   const std::size_t workers = std::min(threads, paths.size());
   TraceOptions each = opt;
   each.threads = static_cast<int>(std::max<std::size_t>(1, threads / std::max<std::size_t>(workers, 1)));
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < paths.size(); i = next++) {
-      try {
-        slots[i] = analyze_trace_file(paths[i], each);
-      } catch (const std::exception& e) {
-        slots[i] = Result<TraceRank>(make_error(ErrorKind::internal, paths[i] + ": " + e.what()));
-      }
-      if (opt.on_file_done) opt.on_file_done(i);
+  parallel_for(paths.size(), workers, [&](std::size_t i) {
+    try {
+      slots[i] = analyze_trace_file(paths[i], each);
+    } catch (const std::exception& e) {
+      slots[i] = Result<TraceRank>(make_error(ErrorKind::internal, paths[i] + ": " + e.what()));
     }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+    if (opt.on_file_done) opt.on_file_done(i);
+  });
   std::vector<Result<TraceRank>> out;
   out.reserve(paths.size());
   for (auto& s : slots) out.push_back(std::move(*s));
