@@ -12,11 +12,10 @@
 #include "core/facts.h"
 #include "core/finding.h"
 #include "core/i18n.h"
+#include "core/snapshot.h"
 #include "core/version.h"
 
 namespace plumb {
-
-inline constexpr int kSchemaVersion = 1;
 
 struct Report {
   Facts facts;
@@ -143,9 +142,7 @@ struct Funnel {
 };
 Funnel build_funnel(const Report& r);
 
-// JSON document of a report (also the snapshot format read by `plumb report`).
+// JSON document of a report (also the snapshot format, read back by core/snapshot.h).
 std::string render_json_text(const Report& r, const RenderOptions& o);
-// Reads the facts back from a snapshot/JSON report; errors name the problem in one line.
-Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin);
 
 }  // namespace plumb
