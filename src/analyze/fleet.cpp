@@ -8,10 +8,9 @@
 #include <optional>
 #include <set>
 
-#include <simdjson.h>
-
 #include "core/json.h"
 #include "core/knowledge/env_vars.h"
+#include "core/snapshot.h"
 #include "core/subprocess.h"
 #include "core/text.h"
 
@@ -82,44 +81,34 @@ const std::vector<ConsistencyRow>& consistency_table() {
 
 namespace {
 
-using Element = simdjson::dom::element;
-using Kind = simdjson::dom::element_type;
-
 // A member of an object, if there is one.
-std::optional<Element> member(Element e, std::string_view key) {
-  Element out;
-  if (e.type() != Kind::OBJECT || e.get_object()[key].get(out) != simdjson::SUCCESS) return std::nullopt;
-  return out;
+const json* member(const json& e, std::string_view key) {
+  if (!e.is_object()) return nullptr;
+  auto it = e.find(std::string(key));
+  return it == e.end() ? nullptr : &*it;
 }
 
-std::string string_or(Element e, std::string_view key, std::string fallback = {}) {
-  auto m = member(e, key);
-  std::string_view v;
-  if (m && m->get_string().get(v) == simdjson::SUCCESS) return std::string(v);
-  return fallback;
+std::string string_or(const json& e, std::string_view key, std::string fallback = {}) {
+  const json* m = member(e, key);
+  return m != nullptr && m->is_string() ? m->get<std::string>() : fallback;
 }
 
 // A Fact in JSON: {"value": ...} or {"missing": "why"}, with an optional "source".
-bool fact_object(Element e) {
-  if (e.type() != Kind::OBJECT) return false;
+bool fact_object(const json& e) {
+  if (!e.is_object() || e.size() > 3) return false;
   bool shape = false;
-  std::size_t n = 0;
-  for (auto field : e.get_object()) {
-    if (++n > 3) return false;
-    if (field.key == "value" || field.key == "missing") {
+  for (const auto& field : e.items()) {
+    if (field.key() == "value" || field.key() == "missing") {
       shape = true;
-    } else if (field.key != "source") {
+    } else if (field.key() != "source") {
       return false;
     }
   }
   return shape;
 }
 
-// A Fact's value; nullopt for a missing Fact. Anything else is its own value.
-std::optional<Element> unwrap(Element e) {
-  if (!fact_object(e)) return e;
-  return member(e, "value");
-}
+// A Fact's value; null for a missing Fact. Anything else is its own value.
+const json* unwrap(const json& e) { return fact_object(e) ? member(e, "value") : &e; }
 
 std::string number_text(double v) {
   char buf[32];
@@ -129,163 +118,138 @@ std::string number_text(double v) {
   return s;
 }
 
-std::string text_of(Element e) {
+std::string text_of(const json& e) {
   switch (e.type()) {
-    case Kind::STRING: return std::string(e.get_string().value_unsafe());
-    case Kind::BOOL: return e.get_bool().value_unsafe() ? "true" : "false";
-    case Kind::INT64: return std::to_string(e.get_int64().value_unsafe());
-    case Kind::UINT64: return std::to_string(e.get_uint64().value_unsafe());
-    case Kind::DOUBLE: return number_text(e.get_double().value_unsafe());
-    case Kind::NULL_VALUE: return "n/a";
-    default: return simdjson::minify(e);
+    case json::value_t::string: return e.get<std::string>();
+    case json::value_t::boolean: return e.get<bool>() ? "true" : "false";
+    case json::value_t::number_integer: return std::to_string(e.get<std::int64_t>());
+    case json::value_t::number_unsigned: return std::to_string(e.get<std::uint64_t>());
+    case json::value_t::number_float: return number_text(e.get<double>());
+    case json::value_t::null: return "n/a";
+    default: return dump_text(e);
   }
 }
 
-bool is_number(Element e) { return e.type() == Kind::INT64 || e.type() == Kind::UINT64 || e.type() == Kind::DOUBLE; }
-
-double number_of(Element e) {
-  double d = 0;
-  if (e.get_double().get(d) == simdjson::SUCCESS) return d;
-  std::int64_t i = 0;
-  if (e.get_int64().get(i) == simdjson::SUCCESS) return static_cast<double>(i);
-  std::uint64_t u = 0;
-  if (e.get_uint64().get(u) == simdjson::SUCCESS) return static_cast<double>(u);
-  return 0;
-}
-
-std::string transformed(Element e, const std::string& transform) {
-  if (transform == "gib" && is_number(e)) {
-    double gib = number_of(e) / static_cast<double>(1ull << 30);
+std::string transformed(const json& e, const std::string& transform) {
+  if (transform == "gib" && e.is_number()) {
+    double gib = e.get<double>() / static_cast<double>(1ull << 30);
     return fmt_num(std::round(gib), 0) + " GiB";
   }
   return text_of(e);
 }
 
-bool is_scalar(Element e) { return e.type() != Kind::OBJECT && e.type() != Kind::ARRAY; }
-
 // Walks `segs` from `i`; leaves add their text to `out`. A missing Fact adds "n/a".
-void walk(Element e, const std::vector<std::string_view>& segs, std::size_t i, const std::string& transform,
+void walk(const json& e, const std::vector<std::string_view>& segs, std::size_t i, const std::string& transform,
           std::set<std::string>& out) {
-  auto cur = unwrap(e);
-  if (!cur) {
+  const json* cur = unwrap(e);
+  if (cur == nullptr) {
     out.insert("n/a");
     return;
   }
   if (i == segs.size()) {
     if (transform == "count") {
-      if (cur->type() == Kind::ARRAY) out.insert(std::to_string(cur->get_array().size()));
+      if (cur->is_array()) out.insert(std::to_string(cur->size()));
       return;
     }
-    if (cur->type() == Kind::ARRAY) {
-      bool empty = true;
-      for (Element x : cur->get_array()) {
-        empty = false;
-        if (is_scalar(x)) out.insert(transformed(x, transform));
+    if (cur->is_array()) {
+      for (const json& x : *cur) {
+        if (x.is_primitive()) out.insert(transformed(x, transform));
       }
-      if (empty) out.insert("(none)");
+      if (cur->empty()) out.insert("(none)");
       return;
     }
-    if (is_scalar(*cur)) out.insert(transformed(*cur, transform));
+    if (cur->is_primitive()) out.insert(transformed(*cur, transform));
     return;
   }
   std::string_view seg = segs[i];
   bool each = seg.size() > 2 && seg.substr(seg.size() - 2) == "[]";
-  auto next = member(*cur, each ? seg.substr(0, seg.size() - 2) : seg);
-  if (!next) return;
+  const json* next = member(*cur, each ? seg.substr(0, seg.size() - 2) : seg);
+  if (next == nullptr) return;
   if (!each) {
     walk(*next, segs, i + 1, transform, out);
     return;
   }
-  auto arr = unwrap(*next);
-  if (!arr) {
+  const json* arr = unwrap(*next);
+  if (arr == nullptr) {
     out.insert("n/a");
     return;
   }
-  if (arr->type() != Kind::ARRAY) return;
-  bool empty = true;
-  for (Element x : arr->get_array()) {
-    empty = false;
-    walk(x, segs, i + 1, transform, out);
-  }
-  if (empty) out.insert("(none)");
+  if (!arr->is_array()) return;
+  for (const json& x : *arr) walk(x, segs, i + 1, transform, out);
+  if (arr->empty()) out.insert("(none)");
 }
 
-void read_env(Element facts, NodeSnapshot& n) {
+void read_env(const json& facts, NodeSnapshot& n) {
   std::map<std::string, std::string> env;
   // The probe's view, then the NCCL view, then the target process's environ (later wins).
   for (auto path : {std::pair<const char*, const char*>{"framework", "env"}, {"comm", "env"}, {"host", "process"}}) {
-    auto area = member(facts, path.first);
-    auto f = area ? member(*area, path.second) : std::nullopt;
-    if (f && std::string_view(path.second) == "process") f = member(*f, "environ");
-    auto v = f ? member(*f, "value") : std::nullopt;
-    if (!v || v->type() != Kind::OBJECT) continue;
+    const json* area = member(facts, path.first);
+    const json* f = area != nullptr ? member(*area, path.second) : nullptr;
+    if (f != nullptr && std::string_view(path.second) == "process") f = member(*f, "environ");
+    const json* v = f != nullptr ? member(*f, "value") : nullptr;
+    if (v == nullptr || !v->is_object()) continue;
     n.env_known = true;
-    for (auto field : v->get_object()) {
-      std::string name(field.key);
-      std::string_view val;
-      if (field.value.get_string().get(val) == simdjson::SUCCESS && relevant_env_var(name)) env[name] = std::string(val);
+    for (const auto& field : v->items()) {
+      if (field.value().is_string() && relevant_env_var(field.key())) env[field.key()] = field.value().get<std::string>();
     }
   }
   for (const auto& [k, v] : env) n.values["env." + k] = v;
 }
 
-void read_metrics(Element facts, NodeSnapshot& n) {
-  auto bench = member(facts, "bench");
-  auto results = bench ? member(*bench, "results") : std::nullopt;
-  if (!results || results->type() != Kind::ARRAY) return;
-  for (Element r : results->get_array()) {
+void read_metrics(const json& facts, NodeSnapshot& n) {
+  const json* bench = member(facts, "bench");
+  const json* results = bench != nullptr ? member(*bench, "results") : nullptr;
+  if (results == nullptr || !results->is_array()) return;
+  for (const json& r : *results) {
     if (string_or(r, "status") != "ok") continue;
-    auto metrics = member(r, "metrics");
-    if (!metrics || metrics->type() != Kind::ARRAY) continue;
-    for (Element m : metrics->get_array()) {
-      auto median = member(m, "median");
-      if (!median || !is_number(*median)) continue;
+    const json* metrics = member(r, "metrics");
+    if (metrics == nullptr || !metrics->is_array()) continue;
+    for (const json& m : *metrics) {
+      const json* median = member(m, "median");
+      if (median == nullptr || !median->is_number()) continue;
       FleetMetric fm;
       fm.name = string_or(m, "name");
       fm.unit = string_or(m, "unit");
-      bool higher = true;
-      auto h = member(m, "higher_is_better");
-      if (h && h->get_bool().get(higher) != simdjson::SUCCESS) higher = true;
-      fm.higher_is_better = higher;
+      const json* h = member(m, "higher_is_better");
+      fm.higher_is_better = h == nullptr || !h->is_boolean() || h->get<bool>();
       if (fm.name.empty()) continue;
-      fm.samples.push_back({"", number_of(*median)});
+      fm.samples.push_back({"", median->get<double>()});
       n.metrics.push_back(std::move(fm));
     }
   }
 }
 
 // The node's fastest active port: IB ports in state ACTIVE, Ethernet interfaces that are up.
-void read_line_rate(Element facts, NodeSnapshot& n) {
+void read_line_rate(const json& facts, NodeSnapshot& n) {
   double best_gbit = 0, ib_total = 0, eth_best = 0;
   int ib_ports = 0;
   std::string source, eth_source;
-  auto comm = member(facts, "comm");
-  auto ports = [&](const char* key) -> std::optional<Element> {
-    auto f = comm ? member(*comm, key) : std::nullopt;
-    auto v = f ? unwrap(*f) : std::nullopt;
-    if (!v || v->type() != Kind::ARRAY) return std::nullopt;
-    return v;
+  const json* comm = member(facts, "comm");
+  auto ports = [&](const char* key) -> const json* {
+    const json* f = comm != nullptr ? member(*comm, key) : nullptr;
+    const json* v = f != nullptr ? unwrap(*f) : nullptr;
+    return v != nullptr && v->is_array() ? v : nullptr;
   };
-  if (auto ib = ports("ib_ports")) {
-    for (Element p : ib->get_array()) {
-      auto rate = member(p, "rate_gbps");
-      if (!rate || !is_number(*rate) || string_or(p, "state").find("ACTIVE") == std::string::npos) continue;
-      double g = number_of(*rate);
+  if (const json* ib = ports("ib_ports")) {
+    for (const json& p : *ib) {
+      const json* rate = member(p, "rate_gbps");
+      if (rate == nullptr || !rate->is_number() || string_or(p, "state").find("ACTIVE") == std::string::npos) continue;
+      double g = rate->get<double>();
       ib_total += g;
       ++ib_ports;
       if (g > best_gbit) {
         best_gbit = g;
-        auto port = member(p, "port");
-        source = "/sys/class/infiniband/" + string_or(p, "device") + "/ports/" + (port ? text_of(*port) : "1") + "/rate";
+        const json* port = member(p, "port");
+        source = "/sys/class/infiniband/" + string_or(p, "device") + "/ports/" + (port != nullptr ? text_of(*port) : "1") + "/rate";
       }
     }
   }
-  if (auto eth = ports("interfaces")) {
-    for (Element i : eth->get_array()) {
-      auto sp = member(i, "speed_mbps");
-      auto v = sp ? unwrap(*sp) : std::nullopt;
-      if (string_or(i, "operstate") != "up" || !v || !is_number(*v)) continue;
-      double g = number_of(*v) / 1000.0;
+  if (const json* eth = ports("interfaces")) {
+    for (const json& i : *eth) {
+      const json* sp = member(i, "speed_mbps");
+      const json* v = sp != nullptr ? unwrap(*sp) : nullptr;
+      if (string_or(i, "operstate") != "up" || v == nullptr || !v->is_number()) continue;
+      double g = v->get<double>() / 1000.0;
       if (g > eth_best) {
         eth_best = g;
         eth_source = "/sys/class/net/" + string_or(i, "name") + "/speed";
@@ -317,29 +281,25 @@ void count(const Finding& f, NodeSnapshot& n) {
 }
 
 // The node's findings: failing and warning ones kept whole, the rest counted. Without a findings
-// array the facts are judged again (read whole, with the JSON library the Facts types use).
-void read_findings(Element doc, std::string_view text, NodeSnapshot& n, const JudgeFn& judge) {
-  auto findings = member(doc, "findings");
-  if (findings && findings->type() == Kind::ARRAY) {
-    for (Element x : findings->get_array()) {
+// array the facts are judged again.
+void read_findings(const json& doc, NodeSnapshot& n, const JudgeFn& judge) {
+  const json* findings = member(doc, "findings");
+  if (findings != nullptr && findings->is_array()) {
+    for (const json& x : *findings) {
       std::string status = string_or(x, "status");
       if (status == "pass" || status == "info") continue;
       if (status == "skip") {
         ++n.node.skip;
         continue;
       }
-      Finding f = json::parse(simdjson::minify(x)).get<Finding>();  // throws on a malformed finding
+      Finding f = x.get<Finding>();  // throws on a malformed finding
       count(f, n);
       n.findings.push_back(std::move(f));
     }
     return;
   }
   if (!judge) return;
-  auto parsed = parse_outside_json(text);
-  if (!parsed) throw std::invalid_argument(parsed.error().message);
-  const json& whole = *parsed;
-  const json& facts = whole.contains("facts") ? whole["facts"] : whole;
-  for (auto& f : judge(facts.get<Facts>())) {
+  for (auto& f : judge(snapshot_facts(doc).get<Facts>())) {
     count(f, n);
     if (f.status == Status::fail || f.status == Status::warn) n.findings.push_back(std::move(f));
   }
@@ -348,18 +308,13 @@ void read_findings(Element doc, std::string_view text, NodeSnapshot& n, const Ju
 }  // namespace
 
 Result<NodeSnapshot> read_node_snapshot(std::string_view text, const std::string& origin, const JudgeFn& judge) {
-  // simdjson: the library parses at gigabytes per second whatever the build type of plumb, so a
-  // thousand snapshots take well under a second.
-  thread_local simdjson::dom::parser parser;
-  Element doc;
-  if (parser.parse(text.data(), text.size()).get(doc) != simdjson::SUCCESS) return make_error(ErrorKind::invalid, origin + ": not JSON");
-  std::optional<Element> facts = member(doc, "facts");
-  if (!facts && member(doc, "meta")) facts = doc;
-  if (!facts || facts->type() != Kind::OBJECT) return make_error(ErrorKind::invalid, origin + ": not a plumb snapshot (no facts object)");
+  auto doc = read_snapshot(text, origin);
+  if (!doc) return doc.error();
+  const json& facts = snapshot_facts(*doc);
   NodeSnapshot n;
   n.node.origin = origin;
   try {
-    if (auto meta = member(*facts, "meta")) {
+    if (const json* meta = member(facts, "meta")) {
       n.node.host = string_or(*meta, "hostname");
       n.node.started_at = string_or(*meta, "started_at");
       n.node.tool_version = string_or(*meta, "tool_version");
@@ -369,16 +324,16 @@ Result<NodeSnapshot> read_node_snapshot(std::string_view text, const std::string
       if (row.severity == "differs" || starts_with(row.path, "env:")) continue;
       std::vector<std::string_view> segs = split(row.path, '.');
       std::set<std::string> vals;
-      walk(*facts, segs, 0, row.transform, vals);
+      walk(facts, segs, 0, row.transform, vals);
       if (vals.empty()) continue;
       std::string joined;
       for (const auto& v : vals) joined += (joined.empty() ? "" : ", ") + v;
       n.values[row.key] = joined;
     }
-    read_env(*facts, n);
-    read_metrics(*facts, n);
-    read_line_rate(*facts, n);
-    read_findings(doc, text, n, judge);
+    read_env(facts, n);
+    read_metrics(facts, n);
+    read_line_rate(facts, n);
+    read_findings(*doc, n, judge);
   } catch (const std::exception& e) {
     return make_error(ErrorKind::invalid, origin + ": not a plumb snapshot (" + first_line(e.what()) + ")");
   }

@@ -2,8 +2,6 @@
 // NUMA nodes, kernel) plus GPU clocks through NVML when a GPU benchmark runs.
 #include "bench/context.h"
 
-#include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 
@@ -19,22 +17,6 @@ std::optional<double> parse_loadavg(std::string_view text) {
   auto f = split_ws(trim(text));
   if (f.empty()) return std::nullopt;
   return parse_double(f[0]);
-}
-
-std::vector<int> allowed_cpus() {
-  std::vector<int> out;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) out.push_back(c);
-    }
-  }
-  if (out.empty()) {
-    long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-    for (long c = 0; c < std::max(1L, n); ++c) out.push_back(static_cast<int>(c));
-  }
-  return out;
 }
 
 std::vector<std::vector<int>> numa_nodes(const HostRoot& root, const std::vector<int>& allowed) {
@@ -97,7 +79,7 @@ BenchContext read_bench_context(const Context& ctx, bool gpu) {
   const std::string gov_path = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor";
   c.governor = Fact<std::string>::from(ctx.root.read_value(gov_path), gov_path);
   c.load_before = read_load(ctx.root);
-  auto cpus = allowed_cpus();
+  auto cpus = affinity_cpus();
   c.allowed_cpus = Fact<int>::of(static_cast<int>(cpus.size()), "sched_getaffinity");
   auto nodes = numa_nodes(ctx.root, cpus);
   c.numa_nodes = nodes.empty() ? Fact<int>::none("no NUMA information", "/sys/devices/system/node")

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collect/cgroup.h"
 #include "core/context.h"
 #include "core/facts/bench.h"
 
@@ -19,8 +20,6 @@ BenchContext finish_bench_context(const Context& ctx, BenchContext before, bool 
 // Pure parsers of the sources the context reads.
 std::optional<double> parse_loadavg(std::string_view text);        // first field of /proc/loadavg
 
-// CPUs plumb may run on (sched_getaffinity), in ascending order; never empty.
-std::vector<int> allowed_cpus();
 // CPUs of each NUMA node (node directories under /sys/devices/system/node), limited to `allowed`.
 // Empty when the machine exposes no NUMA information (then treat it as one node).
 std::vector<std::vector<int>> numa_nodes(const HostRoot& root, const std::vector<int>& allowed);

@@ -68,6 +68,7 @@ LevelSample run_level(const std::vector<DataFile>& files, int readers, double se
   std::atomic<std::uint64_t> nfiles{0}, nbytes{0}, derr{0}, rerr{0};
   std::atomic<bool> go{false};
   auto end_holder = std::make_shared<std::chrono::steady_clock::time_point>();
+  // Measured concurrency: the benchmark starts and times its own threads, not a task group (core/parallel.h).
   std::vector<std::thread> ts;
   ts.reserve(static_cast<std::size_t>(readers));
   for (int r = 0; r < readers; ++r) {
@@ -153,7 +154,7 @@ Result<BenchResult> run_dataload(const Context& ctx, const BenchOptions& o) {
   for (const auto& f : files) total += static_cast<double>(f.size);
   double mean_size = total / static_cast<double>(files.size());
 
-  int cores = static_cast<int>(allowed_cpus().size());
+  int cores = usable_cpus(ctx.root);
   std::vector<int> levels = reader_levels(cores);
   if (o.threads > 0) {  // --threads caps the sweep (tests and small machines)
     levels.erase(std::remove_if(levels.begin(), levels.end(), [&](int l) { return l > o.threads; }), levels.end());

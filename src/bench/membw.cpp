@@ -83,6 +83,7 @@ class Team {
     began_.resize(cpus_.size());
     ended_.resize(cpus_.size());
     // First touch decides the NUMA node of each page: a helper thread pinned to the memory CPU.
+    // The benchmarks start, pin and time their own threads: measured work, not a task group (core/parallel.h).
     std::vector<std::thread> touch;
     for (std::size_t i = 0; i < cpus_.size(); ++i) {
       touch.emplace_back([this, i, mcpu = memory_cpus[i]] {
@@ -203,7 +204,7 @@ namespace {
 
 Result<BenchResult> run_membw(const Context& ctx, const BenchOptions& o) {
   BenchResult r;
-  auto cpus = allowed_cpus();
+  auto cpus = affinity_cpus();  // one pinned thread per CPU of the mask
   auto nodes = numa_nodes(ctx.root, cpus);
   int threads = o.threads > 0 ? std::min<int>(o.threads, static_cast<int>(cpus.size())) : static_cast<int>(cpus.size());
   std::uint64_t phys = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));

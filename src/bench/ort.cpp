@@ -270,7 +270,7 @@ Result<BenchResult> run_ort(const Context& ctx, const BenchOptions& o) {
     granted = *cg.effective_cpus;
     granted_src = "cgroup (" + cg.effective_cpus.source + ")";
   } else {
-    granted = static_cast<double>(allowed_cpus().size());
+    granted = static_cast<double>(affinity_cpus().size());
     granted_src = "sched_getaffinity";
   }
   auto plan = make_ort_plan(o, granted);

@@ -646,6 +646,7 @@ Result<LoadResult> run_load(const LoadPlan& plan_in) {
     workers.push_back(std::make_unique<Worker>(plan, *target, i, t0, share_cap, share_c));
   }
   {
+    // Measured concurrency: one thread per load worker, not a task group (core/parallel.h).
     std::vector<std::jthread> ts;
     ts.reserve(workers.size());
     for (auto& w : workers) ts.emplace_back([&w] { w->run(); });

@@ -100,7 +100,7 @@ namespace {
 
 Result<BenchResult> run_step(const Context& ctx, const BenchOptions& o) {
   std::string python = !o.python.empty() ? o.python : (!ctx.python.empty() ? ctx.python : "python3");
-  int cpus = static_cast<int>(allowed_cpus().size());
+  int cpus = usable_cpus(ctx.root);
   bool gpu = ctx.root.exists("/proc/driver/nvidia/gpus") || ctx.root.exists("/dev/nvidia0");
   auto sweep = step_sweep(o.workers, cpus, gpu);
   json cfg;

@@ -164,6 +164,7 @@ Sample read_sample(int fd, std::uint64_t size, std::size_t block, int threads, b
   std::atomic<bool> go{false};
   std::atomic<std::uint64_t> bytes{0}, ops{0};
   std::atomic<int> err{0};
+  // Measured concurrency: the benchmark starts and times its own threads, not a task group (core/parallel.h).
   std::vector<std::thread> ts;
   std::uint64_t blocks = std::max<std::uint64_t>(1, size / block);
   std::uint64_t region = std::max<std::uint64_t>(1, blocks / static_cast<std::uint64_t>(threads));

@@ -3,6 +3,9 @@
 // the way from the target's cgroup up to the mount root (Documentation/admin-guide/cgroup-v2.rst).
 #include "collect/cgroup.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -467,10 +470,32 @@ CgroupFacts read_cgroup(const Context& ctx) {
   return cg;
 }
 
-namespace {
+std::vector<int> affinity_cpus() {
+  std::vector<int> out;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) out.push_back(c);
+    }
+  }
+  if (out.empty()) {
+    long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < std::max(1L, n); ++c) out.push_back(static_cast<int>(c));
+  }
+  return out;
+}
 
+int usable_cpus(const HostRoot& root, int affinity) {
+  Context ctx;
+  ctx.root = root;
+  const CgroupFacts cg = read_cgroup(ctx);
+  int n = std::max(affinity, 1);
+  if (cg.cpu_quota_cpus.has()) n = std::min(n, static_cast<int>(std::max(1.0, std::ceil(*cg.cpu_quota_cpus))));
+  return n;
+}
 
-}  // namespace
+int usable_cpus(const HostRoot& root) { return usable_cpus(root, static_cast<int>(affinity_cpus().size())); }
 
 void collect_cgroup_tables(Tables& t) {
   t.add_collector({"collect.cgroup", {"cgroup v1/v2: memory limit, OOM kills, CPU quota, cpuset",

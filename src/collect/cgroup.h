@@ -1,4 +1,5 @@
-// cgroup v1 and v2 of the target process: memory limit, OOM events, CPU quota, cpuset.
+// cgroup v1 and v2 of the target process: memory limit, OOM events, CPU quota, cpuset; and the
+// CPU budget of plumb itself (affinity mask capped by its cgroup CPU quota).
 #pragma once
 
 #include <cstdint>
@@ -38,5 +39,14 @@ Result<std::optional<double>> parse_cfs_quota(std::string_view quota, std::strin
 std::map<std::string, std::uint64_t> parse_flat_keyed(std::string_view text);
 
 CgroupFacts read_cgroup(const Context& ctx);
+
+// The CPU budget, where every thread count of plumb starts (trace reading, fleet snapshot reading,
+// the benchmarks' sweeps). The CPUs plumb may run on (sched_getaffinity; else the online CPUs),
+// ascending, never empty:
+std::vector<int> affinity_cpus();
+// `affinity` CPUs capped by the CPU quota of plumb's cgroup (the cpu_quota_cpus that read_cgroup
+// reads through `root`), rounded up; at least 1. Without `affinity`: this process's mask.
+int usable_cpus(const HostRoot& root, int affinity);
+int usable_cpus(const HostRoot& root);
 
 }  // namespace plumb

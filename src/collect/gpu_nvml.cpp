@@ -486,6 +486,7 @@ GpuFacts read_gpu_facts(const Context& ctx, std::chrono::milliseconds budget) {
   auto progress = std::make_shared<Progress>();
   std::shared_ptr<const NvmlLibrary> keep = *lib;
   // The worker owns shared pointers only, so abandoning it at the deadline is safe.
+  // Detached, not a task group (core/parallel.h): a reader past its deadline is abandoned.
   std::thread([progress, keep]() {
     Reader(*keep, *progress).run();
     std::lock_guard<std::mutex> lock(progress->mu);

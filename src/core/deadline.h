@@ -27,6 +27,7 @@ template <class T, class F>
 std::optional<T> run_with_deadline(F fn, std::chrono::milliseconds deadline) {
   auto promise = std::make_shared<std::promise<T>>();
   std::future<T> result = promise->get_future();
+  // Detached, not a task group (core/parallel.h): work past its deadline is abandoned, never joined.
   std::thread([promise, fn = std::move(fn)]() mutable {
     try {
       promise->set_value(fn());

@@ -1,7 +1,11 @@
-// JSON from outside plumb: the nesting checked before the library parses it (core/json.h).
+// JSON from outside plumb: the nesting checked before the library parses it (core/json.h), and the
+// one snapshot reader on top of it (core/snapshot.h).
 #include "core/json.h"
 
+#include <stdexcept>
 #include <string>
+
+#include "core/snapshot.h"
 
 namespace plumb {
 
@@ -36,6 +40,36 @@ Result<json> parse_outside_json(std::string_view text) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) return make_error(ErrorKind::invalid, "not valid JSON");
   return j;
+}
+
+Result<json> read_snapshot(std::string_view text, const std::string& origin) {
+  auto parsed = parse_outside_json(text);
+  if (!parsed) return make_error(ErrorKind::invalid, origin + ": " + parsed.error().message);
+  const json& doc = *parsed;
+  const bool bare = doc.is_object() && !doc.contains("facts") && doc.contains("meta");
+  if (!doc.is_object() || (!bare && !(doc.contains("facts") && doc.at("facts").is_object()))) {
+    return make_error(ErrorKind::invalid, origin + ": not a plumb snapshot (no \"facts\" object)");
+  }
+  if (doc.contains("schema_version") && doc.at("schema_version") != kSchemaVersion) {
+    // A number is named; anything else (a string of any length, an array) by its type.
+    const json& v = doc.at("schema_version");
+    return make_error(ErrorKind::invalid, origin + ": snapshot schema_version " +
+                                              (v.is_number() ? v.dump() : std::string("of type ") + v.type_name()) +
+                                              " is not " + std::to_string(kSchemaVersion));
+  }
+  return parsed;
+}
+
+const json& snapshot_facts(const json& doc) { return doc.contains("facts") ? doc.at("facts") : doc; }
+
+Result<Facts> facts_from_snapshot(std::string_view text, const std::string& origin) {
+  auto doc = read_snapshot(text, origin);
+  if (!doc) return doc.error();
+  try {
+    return snapshot_facts(*doc).get<Facts>();
+  } catch (const std::exception& e) {
+    return make_error(ErrorKind::invalid, origin + ": malformed facts (" + e.what() + ")");
+  }
 }
 
 }  // namespace plumb

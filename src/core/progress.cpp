@@ -17,6 +17,7 @@ bool ProgressLine::stderr_is_terminal() {
 
 ProgressLine::ProgressLine(std::string label, std::chrono::milliseconds delay, std::function<std::string()> poll)
     : label_(std::move(label)), out_(stderr_is_terminal() ? &unfiltered_stderr() : nullptr), poll_(std::move(poll)) {
+  // The spinner is a loop beside the work, not data-parallel work (core/parallel.h).
   if (out_ != nullptr) thread_ = std::thread([this, delay] { run(delay); });
 }
 

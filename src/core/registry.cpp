@@ -86,6 +86,7 @@ Outcome run_collector_body(const std::function<ApplyFacts(const Context&)>& fn, 
 Started start_collector(const CollectorInfo& c, const Context& ctx) {
   auto promise = std::make_shared<std::promise<Outcome>>();
   Started s{&c, promise->get_future(), Clock::now(), c.deadline.count() > 0 ? c.deadline : ctx.deadline};
+  // Detached, not a task group (core/parallel.h): a collector past its deadline is abandoned, never joined.
   std::thread([promise, fn = c.run, ctx]() { promise->set_value(run_collector_body(fn, ctx)); }).detach();
   return s;
 }

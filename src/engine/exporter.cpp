@@ -104,6 +104,7 @@ int run_exporter(const ExporterOptions& a) {
   sc.started_at = now_iso8601();
   watch::Session session(sc, std::move(gpus), gpu_why);
 
+  // The sampler and checker are loops that run until stopped, not data-parallel work (core/parallel.h).
   std::thread sampler([&] {
     while (!stop.stopped()) {
       auto t0 = std::chrono::steady_clock::now();

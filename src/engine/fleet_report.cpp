@@ -3,15 +3,15 @@
 #include "engine/fleet_report.h"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <set>
-#include <thread>
 
+#include "collect/cgroup.h"
 #include "core/host_root.h"
 #include "core/hostlist.h"
 #include "core/iso_time.h"
 #include "core/knowledge/links.h"
+#include "core/parallel.h"
 #include "core/registry.h"
 #include "core/text.h"
 #include "core/version.h"
@@ -26,23 +26,8 @@ JudgeFn judge_with(const Config& cfg) {
   return [&cfg](const Facts& f) { return judge(f, cfg.thresholds, Selection{}); };
 }
 
-// Runs `work(i)` for i in [0, n) on up to hardware_concurrency threads.
-template <typename Work>
-void parallel_for(std::size_t n, Work work) {
-  unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
-  if (n < 2 || threads == 1) {
-    for (std::size_t i = 0; i < n; ++i) work(i);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads && t < n; ++t) {
-    pool.emplace_back([&] {
-      for (std::size_t i = next++; i < n; i = next++) work(i);
-    });
-  }
-  for (auto& th : pool) th.join();
-}
+// Snapshots are read on up to 8 of the CPUs plumb may use.
+std::size_t reader_threads() { return static_cast<std::size_t>(std::min(usable_cpus(HostRoot("/")), 8)); }
 
 std::string file_stem(const std::string& path) { return fs::path(path).stem().string(); }
 
@@ -70,7 +55,7 @@ Result<std::vector<NodeSnapshot>> read_fleet_files(const std::vector<std::string
   if (files.empty()) return make_error(ErrorKind::invalid, "no snapshots named");
   std::vector<NodeSnapshot> nodes(files.size());
   JudgeFn judge_fn = judge_with(cfg);
-  parallel_for(files.size(), [&](std::size_t i) {
+  parallel_for(files.size(), reader_threads(), [&](std::size_t i) {
     auto text = read_user_file(files[i]);
     if (!text) {
       nodes[i] = missing_node(file_stem(files[i]), files[i], "unreadable snapshot: " + text.error().message);
@@ -87,7 +72,7 @@ Result<std::vector<NodeSnapshot>> read_fleet_files(const std::vector<std::string
 std::vector<NodeSnapshot> read_fleet_inputs(std::vector<FleetInput> inputs, const Config& cfg) {
   std::vector<NodeSnapshot> nodes(inputs.size());
   JudgeFn judge_fn = judge_with(cfg);
-  parallel_for(inputs.size(), [&](std::size_t i) {
+  parallel_for(inputs.size(), reader_threads(), [&](std::size_t i) {
     FleetInput& in = inputs[i];
     if (!in.no_result.empty()) {
       nodes[i] = missing_node(in.host, in.origin, in.no_result);

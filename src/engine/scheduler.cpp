@@ -30,6 +30,7 @@ void start_watchdog(std::chrono::milliseconds budget, bool npd, Lang lang) {
   std::string line = npd ? npd_unknown(fill(tr(lang, "sched.budget_reason"), {{"seconds", seconds}}), lang).line
                          : fill(tr(lang, "sched.budget_spent"), {{"seconds", seconds}});
   line += "\n";
+  // A detached watchdog that ends the process, not data-parallel work (core/parallel.h).
   std::thread([budget, line, npd] {
     std::this_thread::sleep_for(budget);
     auto n = ::write(STDOUT_FILENO, line.data(), line.size());

@@ -17,6 +17,7 @@
 #include "engine/trace.h"
 #include "engine/output.h"
 #include "engine/timings.h"
+#include "collect/cgroup.h"
 #include "collect/memory.h"
 #include "report/progress_text.h"
 #include "core/progress.h"
@@ -74,7 +75,7 @@ int run_trace(const TraceOptions& a) {
   if (!files) throw UsageError(files.error().message);
 
   if (a.threads < 0) throw UsageError("--threads " + std::to_string(a.threads) + ": expected 1 or more (0: every CPU plumb may use)");
-  opt.threads = a.threads > 0 ? a.threads : trace::available_cpus();
+  opt.threads = a.threads > 0 ? a.threads : usable_cpus(HostRoot("/"));
 
   auto start = std::chrono::steady_clock::now();
   std::optional<trace::TraceTimings> timings;

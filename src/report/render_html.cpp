@@ -4,7 +4,6 @@
 // mailed or attached to a ticket and opens the same everywhere. Void elements are self-closed
 // (valid HTML5) so the document is also well-formed XML, which the tests check with pugixml.
 #include <array>
-#include <map>
 #include <set>
 #include <sstream>
 
@@ -150,7 +149,8 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   os << "<h1>" << html_escape(tr(lang, "report.title")) << "</h1>\n<p class=\"meta\">"
      << html_escape(fill(tr(lang, "report.generated"), {{"version", m.tool_version}, {"host", host}, {"time", m.started_at}}))
      << (m.command.empty() ? "" : " · plumb " + html_escape(m.command)) << "</p>\n";
-  Tally t = tally(r.findings);
+  const ReportView v = build_report_view(r, o, "html");
+  const Tally& t = v.tally;
   os << "<p class=\"badges\">";
   const std::array<std::pair<Status, int>, 5> counts{{{Status::fail, t.fail}, {Status::warn, t.warn}, {Status::skip, t.skip},
                                                       {Status::pass, t.pass}, {Status::info, t.info}}};
@@ -164,45 +164,36 @@ std::string render_html(const Report& r, const RenderOptions& o) {
      << html_escape(verdict_text(r, lang))
      << "</span></p>\n";
 
-  constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
-                                             Section::data,        Section::distributed, Section::baseline};
-  std::map<Section, std::string> blocks;
-  for (Section s : kSections) blocks[s] = report_blocks(r, s, o, "html");
   os << "<nav><ol>";
-  for (Section s : kSections) {
-    if (empty_file_section(r, s, blocks[s])) continue;
-    os << "<li><a href=\"#sec-" << section_name(s) << "\">" << html_escape(tr(lang, std::string("section.") + section_name(s)))
-       << "</a></li>";
+  for (const SectionView& s : v.sections) {
+    if (!s.shown) continue;
+    os << "<li><a href=\"#sec-" << section_name(s.section) << "\">"
+       << html_escape(tr(lang, std::string("section.") + section_name(s.section))) << "</a></li>";
   }
   os << "<li><a href=\"#sec-funnel\">" << html_escape(tr(lang, "section.funnel")) << "</a></li>";
   if (t.skip > 0) os << "<li><a href=\"#sec-skipped\">" << html_escape(tr(lang, "section.skipped")) << "</a></li>";
   os << "</ol></nav>\n";
 
-  auto list = ordered(r.findings);
-  const std::vector<std::string> files = subject_files(r.facts);
   std::set<std::string> anchored;
   int n = 0;
-  for (Section s : kSections) {
-    if (empty_file_section(r, s, blocks[s])) continue;
-    os << "<section id=\"sec-" << section_name(s) << "\">\n<h2>" << ++n << ". "
-       << html_escape(tr(lang, std::string("section.") + section_name(s))) << "</h2>\n";
-    if (s == Section::environment) {
+  for (const SectionView& s : v.sections) {
+    if (!s.shown) continue;
+    os << "<section id=\"sec-" << section_name(s.section) << "\">\n<h2>" << ++n << ". "
+       << html_escape(tr(lang, std::string("section.") + section_name(s.section))) << "</h2>\n";
+    if (s.section == Section::environment) {
       os << "<dl class=\"env\">\n";
-      for (const auto& l : shown_environment_lines(r)) {
+      for (const auto& l : v.environment) {
         os << "<dt>" << html_escape(tr(lang, l.label_key)) << "</dt><dd>" << html_escape(localize(lang, l.value)) << "</dd>\n";
       }
       os << "</dl>\n";
     }
-    if (!blocks[s].empty()) os << "<div class=\"table-wrap\">\n" << blocks[s] << "</div>\n";
-    bool any = false;
+    if (!s.blocks.empty()) os << "<div class=\"table-wrap\">\n" << s.blocks << "</div>\n";
     std::vector<const Finding*> passed;
-    for (const Finding* f : list) {
-      if (section_of(*f) != s || f->status == Status::skip) continue;
-      any = true;
+    for (const Finding* f : s.findings) {
       if (f->status == Status::pass) {
         passed.push_back(f);
-      } else {
-        finding_article(os, *f, lang, anchored, files);
+      } else if (f->status != Status::skip) {
+        finding_article(os, *f, lang, anchored, v.files);
       }
     }
     // Passed checks fold away: the page leads with what needs action.
@@ -216,15 +207,8 @@ std::string render_html(const Report& r, const RenderOptions& o) {
       }
       os << "</ul></details>\n";
     }
-    if (!any && s != Section::environment) {
-      std::string reason = tr(lang, "section.no_rules");
-      for (const Finding* f : list) {
-        if (section_of(*f) == s && f->status == Status::skip) {
-          reason = f->args.count("reason") ? localize(lang, f->args.at("reason")) : "?";
-          break;
-        }
-      }
-      os << "<p class=\"note\">" << html_escape(fill(tr(lang, "section.not_checked"), {{"reason", reason}})) << "</p>\n";
+    if (s.not_checked) {
+      os << "<p class=\"note\">" << html_escape(fill(tr(lang, "section.not_checked"), {{"reason", *s.not_checked}})) << "</p>\n";
     }
     os << "</section>\n";
   }
@@ -232,8 +216,8 @@ std::string render_html(const Report& r, const RenderOptions& o) {
      << funnel_html(r, lang) << "</section>\n";
   if (t.skip > 0) {
     os << "<section id=\"sec-skipped\">\n<h2>" << ++n << ". " << html_escape(tr(lang, "section.skipped")) << "</h2>\n";
-    for (const Finding* f : list) {
-      if (f->status == Status::skip) finding_article(os, *f, lang, anchored, files);
+    for (const Finding* f : v.findings) {
+      if (f->status == Status::skip) finding_article(os, *f, lang, anchored, v.files);
     }
     os << "</section>\n";
   }

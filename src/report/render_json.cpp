@@ -1,6 +1,5 @@
 // JSON report: schema_version, tool, run summary, facts and findings (snake_case keys,
 // documented in docs/json-schema.md). It is also the snapshot format.
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,31 +46,6 @@ std::string render_json_text(const Report& r, const RenderOptions& o) {
   for (const Finding* f : ordered(r.findings)) findings.push_back(finding_object(*f, o));
   return dump_text(doc, 2) + "\n";
 }
-
-Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin) {
-  auto parsed = parse_outside_json(text);
-  if (!parsed) return make_error(ErrorKind::invalid, origin + ": " + parsed.error().message);
-  json& doc = *parsed;
-  if (!doc.is_object() || !doc.contains("facts")) {
-    return make_error(ErrorKind::invalid, origin + ": not a plumb snapshot (no \"facts\" object)");
-  }
-  if (doc.contains("schema_version") && doc["schema_version"] != kSchemaVersion) {
-    // A number is named; anything else (a string of any length, an array) by its type.
-    const json& v = doc["schema_version"];
-    return make_error(ErrorKind::invalid, origin + ": snapshot schema_version " +
-                                              (v.is_number() ? v.dump() : std::string("of type ") + v.type_name()) +
-                                              " is not " + std::to_string(kSchemaVersion));
-  }
-  try {
-    return doc.at("facts").get<Facts>();
-  } catch (const std::exception& e) {
-    return make_error(ErrorKind::invalid, origin + ": malformed facts (" + e.what() + ")");
-  }
-}
-
-namespace {
-
-}  // namespace
 
 void report_render_json_tables(ReportTables& r) {
   r.add_renderer({"json", [](const Report& r, const RenderOptions& o) { return render_json_text(r, o); }});

@@ -1,7 +1,5 @@
 // Markdown health report, in the order of the health report template: environment, the four
 // layers, baseline comparison, then the funnel summary and the checks that could not run.
-#include <array>
-#include <set>
 #include <sstream>
 
 #include "core/catalog.h"
@@ -92,52 +90,32 @@ std::string render_md(const Report& r, const RenderOptions& o) {
   const auto& m = r.facts.meta;
   os << "## " << tr(lang, "report.title") << " (" << (m.hostname.empty() ? "?" : m.hostname) << ", "
      << m.started_at.substr(0, 10) << ")\n\n";
-  Tally t = tally(r.findings);
+  const ReportView v = build_report_view(r, o, "md");
+  const Tally& t = v.tally;
   os << tally_text(t, lang)
      << tr(lang, "summary.sep")
      << verdict_text(r, lang)
      << "\n\n";
-  auto list = ordered(r.findings);
-  const std::vector<std::string> files = subject_files(r.facts);
-  constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
-                                             Section::data,        Section::distributed, Section::baseline};
   int n = 0;
-  for (Section s : kSections) {
-    std::string blocks = report_blocks(r, s, o, "md");
-    if (empty_file_section(r, s, blocks)) continue;
-    os << "### " << ++n << ". " << tr(lang, std::string("section.") + section_name(s)) << "\n\n";
-    if (s == Section::environment) {
-      for (const auto& l : shown_environment_lines(r)) os << "- " << tr(lang, l.label_key) << ": " << localize(lang, l.value) << "\n";
+  for (const SectionView& s : v.sections) {
+    if (!s.shown) continue;
+    os << "### " << ++n << ". " << tr(lang, std::string("section.") + section_name(s.section)) << "\n\n";
+    if (s.section == Section::environment) {
+      for (const auto& l : v.environment) os << "- " << tr(lang, l.label_key) << ": " << localize(lang, l.value) << "\n";
       os << "\n";
     }
-    os << blocks;
-    bool any = false;
-    for (const Finding* f : list) {
-      if (section_of(*f) != s || f->status == Status::skip) continue;
-      finding_block(os, *f, lang, files);
-      any = true;
+    os << s.blocks;
+    for (const Finding* f : s.findings) {
+      if (f->status != Status::skip) finding_block(os, *f, lang, v.files);
     }
-    bool skipped_here = false;
-    for (const Finding* f : list) skipped_here |= (section_of(*f) == s && f->status == Status::skip);
-    if (!any && s != Section::environment) {
-      std::string reason = skipped_here ? "" : tr(lang, "section.no_rules");
-      if (skipped_here) {
-        for (const Finding* f : list) {
-          if (section_of(*f) == s && f->status == Status::skip) {
-            reason = f->args.count("reason") ? localize(lang, f->args.at("reason")) : "?";
-            break;
-          }
-        }
-      }
-      os << "- " << fill(tr(lang, "section.not_checked"), {{"reason", reason}}) << "\n";
-    }
+    if (s.not_checked) os << "- " << fill(tr(lang, "section.not_checked"), {{"reason", *s.not_checked}}) << "\n";
     os << "\n";
   }
   os << "### " << ++n << ". " << tr(lang, "section.funnel") << "\n\n" << funnel(r, lang) << "\n";
   if (t.skip > 0) {
     os << "### " << ++n << ". " << tr(lang, "section.skipped") << "\n\n";
-    for (const Finding* f : list) {
-      if (f->status == Status::skip) finding_block(os, *f, lang, files);
+    for (const Finding* f : v.findings) {
+      if (f->status == Status::skip) finding_block(os, *f, lang, v.files);
     }
     os << "\n";
   }

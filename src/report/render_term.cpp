@@ -3,7 +3,6 @@
 // each, one line per layer with identical skip reasons grouped, then the verdict. -v adds every
 // pass and skip and the whole environment; -q prints the verdict line only. Colour only on a TTY,
 // never with NO_COLOR or TERM=dumb.
-#include <array>
 #include <map>
 #include <sstream>
 
@@ -93,11 +92,12 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   Paint p{o.color};
   if (o.verbosity < 0) return verdict_line(r, lang, p);
   const bool verbose = o.verbosity > 0;
+  const ReportView v = build_report_view(r, o, "term");
   std::ostringstream os;
   const auto& m = r.facts.meta;
   os << p("1", "plumb " + tr(lang, "report.title")) << " — " << (m.hostname.empty() ? "?" : m.hostname) << "\n";
   if (verbose) {
-    for (const auto& l : environment_lines(r.facts)) {
+    for (const auto& l : v.environment) {
       if (l.value.find("(not collected)") != std::string::npos) continue;  // a report about a file, not a host
       os << "  " << tr(lang, l.label_key) << ": " << localize(lang, l.value) << "\n";
     }
@@ -105,11 +105,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
     for (const auto& l : short_header(r.facts, lang)) os << "  " << l << "\n";
   }
   os << "\n";
-  auto list = ordered(r.findings);
-  const std::vector<std::string> files = subject_files(r.facts);
-  constexpr std::array<Section, 6> kSections{Section::environment, Section::gpu,  Section::framework,
-                                             Section::data,        Section::distributed, Section::baseline};
-  for (Section s : kSections) os << report_blocks(r, s, o, "term");
+  for (const SectionView& s : v.sections) os << s.blocks;
   // Failures and warnings first, with everything needed to act on them; notes in one line each.
   bool any_listed = false;
   // A host check lists dozens of passes; a report about one subject (a trace, a log, a recording)
@@ -118,35 +114,27 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   for (Status want : {Status::fail, Status::warn, Status::info, Status::pass, Status::skip}) {
     if (!verbose && want == Status::skip) continue;
     if (!verbose && want == Status::pass && host_report) continue;
-    for (const Finding* f : list) {
+    for (const Finding* f : v.findings) {
       if (f->status != want) continue;
       const CatalogEntry* e = find_entry(f->id);
       os << tag(f->status, lang, p) << " " << (e != nullptr ? e->title.in(lang) : f->id);
       if (f->subject != "host") os << " (" << f->subject << ")";
       os << p("2", "  " + f->id) << "\n       " << finding_message(*f, lang) << "\n";
-      if (want == Status::fail || want == Status::warn) finding_detail(os, *f, lang, p, files);
+      if (want == Status::fail || want == Status::warn) finding_detail(os, *f, lang, p, v.files);
       any_listed = true;
     }
   }
   if (any_listed) os << "\n";
   // One line per layer that ran: its counts, and the most common reason a check could not run.
-  for (Section s : kSections) {
-    std::vector<const Finding*> in;
-    for (const Finding* f : list) {
-      if (section_of(*f) == s) in.push_back(f);
-    }
-    if (in.empty()) continue;
-    std::vector<Finding> copies;
+  for (const SectionView& s : v.sections) {
+    if (s.findings.empty()) continue;
     std::map<std::string, int> reasons;
-    for (const Finding* f : in) {
-      copies.push_back(*f);
-      if (f->status == Status::skip) {
-        auto it = f->args.find("reason");
-        if (it != f->args.end()) ++reasons[it->second];
-      }
+    for (const Finding* f : s.findings) {
+      if (f->status != Status::skip) continue;
+      auto it = f->args.find("reason");
+      if (it != f->args.end()) ++reasons[it->second];
     }
-    Tally t = tally(copies);
-    os << "  " << p("1", tr(lang, std::string("section.") + section_name(s))) << ": " << tally_text(t, lang, true);
+    os << "  " << p("1", tr(lang, std::string("section.") + section_name(s.section))) << ": " << tally_text(s.tally, lang, true);
     if (!verbose && !reasons.empty()) {
       auto top = std::max_element(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
       os << p("2", " — " + fill(tr(lang, top->second > 1 ? "layer.skip_reason_many" : "layer.skip_reason"),

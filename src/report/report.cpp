@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/catalog.h"
+#include "core/phrases.h"
 #include "core/terminal_text.h"
 #include "core/text.h"
 
@@ -78,6 +79,9 @@ bool is_host_report(const Report& r) {
   return c.empty() || c == "check" || c == "diagnose" || c == "fleet";
 }
 
+namespace {
+
+// The environment lines a report shows: in a file report, only those that were collected.
 std::vector<EnvLine> shown_environment_lines(const Report& r) {
   auto lines = environment_lines(r.facts);
   if (!is_host_report(r)) {
@@ -86,11 +90,17 @@ std::vector<EnvLine> shown_environment_lines(const Report& r) {
   return lines;
 }
 
-bool empty_file_section(const Report& r, Section s, const std::string& blocks) {
-  if (is_host_report(r) || !blocks.empty()) return false;
-  if (s == Section::environment && !shown_environment_lines(r).empty()) return false;
-  return std::none_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return section_of(f) == s; });
+void count_status(Tally& t, Status s) {
+  switch (s) {
+    case Status::fail: ++t.fail; break;
+    case Status::warn: ++t.warn; break;
+    case Status::skip: ++t.skip; break;
+    case Status::info: ++t.info; break;
+    case Status::pass: ++t.pass; break;
+  }
 }
+
+}  // namespace
 
 std::string shown_value(const std::string& value) {
   return value.size() <= kMaxShownValue ? value : cut_utf8(value, kMaxShownValue);
@@ -154,16 +164,41 @@ std::vector<const Finding*> ordered(const std::vector<Finding>& findings) {
 
 Tally tally(const std::vector<Finding>& findings) {
   Tally t;
-  for (const auto& f : findings) {
-    switch (f.status) {
-      case Status::fail: ++t.fail; break;
-      case Status::warn: ++t.warn; break;
-      case Status::skip: ++t.skip; break;
-      case Status::info: ++t.info; break;
-      case Status::pass: ++t.pass; break;
+  for (const auto& f : findings) count_status(t, f.status);
+  return t;
+}
+
+ReportView build_report_view(const Report& r, const RenderOptions& o, const std::string& format) {
+  ReportView v;
+  v.findings = ordered(r.findings);
+  v.files = subject_files(r.facts);
+  v.environment = shown_environment_lines(r);
+  v.tally = tally(r.findings);
+  for (Section s : {Section::environment, Section::gpu, Section::framework, Section::data, Section::distributed, Section::baseline}) {
+    SectionView& sv = v.sections.emplace_back();
+    sv.section = s;
+    sv.blocks = report_blocks(r, s, o, format);
+    const Finding* first_skip = nullptr;
+    bool judged = false;
+    for (const Finding* f : v.findings) {
+      if (section_of(*f) != s) continue;
+      sv.findings.push_back(f);
+      count_status(sv.tally, f->status);
+      judged |= f->status != Status::skip;
+      if (f->status == Status::skip && first_skip == nullptr) first_skip = f;
+    }
+    // A file report leaves out a section with neither a block nor a finding.
+    sv.shown = is_host_report(r) || !sv.blocks.empty() || !sv.findings.empty() ||
+               (s == Section::environment && !v.environment.empty());
+    if (judged || s == Section::environment) continue;
+    if (first_skip == nullptr) {
+      sv.not_checked = tr(o.lang, "section.no_rules");
+    } else {
+      auto it = first_skip->args.find("reason");
+      sv.not_checked = it != first_skip->args.end() ? localize(o.lang, it->second) : "?";
     }
   }
-  return t;
+  return v;
 }
 
 }  // namespace plumb

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,11 +12,10 @@
 #include "core/facts.h"
 #include "core/finding.h"
 #include "core/i18n.h"
+#include "core/snapshot.h"
 #include "core/version.h"
 
 namespace plumb {
-
-inline constexpr int kSchemaVersion = 1;
 
 struct Report {
   Facts facts;
@@ -83,10 +83,6 @@ std::vector<std::string> subject_files(const Facts& facts);
 // files (trace, nccl-tests, memory, h5, diff, outdiff, watch): file reports carry no host lines
 // that were never collected and no layer section that has nothing in it.
 bool is_host_report(const Report& r);
-// The environment lines a report shows: in a file report, only those that were collected.
-std::vector<EnvLine> shown_environment_lines(const Report& r);
-// True when a file report's section has neither a block nor a finding (it is left out).
-bool empty_file_section(const Report& r, Section s, const std::string& blocks);
 std::string shorten_paths(std::string text, const std::vector<std::string>& files);
 // An evidence value as the text reports show it: whole up to kMaxShownValue bytes (a value from
 // outside, such as an environment variable, can be 128 KiB), else cut on a UTF-8 boundary and
@@ -110,6 +106,26 @@ struct Tally {
 };
 Tally tally(const std::vector<Finding>& findings);
 
+// The text reports' structure, built once and only formatted by the term, md and html renderers:
+// the sections in report order (environment, the four layers, baseline) with what each shows.
+struct SectionView {
+  Section section = Section::environment;
+  bool shown = true;                     // false: a file report's section with nothing in it
+  std::string blocks;                    // the areas' blocks, in the renderer's format
+  std::vector<const Finding*> findings;  // in report order, skips included
+  Tally tally;
+  // A layer section where nothing but skips (or nothing) was judged: why, in words.
+  std::optional<std::string> not_checked;
+};
+struct ReportView {
+  std::vector<const Finding*> findings;  // every finding in report order
+  std::vector<std::string> files;        // subject_files: shortened in evidence sources
+  std::vector<EnvLine> environment;      // the lines the Environment section shows (file reports: the collected ones)
+  Tally tally;
+  std::vector<SectionView> sections;
+};
+ReportView build_report_view(const Report& r, const RenderOptions& o, const std::string& format);
+
 // The funnel summary's links, shared by the Markdown and HTML reports: each failing/warning L2
 // anomaly with the L3 items that can cause it, then each failing/warning L3 defect with the L2
 // behaviour it explains (`observed`: at least one of them was measured in this run).
@@ -126,9 +142,7 @@ struct Funnel {
 };
 Funnel build_funnel(const Report& r);
 
-// JSON document of a report (also the snapshot format read by `plumb report`).
+// JSON document of a report (also the snapshot format, read back by core/snapshot.h).
 std::string render_json_text(const Report& r, const RenderOptions& o);
-// Reads the facts back from a snapshot/JSON report; errors name the problem in one line.
-Result<Facts> facts_from_snapshot(const std::string& text, const std::string& origin);
 
 }  // namespace plumb

@@ -2,7 +2,6 @@
 // complete steps (each share = total time / total step time, never a mean of per-step ratios).
 #include <algorithm>
 #include <atomic>
-#include <future>
 #include <limits>
 #include <cmath>
 #include <map>
@@ -12,6 +11,7 @@
 #include "analyze/trace/nearly_sorted.h"
 #include "analyze/trace/records.h"
 #include "analyze/trace/search.h"
+#include "core/parallel.h"
 
 namespace plumb::trace {
 
@@ -649,8 +649,9 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
     top.help();
     return side;
   };
-  std::future<TraceSummary> side;
-  if (threads > 1) side = std::async(std::launch::async, side_work);
+  TraceSummary done;
+  TaskGroup side;
+  if (threads > 1) side.run([&done, &side_work] { done = side_work(); });
   const ActivityUnions u = build_unions(rec);
   fill_step_times(rec, w, u, has_gpu, out);
   count_syncs(rec, w, out);
@@ -659,8 +660,12 @@ Result<bool> analyze_records(TraceRecords& rec, const StepFilter& filter, TraceR
   const GpuTotals g = sum_complete_steps(rec, w, u, has_gpu, out);
   summarize_gpu(rec, w, g, has_gpu, out);
   summarize_memory(rec, out.summary);
-  if (side.valid()) top.help();  // the threads the second worker has not taken yet
-  TraceSummary done = side.valid() ? side.get() : side_work();
+  if (threads > 1) {
+    top.help();  // the threads the second worker has not taken yet
+    side.wait();
+  } else {
+    done = side_work();
+  }
   out.summary.hta = std::move(done.hta);
   out.summary.top_ops = top.result();
   return true;

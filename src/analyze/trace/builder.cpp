@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
-#include <future>
 #include <type_traits>
 
 #include "core/json.h"
+#include "core/parallel.h"
 
 namespace plumb::trace {
 
@@ -164,15 +164,15 @@ void RecordBuilder::append(RecordBuilder& later) {
       here_bytes += j.bytes;
     }
   }
-  std::future<void> there_done;
+  TaskGroup there_done;
   if (!there.empty()) {
-    there_done = std::async(std::launch::async, [&there] {
+    there_done.run([&there] {
       for (const Job* j : there) j->run();
     });
   }
   for (const Job* j : here) j->run();
   out_.steps.insert(out_.steps.end(), std::make_move_iterator(b.steps.begin()), std::make_move_iterator(b.steps.end()));
-  if (there_done.valid()) there_done.get();
+  there_done.wait();
   for (const auto& [k, m] : b.memory) {
     auto it = out_.memory.find(k);
     if (it == out_.memory.end()) {

@@ -1,29 +1,22 @@
 // One trace file end to end: source -> splitter -> simdjson batches -> records -> breakdown.
 #include "analyze/trace/reader.h"
 
-#include <sched.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string_view>
-#include <thread>
 
 #include "analyze/trace/builder.h"
 #include "analyze/trace/event_parse.h"
-#include "collect/cgroup.h"
-#include "core/background.h"
+#include "core/parallel.h"
 
 namespace plumb::trace {
 
@@ -319,10 +312,7 @@ bool read_parts(const RandomAccess& ra, const std::string& name, const TraceOpti
   initial.reserve(parts.size());
   for (auto& p : parts) initial.push_back(p.get());
   if (opt.timings != nullptr) c.timing.cut_ms = opt.timings->now_ms();
-  std::vector<std::thread> threads;
-  for (std::size_t k = 1; k < initial.size(); ++k) threads.emplace_back(work, initial[k]);
-  work(initial[0]);
-  for (auto& t : threads) t.join();
+  parallel_for(initial.size(), initial.size(), [&](std::size_t k) { work(initial[k]); });
   if (opt.timings != nullptr) c.timing.read_ms = opt.timings->now_ms();
   return merge_parts(parts, size, opt, c);
 }
@@ -457,7 +447,8 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
   // threads would wait for it, each with a part's buffer.
   constexpr std::size_t kMaxStreamThreads = 8;
   const std::size_t max_threads = std::min<std::size_t>(static_cast<std::size_t>(std::max(opt.threads, 1)), kMaxStreamThreads);
-  std::vector<std::thread> threads;  // under `mu`
+  TaskGroup group;
+  std::size_t reading = 1;  // threads reading parts, this one included: under `mu`
   std::function<void()> work = [&] {
     PartBuffer buf;  // this thread's, for every part it reads
     try {
@@ -465,15 +456,17 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
         Part* part = nullptr;
         bool is_legacy = false;
         TracePartTiming timing;
+        bool another = false;
         {
           std::lock_guard<std::mutex> lock(mu);
           if (opt.timings != nullptr) timing = part_timing_start(*opt.timings, next);
           part = next_part(buf);
           is_legacy = legacy;
-          if (part != nullptr && !end && threads.size() + 1 < max_threads) {
-            threads.emplace_back([&work] { work(); });
-          }
+          another = part != nullptr && !end && reading < max_threads;
+          if (another) ++reading;
         }
+        // Started outside the lock: with no thread to be had, the group runs it here.
+        if (another) group.run([&work] { work(); });
         if (part == nullptr) return;
         read_part_in_place(*part, buf, name, opt, is_legacy);
         if (opt.timings != nullptr) {
@@ -488,13 +481,7 @@ bool read_stream_parts(ByteSource& src, const std::string& name, const TraceOpti
   };
   if (opt.timings != nullptr) c.timing.cut_ms = opt.timings->now_ms();
   work();
-  // No thread is started once the last part is made, which this thread has seen.
-  std::vector<std::thread> started;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    started.swap(threads);
-  }
-  for (auto& t : started) t.join();
+  group.wait();  // and the threads those started
   if (failed || parts.empty()) return false;
   if (opt.timings != nullptr) {
     c.timing.read_ms = opt.timings->now_ms();
@@ -611,22 +598,6 @@ Result<TraceRank> analyze_compressed(std::unique_ptr<ByteSource> src,
   return analyze_source(*ahead, name, opt);
 }
 
-std::optional<std::uint32_t> quota_cpus(const std::string& dir, bool v2) {
-  std::ifstream in(dir + (v2 ? "/cpu.max" : "/cpu.cfs_quota_us"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.empty()) return std::nullopt;
-  Result<std::optional<double>> q = std::optional<double>{};
-  if (v2) {
-    q = parse_cpu_max(text);
-  } else {
-    std::ifstream pin(dir + "/cpu.cfs_period_us");
-    std::string period((std::istreambuf_iterator<char>(pin)), std::istreambuf_iterator<char>());
-    q = parse_cfs_quota(text, period);
-  }
-  if (!q || !*q) return std::nullopt;
-  return static_cast<std::uint32_t>(std::max(1.0, std::ceil(**q)));
-}
-
 }  // namespace
 
 Result<TraceRank> analyze_trace_file(const std::string& path, const TraceOptions& opt) {
@@ -661,50 +632,18 @@ std::vector<Result<TraceRank>> analyze_trace_files(const std::vector<std::string
   const std::size_t workers = std::min(threads, paths.size());
   TraceOptions each = opt;
   each.threads = static_cast<int>(std::max<std::size_t>(1, threads / std::max<std::size_t>(workers, 1)));
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < paths.size(); i = next++) {
-      try {
-        slots[i] = analyze_trace_file(paths[i], each);
-      } catch (const std::exception& e) {
-        slots[i] = Result<TraceRank>(make_error(ErrorKind::internal, paths[i] + ": " + e.what()));
-      }
-      if (opt.on_file_done) opt.on_file_done(i);
+  parallel_for(paths.size(), workers, [&](std::size_t i) {
+    try {
+      slots[i] = analyze_trace_file(paths[i], each);
+    } catch (const std::exception& e) {
+      slots[i] = Result<TraceRank>(make_error(ErrorKind::internal, paths[i] + ": " + e.what()));
     }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+    if (opt.on_file_done) opt.on_file_done(i);
+  });
   std::vector<Result<TraceRank>> out;
   out.reserve(paths.size());
   for (auto& s : slots) out.push_back(std::move(*s));
   return out;
-}
-
-int available_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  int n = 0;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-  if (n <= 0) n = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-  // The cgroup's CPU quota (v2: this cgroup and its parents; v1: the cpu controller's group).
-  std::ifstream in("/proc/self/cgroup");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const auto& m : parse_proc_cgroup(text)) {
-    bool v2 = m.hierarchy == "0" && m.controllers.empty();
-    bool v1cpu = std::find(m.controllers.begin(), m.controllers.end(), "cpu") != m.controllers.end();
-    if (!v2 && !v1cpu) continue;
-    std::string path = m.path;
-    while (true) {
-      std::string dir = v2 ? "/sys/fs/cgroup" + path : "/sys/fs/cgroup/cpu" + path;
-      if (auto q = quota_cpus(dir, v2)) n = std::min(n, static_cast<int>(*q));
-      if (!v2 || path.empty() || path == "/") break;
-      auto slash = path.find_last_of('/');
-      path = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-    }
-  }
-  return std::max(n, 1);
 }
 
 Result<std::vector<std::string>> expand_trace_inputs(const std::vector<std::string>& args) {

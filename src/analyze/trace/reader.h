@@ -101,9 +101,6 @@ Result<TraceRank> analyze_trace_random_access(const RandomAccess& ra, const std:
 // files than threads); results in the order of `paths`.
 std::vector<Result<TraceRank>> analyze_trace_files(const std::vector<std::string>& paths, const TraceOptions& opt = {});
 
-// CPUs this process may run on: the affinity mask, capped by the cgroup CPU quota (at least 1).
-int available_cpus();
-
 // Files to analyse: each argument is a trace file or a folder whose *.json / *.json.gz files are
 // taken (sorted by name). Errors name the argument.
 Result<std::vector<std::string>> expand_trace_inputs(const std::vector<std::string>& args);

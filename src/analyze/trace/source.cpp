@@ -395,6 +395,8 @@ class ReadAhead : public ByteSource {
   ReadAhead(std::unique_ptr<ByteSource> inner, std::size_t chunk, std::size_t depth)
       : inner_(std::move(inner)), chunk_(chunk), slots_(std::max<std::size_t>(depth, 2)) {
     for (auto& s : slots_) s.data = std::make_unique_for_overwrite<char[]>(chunk);
+    // Its own thread, not a task group (core/parallel.h): a producer feeding a bounded queue
+    // must run beside its consumer, never inline.
     producer_ = std::thread([this] { produce(); });
   }
   ~ReadAhead() override {

@@ -889,7 +889,5 @@ TEST(TraceParallel, TheFirstErrorInTheFileWhateverTheReads) {
   EXPECT_EQ(r2.error().message, r1.error().message);
 }
 
-TEST(TraceParallel, AvailableCpusIsAtLeastOne) { EXPECT_GE(available_cpus(), 1); }
-
 }  // namespace
 }  // namespace plumb::trace
