@@ -94,6 +94,7 @@ void conclude(const std::string& sig, Finding& x, const std::map<std::string, st
     auto n = parse_int(val("xid"));
     const XidInfo* info = n ? find_xid(static_cast<int>(*n)) : nullptr;
     x.arg("xid_name", info != nullptr ? info->name : "?");
+    x.arg("meaning", info != nullptr ? info->meaning.en : "a code not in plumb's Xid table (NVIDIA's Xid catalogue lists it)");
   }
 }
 

@@ -6,8 +6,12 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <regex>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -244,6 +248,40 @@ TEST(DiagnoseE2E, BadInputExits2WithOneLine) {
   std::filesystem::remove(fifo);
   auto typo = test::run_plumb({"diagnose", "--symptom", "hnag"});
   EXPECT_NE(typo.err.find("did you mean hang"), std::string::npos) << typo.err;
+}
+
+// No template placeholder reaches a reader: every log of the corpus diagnosed at once, each text
+// format in both languages, holds no `{name}` but those the logs themselves contain.
+TEST(DiagnoseE2E, NoPlaceholderIsLeftUnfilledOnTheCorpus) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> args{"diagnose"};
+  std::set<std::string> in_logs;
+  const std::regex kPlaceholder(R"(\{[a-z][a-z0-9_]*\})");
+  for (const char* dir : {"logs", "logs/corpus"}) {
+    for (const auto& e : fs::directory_iterator(test::fixture(dir))) {
+      if (e.path().extension() != ".log") continue;
+      args.push_back(e.path().string());
+      std::ifstream in(e.path());
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), kPlaceholder); it != std::sregex_iterator(); ++it) {
+        in_logs.insert(it->str());
+      }
+    }
+  }
+  ASSERT_GT(args.size(), 150u);
+  args.insert(args.end(), {"--root", test::host_fixture("healthy")});
+  for (const char* lang : {"en", "zh"}) {
+    for (const char* format : {"term", "md", "html"}) {
+      auto run_args = args;
+      run_args.insert(run_args.end(), {"--lang", lang, "--format", format});
+      RunOutput r = test::run_plumb(run_args);
+      ASSERT_LE(r.exit_code, 1) << r.err;
+      for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), kPlaceholder); it != std::sregex_iterator(); ++it) {
+        EXPECT_TRUE(in_logs.count(it->str())) << lang << " " << format << ": " << it->str() << " left unfilled near: "
+                                              << r.out.substr(static_cast<std::size_t>(std::max<long>(0, it->position() - 120)), 240);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -11,8 +11,8 @@ bad() {
   fail=1
 }
 
-# The commands `plumb` alone lists ("  NAME  help").
-mapfile -t cmds < <("$plumb" | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 && $1 != "Commands:" {print $1}')
+# The commands `plumb` alone lists (its --help: "  NAME  help" under "Subcommands:").
+mapfile -t cmds < <("$plumb" | sed -n '/^Subcommands:/,/^$/p' | awk 'NF > 1 && $1 != "Subcommands:" {print $1}')
 [ "${#cmds[@]}" -ge 10 ] || bad "plumb alone lists ${#cmds[@]} commands: ${cmds[*]}"
 
 # The files come from the target plumb_packaging_files (built by `all`): without them every check
