@@ -95,6 +95,7 @@ void conclude(const std::string& sig, Finding& x, const std::map<std::string, st
     const XidInfo* info = n ? find_xid(static_cast<int>(*n)) : nullptr;
     x.arg("xid_name", info != nullptr ? info->name : "?");
     x.arg("meaning", info != nullptr ? info->meaning.en : "a code not in plumb's Xid table (NVIDIA's Xid catalogue lists it)");
+    x.arg("meaning_zh", info != nullptr ? info->meaning.zh : "plumb 的 Xid 表中没有此代码（见 NVIDIA 的 Xid 目录）");
   }
 }
 

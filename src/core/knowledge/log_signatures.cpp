@@ -240,7 +240,7 @@ std::vector<LogSignature> make_signatures() {
       {R"(NVRM: Xid \(PCI:[0-9a-fA-F:.]+\): [0-9]+)"},
       {{"xid", R"(NVRM: Xid \(PCI:[0-9a-fA-F:.]+\): ([0-9]+))"}, {"pci", R"(Xid \(PCI:([0-9a-fA-F:.]+)\))"}},
       {"NVIDIA Xid error in the log", "日志中的 NVIDIA Xid 错误"},
-      {"{where}: Xid {xid} on GPU {pci}: {meaning}.", "{where}：GPU {pci} 出现 Xid {xid}：{meaning}。"},
+      {"{where}: Xid {xid} on GPU {pci}: {meaning}.", "{where}：GPU {pci} 出现 Xid {xid}：{meaning_zh}。"},
       {"the driver reported a GPU fault; running work on that GPU is lost", "驱动报告 GPU 故障；该 GPU 上运行的任务丢失"},
       {},
       {"l3.gpu.xid", "l3.gpu.device_lost", "l3.gpu.ecc_errors", "l3.gpu.pcie_width", "l3.gpu.temperature"},
