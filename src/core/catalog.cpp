@@ -118,19 +118,25 @@ std::string finding_message(const Finding& f, Lang lang) {
   return fill(m->in(lang), args_in(f, lang));
 }
 
+namespace {
+// A fix, verify command and gain speak to a finding that calls for action: a check that passed or
+// could not run has none (its row's texts name values such a finding does not carry).
+bool acts(const Finding& f) { return f.status != Status::pass && f.status != Status::skip; }
+}  // namespace
+
 std::string finding_fix(const Finding& f, Lang lang) {
   const auto* e = find_entry(f.id);
-  return e == nullptr ? std::string() : fill(e->fix.in(lang), args_in(f, lang));
+  return e == nullptr || !acts(f) ? std::string() : fill(e->fix.in(lang), args_in(f, lang));
 }
 
 std::string finding_verify(const Finding& f) {
   const auto* e = find_entry(f.id);
-  return e == nullptr ? std::string() : fill(e->verify, f.args);
+  return e == nullptr || !acts(f) ? std::string() : fill(e->verify, f.args);
 }
 
 std::string finding_gain(const Finding& f, Lang lang) {
   const auto* e = find_entry(f.id);
-  return e == nullptr ? std::string() : fill(e->gain.in(lang), args_in(f, lang));
+  return e == nullptr || !acts(f) ? std::string() : fill(e->gain.in(lang), args_in(f, lang));
 }
 
 std::vector<std::string> l3_causes_of(const std::string& l2_id) {

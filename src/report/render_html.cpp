@@ -145,8 +145,9 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   const auto& m = r.facts.meta;
   const std::string host = m.hostname.empty() ? "?" : m.hostname;
   std::ostringstream os;
-  os << page_head(tr(lang, "report.title") + " — " + host, lang, m.tool_version);
-  os << "<h1>" << html_escape(tr(lang, "report.title")) << "</h1>\n<p class=\"meta\">"
+  const ReportHeading h = report_heading(r, lang);
+  os << page_head(h.title + " — " + h.subject, lang, m.tool_version);
+  os << "<h1>" << html_escape(h.title) << "</h1>\n<p class=\"meta\">"
      << html_escape(fill(tr(lang, "report.generated"), {{"version", m.tool_version}, {"host", host}, {"time", m.started_at}}))
      << (m.command.empty() ? "" : " · plumb " + html_escape(m.command)) << "</p>\n";
   const ReportView v = build_report_view(r, o, "html");

@@ -88,8 +88,9 @@ std::string render_md(const Report& r, const RenderOptions& o) {
   Lang lang = o.lang;
   std::ostringstream os;
   const auto& m = r.facts.meta;
-  os << "## " << tr(lang, "report.title") << " (" << (m.hostname.empty() ? "?" : m.hostname) << ", "
-     << m.started_at.substr(0, 10) << ")\n\n";
+  const ReportHeading h = report_heading(r, lang);
+  os << "## " << h.title << " (" << (is_host_report(r) ? h.subject : code(h.subject)) << ", " << m.started_at.substr(0, 10)
+     << ")\n\n";
   const ReportView v = build_report_view(r, o, "md");
   const Tally& t = v.tally;
   os << tally_text(t, lang)

@@ -95,7 +95,8 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   const ReportView v = build_report_view(r, o, "term");
   std::ostringstream os;
   const auto& m = r.facts.meta;
-  os << p("1", "plumb " + tr(lang, "report.title")) << " — " << (m.hostname.empty() ? "?" : m.hostname) << "\n";
+  const ReportHeading h = report_heading(r, lang);
+  os << p("1", "plumb " + h.title) << " — " << h.subject << "\n";
   if (verbose) {
     for (const auto& l : v.environment) {
       if (l.value.find("(not collected)") != std::string::npos) continue;  // a report about a file, not a host

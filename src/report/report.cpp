@@ -79,6 +79,34 @@ bool is_host_report(const Report& r) {
   return c.empty() || c == "check" || c == "diagnose" || c == "fleet";
 }
 
+ReportHeading report_heading(const Report& r, Lang lang) {
+  const RunMeta& m = r.facts.meta;
+  const std::string host = m.hostname.empty() ? "?" : m.hostname;
+  if (is_host_report(r)) return {tr(lang, "report.title"), host};
+  std::string kind = m.command.substr(0, m.command.find(' '));  // "bench membw" -> "bench"
+  std::replace(kind.begin(), kind.end(), '-', '_');
+  const std::string key = "report.title." + kind;
+  std::string title = tr(lang, key);
+  if (title == key) title = tr(lang, "report.title.other");
+  std::vector<std::string> files;
+  auto add = [&](const std::string& f) {
+    if (!f.empty() && std::find(files.begin(), files.end(), base_name(f)) == files.end()) files.push_back(base_name(f));
+  };
+  for (const auto& t : r.facts.trace.traces) add(t.file);
+  for (const auto& n : r.facts.comm.nccl_tests) add(n.origin);
+  for (const auto& a : r.facts.allocator.files) add(a.file);
+  for (const auto& h : r.facts.h5.files) add(h.file);
+  add(r.facts.diff.a.file);
+  add(r.facts.diff.b.file);
+  add(r.facts.outdiff.file_a);
+  add(r.facts.outdiff.file_b);
+  if (files.empty()) return {title, host};
+  std::string subject;
+  for (std::size_t i = 0; i < files.size() && i < 3; ++i) subject += (i > 0 ? ", " : "") + files[i];
+  if (files.size() > 3) subject += " " + fill(tr(lang, "report.title.more"), {{"n", std::to_string(files.size() - 3)}});
+  return {title, subject};
+}
+
 namespace {
 
 // The environment lines a report shows: in a file report, only those that were collected.

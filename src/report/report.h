@@ -83,6 +83,14 @@ std::vector<std::string> subject_files(const Facts& facts);
 // files (trace, nccl-tests, memory, h5, diff, outdiff, watch): file reports carry no host lines
 // that were never collected and no layer section that has nothing in it.
 bool is_host_report(const Report& r);
+// What a report's heading names: its kind ("Infrastructure health report" for a machine, "Trace
+// report", "nccl-tests report", ... for a file report) and its subject (the host, or the files
+// judged by their last component: three at most, then how many more).
+struct ReportHeading {
+  std::string title;
+  std::string subject;
+};
+ReportHeading report_heading(const Report& r, Lang lang);
 std::string shorten_paths(std::string text, const std::vector<std::string>& files);
 // An evidence value as the text reports show it: whole up to kMaxShownValue bytes (a value from
 // outside, such as an environment variable, can be 128 KiB), else cut on a UTF-8 boundary and

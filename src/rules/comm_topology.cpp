@@ -1,6 +1,7 @@
 // Distributed layer, topology: the job's GPU set against the closest possible set, GPU<->NIC
 // affinity, a given NCCL topology file against this machine, PCIe lanes lost.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "analyze/topology.h"
@@ -75,7 +76,10 @@ std::vector<Finding> judge_nic_affinity(const Facts& f, const Thresholds&) {
   if (t.gpus.empty()) return {skipped(id, "no GPU in the topology")};
   bool any_rdma = std::any_of(t.nics.begin(), t.nics.end(), [](const TopoNic& n) { return n.kind != "eth"; });
   if (t.nics.empty()) return {skipped(id, "no NIC in the topology")};
+  // One finding per (closest NIC, link): a NIC across the sockets from 8 GPUs is one cause.
   std::vector<Finding> out;
+  std::map<std::pair<std::string, std::string>, std::size_t> group;
+  std::vector<std::vector<int>> members;
   for (std::size_t g = 0; g < t.gpus.size(); ++g) {
     std::string best_cell;
     std::string best_nic;
@@ -89,14 +93,24 @@ std::vector<Finding> judge_nic_affinity(const Facts& f, const Thresholds&) {
         best_nic = t.nics[n].name;
       }
     }
-    Finding x;
-    x.id = id;
-    x.subject = t.gpus[g].bus_id.empty() ? t.gpus[g].label : concat(t.gpus[g].label, " ", t.gpus[g].bus_id);
-    x.arg("gpu", t.gpus[g].label).arg("nic", best_nic).arg("level", best_cell);
-    x.add("closest NIC", concat(best_nic, " (", best_cell, ")"), t.source);
-    x.threshold = "a NIC on the GPU's PCIe switch or NUMA node (not SYS)";
-    x.status = best_cell == "SYS" ? Status::warn : Status::pass;
-    out.push_back(std::move(x));
+    auto [it, fresh] = group.try_emplace({best_nic, best_cell}, out.size());
+    if (fresh) {
+      Finding x;
+      x.id = id;
+      x.arg("nic", best_nic).arg("level", best_cell);
+      x.threshold = "a NIC on the GPU's PCIe switch or NUMA node (not SYS)";
+      x.status = best_cell == "SYS" ? Status::warn : Status::pass;
+      out.push_back(std::move(x));
+      members.emplace_back();
+    }
+    members[it->second].push_back(static_cast<int>(g));
+    const TopoGpu& gpu = t.gpus[g];
+    out[it->second].add("closest NIC", concat(gpu.label, gpu.bus_id.empty() ? "" : " " + gpu.bus_id, ": ", best_nic, " (", best_cell, ")"),
+                        t.source);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].subject = join_labels(t, members[i]);
+    out[i].arg("gpu", out[i].subject);
   }
   return out;
 }
