@@ -1,0 +1,14 @@
+// Fuzzes the agent's kernel-log event classifier and the /dev/kmsg record splitter.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "collect/kernel_events.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)plumb::parse_kernel_event(text);
+  std::uint64_t last = 0;
+  (void)plumb::split_dev_kmsg(text, 3, last);
+  return 0;
+}
