@@ -16,7 +16,8 @@ CommandRun fleet_command(CLI::App& app) {
       ->check(CLI::IsMember({"quick", "none"}))
       ->capture_default_str();
   app.add_option("--expect-gpus", a->expect_gpus, "fail a node unless exactly N GPUs are usable")->check(CLI::Range(0, 4096));
-  app.add_option("--deadline", a->deadline_s, "seconds each rank's check may take; later is 'no result: timed out'")
+  app.add_option("--deadline", a->deadline_s, "how long each rank's check may take: 2m, 120 (a bare number is seconds); later is 'no result: timed out'")
+      ->transform(duration_in("--deadline", 1000), "DURATION")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   app.add_option("--p2p-bytes", a->p2p_bytes, "message size of the node-to-node bandwidth sweep")

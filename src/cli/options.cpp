@@ -30,18 +30,18 @@ void add_machine_options(CLI::App& app, MachineOptions& o, unsigned flags) {
         ->capture_default_str();
   }
   app.add_option("--config", o.config, "TOML file overriding thresholds (see --print-config)");
-  // Durations take a unit like everywhere else (500ms, 2s, 1m); a bare number keeps its old unit,
-  // milliseconds, so existing scripts and `plumb fleet`'s ranks read the same.
-  app.add_option("--timeout", o.timeout_ms, "deadline per collector: 500ms, 2s, 1m (a bare number is milliseconds)")
+  app.add_option("--timeout", o.timeout_ms, "deadline per collector: 500ms, 2s, 1m (a bare number is seconds)")
       ->capture_default_str()
-      ->transform(
-          [](std::string s) {
-            if (!s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) return s;
-            auto d = watch::parse_duration(s);
-            if (!d) throw CLI::ValidationError("--timeout", d.error().message);
-            return std::to_string(d->count());
-          },
-          "DURATION");
+      ->transform(duration_in("--timeout", 1), "DURATION");
+}
+
+std::function<std::string(std::string)> duration_in(const std::string& option, long long unit_ms) {
+  return [option, unit_ms](const std::string& s) {
+    auto d = watch::parse_duration(s);
+    if (!d) throw CLI::ValidationError(option, d.error().message);
+    if (unit_ms <= 1) return std::to_string(d->count());
+    return std::to_string((d->count() + unit_ms - 1) / unit_ms);  // whole units, rounded up
+  };
 }
 
 void add_history_options(CLI::App& app, HistoryOptions& o, bool recording) {
@@ -60,7 +60,8 @@ void add_scheduler_options(CLI::App& app, SchedulerOptions& o) {
   app.add_flag("--dry-run", o.dry_run, "with --slurm: print the scontrol command instead of running it");
   app.add_flag("--npd", o.npd, "run as a node-problem-detector custom plugin: one line, exit 0 ok / 1 problem / 2 unknown");
   app.add_option("--layer", o.layer, "with --npd: judge one layer: gpu|framework|data|distributed|host");
-  app.add_option("--budget", o.budget_s, "hard limit for the whole run in seconds (default with --slurm: 45)");
+  app.add_option("--budget", o.budget_s, "hard limit for the whole run: 45s, 2m (a bare number is seconds; default with --slurm: 45s)")
+      ->transform(duration_in("--budget", 1000), "DURATION");
 }
 
 void add_timings_option(CLI::App& app, bool& timings) {

@@ -22,7 +22,7 @@ Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
   else if (unit == "s") ms_per = 1000;
   else if (unit == "m" || unit == "min") ms_per = 60000;
   else if (unit == "h") ms_per = 3600000;
-  else if (unit.empty()) return make_error(ErrorKind::invalid, "'" + shown + "' needs a unit: ms, s, m or h (for example " + shown + "s)");
+  else if (unit.empty()) ms_per = 1000;  // a bare number is seconds, as for timeout(1) and sleep(1)
   else return make_error(ErrorKind::invalid, "'" + shown + "': unknown unit '" + std::string(unit) + "' (use ms, s, m or h)");
   double ms = *v * ms_per;
   if (!(ms >= 1) || ms > 1e12) return make_error(ErrorKind::invalid, "'" + shown + "' is out of range (1ms .. 30 years)");

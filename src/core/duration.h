@@ -8,8 +8,8 @@
 
 namespace plumb::watch {
 
-// A positive duration with a unit (ms, s, m, h). A bare number is an error that says which
-// units exist, so "--interval 1" is not silently read as milliseconds or seconds.
+// A positive duration: a number with a unit (ms, s, m, h) or a bare number of seconds (as
+// timeout(1) and sleep(1) read it). Every duration option of plumb reads its value here.
 Result<std::chrono::milliseconds> parse_duration(std::string_view text);
 // 1500ms -> "1.5s", 120000ms -> "2m".
 std::string format_duration(std::chrono::milliseconds d);

@@ -31,7 +31,7 @@ bool under_mpi_launcher() {
 // The rank's `plumb check` arguments, rebuilt from the parsed options (only what was given).
 std::vector<std::string> check_args(const FleetOptions& a) {
   const MachineOptions& m = a.machine;
-  std::vector<std::string> v{"--root", m.root, "--timeout", std::to_string(m.timeout_ms), "--bench", a.bench};
+  std::vector<std::string> v{"--root", m.root, "--timeout", std::to_string(m.timeout_ms) + "ms", "--bench", a.bench};
   if (m.pid > 0) v.insert(v.end(), {"--pid", std::to_string(m.pid)});
   if (!m.kmsg.empty()) v.insert(v.end(), {"--kmsg", m.kmsg});
   for (const auto& d : m.data) v.insert(v.end(), {"--data", d});

@@ -129,14 +129,14 @@ TEST(BadInput, KmsgAndDataOfTheWrongKind) {
   expect_one_line_error(run_plumb({"check", "--data", "relative/dir", "--no-history"}), "--data relative/dir: give an absolute path");
 }
 
-TEST(BadInput, TimeoutTakesADurationOrBareMilliseconds) {
+TEST(BadInput, TimeoutTakesADurationOrBareSeconds) {
   const std::string root = test::host_fixture("healthy");
   for (const char* t : {"2s", "1500ms", "3000"}) {
     RunOutput r = run_plumb({"check", "--root", root, "--timeout", t, "--format", "json"});
     EXPECT_NE(r.exit_code, 2) << t << ": " << r.err;
   }
   expect_one_line_error(run_plumb({"check", "--root", root, "--timeout", "2x"}), "--timeout");
-  expect_one_line_error(run_plumb({"check", "--root", root, "--timeout", "0"}), "--timeout must be positive");
+  expect_one_line_error(run_plumb({"check", "--root", root, "--timeout", "0"}), "--timeout");
 }
 
 TEST(BadInput, PlumbAloneListsTheCommands) {

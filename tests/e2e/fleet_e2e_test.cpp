@@ -267,7 +267,7 @@ TEST(FleetMpi, HungAndCrashedChecksAreReportedNotFatal) {
       // A healthy node keeps the default deadline: a slow machine must not turn it into a time-out.
       {"", rank_args(d.root(node(1)))},
       // Its NVML init sleeps: the check is killed at the rank's deadline.
-      {"", rank_args(d.root(node(2)), {"--timeout", "60000", "--nvml-lib", helper_lib("fleet-nvml-hang")}, "4")},
+      {"", rank_args(d.root(node(2)), {"--timeout", "60s", "--nvml-lib", helper_lib("fleet-nvml-hang")}, "4")},
       // Its NVML init dies with SIGSEGV, and the check with it.
       {"", rank_args(d.root(node(3)), {"--nvml-lib", helper_lib("fleet-nvml-crash")})},
   };

@@ -173,8 +173,8 @@ TEST(HostileInput, AnHdf5FileTheLibraryNeverFinishesEndsAtTheDeadline) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("HDF5 did not finish reading the file's layout within 1s"), std::string::npos) << r.err;
-  // The deadline takes a unit like every other duration.
-  RunOutput bad = run_briefly({"h5", "--hdf5-lib", lib, "--timeout", "5", test::fixture("framework/h5/small-gzip.h5")});
+  // The deadline reads like every other duration.
+  RunOutput bad = run_briefly({"h5", "--hdf5-lib", lib, "--timeout", "5y", test::fixture("framework/h5/small-gzip.h5")});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--timeout"), std::string::npos) << bad.err;
 }

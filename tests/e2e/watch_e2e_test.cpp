@@ -111,7 +111,7 @@ TEST(WatchE2E, BadInputIsOneLineAndExitTwo) {
     std::string says;
   };
   std::vector<Case> cases{
-      {{"watch", "--interval", "5"}, "needs a unit"},
+      {{"watch", "--interval", "5x"}, "unknown unit"},
       {{"watch", "--duration", "soon"}, "not a duration"},
       {{"watch", "--interval", "1ms"}, "at least 10ms"},
       {{"watch", "--gpu-script", "/nonexistent.json", "--duration", "1s"}, "/nonexistent.json"},

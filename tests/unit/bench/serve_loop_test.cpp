@@ -238,7 +238,7 @@ TEST(ServeBench, ProbeRefusesA404AndSettingsAreChecked) {
   bad.serve["concurrency"] = "2";
   EXPECT_FALSE(serve_settings(bad));
   bad.serve.erase("concurrency");
-  bad.serve["duration"] = "10";  // a bare number has no unit
+  bad.serve["duration"] = "10 parsecs";  // not a duration
   EXPECT_FALSE(serve_settings(bad));
   bad.serve["duration"] = "1s";
   bad.serve["api"] = "oip";  // needs --model
