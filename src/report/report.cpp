@@ -46,20 +46,26 @@ std::vector<EnvLine> environment_lines(const Facts& facts) {
 }
 
 
+namespace {
+// Every file a report judges, in the order of its facts (traces, nccl-tests logs, memory dumps,
+// HDF5 files, snapshots, outputs); empty names included.
+std::vector<std::string> judged_files(const Facts& facts) {
+  std::vector<std::string> out;
+  for (const auto& t : facts.trace.traces) out.push_back(t.file);
+  for (const auto& n : facts.comm.nccl_tests) out.push_back(n.origin);
+  for (const auto& m : facts.allocator.files) out.push_back(m.file);
+  for (const auto& h : facts.h5.files) out.push_back(h.file);
+  for (const auto* f : {&facts.diff.a.file, &facts.diff.b.file, &facts.outdiff.file_a, &facts.outdiff.file_b}) out.push_back(*f);
+  return out;
+}
+}  // namespace
+
 std::vector<std::string> subject_files(const Facts& facts) {
   std::vector<std::string> out;
-  auto add = [&](const std::string& f) {
-    // Only paths with a folder part, and each once.
+  // Only paths with a folder part, and each once.
+  for (const auto& f : judged_files(facts)) {
     if (f.find('/') != std::string::npos && std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
-  };
-  for (const auto& t : facts.trace.traces) add(t.file);
-  for (const auto& n : facts.comm.nccl_tests) add(n.origin);
-  for (const auto& m : facts.allocator.files) add(m.file);
-  for (const auto& h : facts.h5.files) add(h.file);
-  add(facts.diff.a.file);
-  add(facts.diff.b.file);
-  add(facts.outdiff.file_a);
-  add(facts.outdiff.file_b);
+  }
   // Two files with one name stay whole (rank0.json from two folders).
   std::vector<std::string> names;
   names.reserve(out.size());
@@ -89,17 +95,9 @@ ReportHeading report_heading(const Report& r, Lang lang) {
   std::string title = tr(lang, key);
   if (title == key) title = tr(lang, "report.title.other");
   std::vector<std::string> files;
-  auto add = [&](const std::string& f) {
+  for (const auto& f : judged_files(r.facts)) {
     if (!f.empty() && std::find(files.begin(), files.end(), base_name(f)) == files.end()) files.push_back(base_name(f));
-  };
-  for (const auto& t : r.facts.trace.traces) add(t.file);
-  for (const auto& n : r.facts.comm.nccl_tests) add(n.origin);
-  for (const auto& a : r.facts.allocator.files) add(a.file);
-  for (const auto& h : r.facts.h5.files) add(h.file);
-  add(r.facts.diff.a.file);
-  add(r.facts.diff.b.file);
-  add(r.facts.outdiff.file_a);
-  add(r.facts.outdiff.file_b);
+  }
   if (files.empty()) return {title, host};
   std::string subject;
   for (std::size_t i = 0; i < files.size() && i < 3; ++i) subject += (i > 0 ? ", " : "") + files[i];
