@@ -56,6 +56,8 @@ void record(BlockState& st, std::size_t sig, std::size_t pos) {
   impl.last_line[sig] = line;
   SignatureHits& h = st.scan->hits[sig];
   ++h.count;
+  h.last_line = line;
+  h.last_file = st.scan->files.size() - 1;
   if (h.samples.size() >= kMaxSamples && h.count > kMaxValueLines) return;
   const char* base = st.block.data();
   const void* prev = pos == 0 ? nullptr : ::memrchr(base, '\n', pos);
@@ -141,10 +143,11 @@ Result<bool> LogScanner::scan(LogReader& reader, LogScan& into, const std::funct
   Impl& impl = *impl_;
   if (into.hits.size() != impl.table.size()) {
     into.hits.clear();
-    for (const auto& s : impl.table) into.hits.push_back(SignatureHits{s.id, 0, {}, {}, {}});
+    for (const auto& s : impl.table) into.hits.push_back(SignatureHits{s.id, 0, {}, {}, {}, 0, 0});
   }
   impl.last_line.assign(impl.table.size(), 0);
   into.files.push_back(reader.name());
+  const std::uint64_t lines_before = into.lines;
   std::uint64_t line_base = 1;
   bool open_end = false;
   std::string cleaned;
@@ -170,6 +173,7 @@ Result<bool> LogScanner::scan(LogReader& reader, LogScan& into, const std::funct
     if (progress) progress(reader.bytes_read());
   }
   if (open_end) ++into.lines;
+  into.file_lines.push_back(into.lines - lines_before);
   into.bytes += reader.bytes_read();
   return true;
 }

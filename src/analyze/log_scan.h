@@ -28,12 +28,15 @@ struct SignatureHits {
   std::vector<LogMatch> samples;              // the first kMaxSamples lines
   std::map<std::string, std::string> values;  // name -> first value read
   std::map<std::string, std::string> value_at;  // name -> "file:line" it was read from
+  std::uint64_t last_line = 0;                // the last line that matched, in the last file it matched
+  std::size_t last_file = 0;                  // index in LogScan::files of that line's file
 };
 
 struct LogScan {
   std::vector<std::string> files;
   std::uint64_t bytes = 0;
   std::uint64_t lines = 0;
+  std::vector<std::uint64_t> file_lines;  // lines of each file, in the order of `files`
   std::vector<SignatureHits> hits;  // matched signatures only, in table order
 };
 

@@ -80,8 +80,10 @@ Result<Report> run_diagnose(const DiagnoseRequest& req) {
   }
   auto causes = judge_causes(l1, machine);
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  Finding verdict = diagnose_verdict(l1, causes);
   r.findings = std::move(l1);
   for (auto& f : causes) r.findings.push_back(std::move(f));
+  r.findings.push_back(std::move(verdict));
   for (auto& f : machine) r.findings.push_back(std::move(f));
   return r;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/text.h"
+#include "rules/diagnose.h"
 
 namespace plumb {
 
@@ -34,7 +35,16 @@ namespace {
 
 }  // namespace
 
+const Finding* diagnose_verdict_of(const Report& r) {
+  for (const auto& f : r.findings) {
+    if (f.id == kVerdictId) return &f;
+  }
+  return nullptr;
+}
+
 std::string verdict_text(const Report& r, Lang lang) {
+  // A diagnosis says its own verdict: a matched log line is a failure, not a defect of this machine.
+  if (const Finding* d = diagnose_verdict_of(r)) return tr(lang, "summary.diagnose_" + d->variant);
   Tally t = tally(r.findings);
   if (t.fail > 0) return tr(lang, "summary.verdict_fail");
   std::vector<std::string> late;
@@ -66,6 +76,17 @@ void report_counts_tables(Tables& t) {
     {"count.info", {"{n} notes", "{n} 项提示"}},
     {"count.info_one", {"{n} note", "{n} 项提示"}},
     {"count.sep", {", ", "，"}},
+    {"summary.diagnose_infrastructure", {"Verdict: infrastructure: a cause is confirmed on this machine; fix it before tuning the model.",
+                                         "结论：基础架构问题：已在本机确认原因；先修复它，再调模型。"}},
+    {"summary.diagnose_not_infrastructure", {"Verdict: not infrastructure: the log shows a bug in the job's code or data.",
+                                             "结论：不是基础架构问题：日志显示的是作业代码或数据的缺陷。"}},
+    {"summary.diagnose_inconclusive", {"Verdict: inconclusive: no infrastructure cause was confirmed here; see what would decide it.",
+                                       "结论：无法判定：此处未确认基础架构原因；请看做出判断所需的证据。"}},
+    {"summary.diagnose_inconclusive_model", {"Verdict: inconclusive: no machine cause confirmed; look at the model's own causes first.",
+                                             "结论：无法判定：未确认机器原因；先看模型自身的原因。"}},
+    {"summary.diagnose_inconclusive_hang", {"Verdict: inconclusive: the log stops without an error; plumb assumed a hang.",
+                                            "结论：无法判定：日志在没有错误的情况下停止；plumb 假定作业挂起。"}},
+    {"summary.diagnose_no_failure", {"Verdict: no failure: nothing in the log indicates one.", "结论：没有故障：日志中没有故障迹象。"}},
 };
 });
 }

@@ -21,5 +21,7 @@ std::string tally_text(const Tally& t, Lang lang, bool nonzero_only = false);
 // so the checks that read it could not look: never "no defect found"), settings that cost
 // performance, or no defect found by the checks that ran.
 std::string verdict_text(const Report& r, Lang lang);
+// The l1.diagnose.verdict finding of a diagnosis; nullptr in other reports.
+const Finding* diagnose_verdict_of(const Report& r);
 
 }  // namespace plumb

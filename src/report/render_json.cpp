@@ -6,6 +6,7 @@
 #include "core/catalog.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "report/counts.h"
 #include "report/report.h"
 
 namespace plumb {
@@ -41,6 +42,10 @@ std::string render_json_text(const Report& r, const RenderOptions& o) {
   Tally t = tally(r.findings);
   doc["summary"] = {{"fail", t.fail}, {"warn", t.warn}, {"skip", t.skip}, {"info", t.info}, {"pass", t.pass},
                     {"exit_code", exit_code_for(r.findings)}};
+  if (const Finding* d = diagnose_verdict_of(r)) {  // plumb diagnose: infrastructure, not-infrastructure, ...
+    auto it = d->args.find("verdict");
+    if (it != d->args.end()) doc["summary"]["verdict"] = it->second;
+  }
   doc["facts"] = r.facts;
   json& findings = doc["findings"] = json::array();
   for (const Finding* f : ordered(r.findings)) findings.push_back(finding_object(*f, o));

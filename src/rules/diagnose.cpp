@@ -99,7 +99,123 @@ void conclude(const std::string& sig, Finding& x, const std::map<std::string, st
   }
 }
 
+// A log that ends (within kHangTail lines) right after NCCL set up its channels, with no error:
+// the first collective never returned, or the job was stopped from outside while it waited.
+constexpr std::uint64_t kHangTail = 3;
+
+std::optional<Finding> assumed_hang(const LogScan& scan) {
+  if (scan.files.empty() || scan.file_lines.size() != scan.files.size()) return std::nullopt;
+  for (const auto& h : scan.hits) {
+    const LogSignature* sig = find_log_signature(h.signature);
+    if (sig == nullptr || sig->kind != SignatureKind::progress || h.count == 0) continue;
+    const std::size_t last = scan.files.size() - 1;
+    if (h.last_file != last || h.last_line + kHangTail < scan.file_lines[last]) continue;
+    Finding x;
+    x.id = kAssumedHangId;
+    x.status = Status::info;
+    x.subject = "log";
+    x.arg("where", scan.files[last] + ":" + std::to_string(h.last_line));
+    x.arg("tail", std::to_string(scan.file_lines[last] - h.last_line));
+    x.add(scan.files[last] + ":" + std::to_string(h.last_line), h.samples.empty() ? "" : h.samples.back().text, scan.files[last]);
+    return x;
+  }
+  return std::nullopt;
+}
+
+// "job.log:42" -> 42 (the first matched line of a finding).
+std::uint64_t where_line(const Finding& f) {
+  auto it = f.args.find("where");
+  if (it == f.args.end()) return 0;
+  auto colon = it->second.rfind(':');
+  if (colon == std::string::npos) return 0;
+  auto n = parse_int(it->second.substr(colon + 1));
+  return n && *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
+}
+
 }  // namespace
+
+Finding diagnose_verdict(const std::vector<Finding>& l1, const std::vector<Finding>& causes) {
+  std::vector<std::string> confirmed, infra, code, model;
+  std::uint64_t first_code = 0, first_infra = 0;
+  std::string look_en, look_zh;
+  bool hang = false;
+  for (const auto& f : l1) {
+    if (f.id == kAssumedHangId) hang = true;
+    if (f.id.starts_with("l1.symptom.")) {
+      if (f.subject == "nan-loss") model.push_back(f.id);
+      else infra.push_back(f.id);
+      continue;
+    }
+    if (!f.id.starts_with("l1.log.")) continue;
+    const LogSignature* s = find_log_signature(f.id.substr(7));
+    if (s == nullptr) continue;
+    std::uint64_t line = where_line(f);
+    auto earlier = [&](std::uint64_t& first) {
+      if (line != 0 && (first == 0 || line < first)) first = line;
+    };
+    if (s->kind == SignatureKind::code) {
+      code.push_back(f.id);
+      earlier(first_code);
+      if (look_en.empty()) {
+        look_en = s->fix.en;
+        look_zh = s->fix.zh;
+      }
+    } else if (s->kind == SignatureKind::model) {
+      model.push_back(f.id);
+    } else {
+      infra.push_back(f.id);
+      earlier(first_infra);
+    }
+  }
+  std::size_t refuted = 0, unchecked = 0;
+  for (const auto& c : causes) {
+    if (c.id != kCauseId) continue;
+    if (c.status == Status::fail) {
+      auto it = c.args.find("check");
+      std::string check = it != c.args.end() ? it->second : c.subject;
+      if (std::find(confirmed.begin(), confirmed.end(), check) == confirmed.end()) confirmed.push_back(check);
+    } else if (c.status == Status::pass) {
+      ++refuted;
+    } else {
+      ++unchecked;
+    }
+  }
+  Finding v;
+  v.id = kVerdictId;
+  v.status = Status::info;
+  v.subject = "diagnosis";
+  auto all = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return join(a, ", ");
+  };
+  v.arg("refuted", std::to_string(refuted)).arg("unchecked", std::to_string(unchecked));
+  // A code bug decides when it is the first failure the log shows (a bad index is followed by
+  // NCCL timeouts on the other ranks, not the other way round).
+  const bool code_first = !code.empty() && (infra.empty() || (first_code != 0 && first_infra != 0 && first_code < first_infra));
+  if (!confirmed.empty()) {
+    v.variant = "infrastructure";
+    v.arg("verdict", "infrastructure").arg("checks", join(confirmed, ", ")).arg("symptoms", all(infra, model));
+  } else if (code_first) {
+    v.variant = "not_infrastructure";
+    v.arg("verdict", "not-infrastructure").arg("symptoms", join(code, ", "));
+    v.arg("look_en", look_en).arg("look_zh", look_zh);
+  } else if (!model.empty() && infra.empty()) {
+    v.variant = "inconclusive_model";
+    v.arg("verdict", "inconclusive").arg("symptoms", join(model, ", "));
+  } else if (hang && infra.size() <= 1) {
+    v.variant = "inconclusive_hang";
+    v.arg("verdict", "inconclusive").arg("symptoms", all(infra, model));
+  } else if (!infra.empty() || !model.empty() || !code.empty()) {
+    v.variant = "inconclusive";
+    std::vector<std::string> seen = infra;
+    seen.insert(seen.end(), model.begin(), model.end());
+    v.arg("verdict", "inconclusive").arg("symptoms", all(seen, code));
+  } else {
+    v.variant = "no_failure";
+    v.arg("verdict", "no-failure");
+  }
+  return v;
+}
 
 std::string log_finding_id(const std::string& signature) { return "l1.log." + signature; }
 
@@ -113,7 +229,7 @@ std::vector<Finding> log_findings(const LogScan& scan) {
   std::vector<Finding> out;
   for (const auto& h : scan.hits) {
     const LogSignature* sig = find_log_signature(h.signature);
-    if (sig == nullptr || h.count == 0) continue;
+    if (sig == nullptr || h.count == 0 || sig->kind == SignatureKind::progress) continue;
     Finding x;
     x.id = log_finding_id(sig->id);
     x.status = Status::fail;
@@ -128,6 +244,13 @@ std::vector<Finding> log_findings(const LogScan& scan) {
     out.push_back(std::move(x));
   }
   if (out.empty() && !scan.files.empty()) {
+    if (auto hang = assumed_hang(scan)) {
+      out.push_back(std::move(*hang));
+      if (const SymptomFunnel* s = find_symptom("hang")) {
+        for (auto& f : symptom_findings(*s)) out.push_back(std::move(f));
+      }
+      return out;
+    }
     Finding none;
     none.id = kNoMatchId;
     none.status = Status::info;
@@ -304,6 +427,58 @@ std::vector<CatalogEntry> rows() {
                "plumb diagnose --symptom hang",
                {},
                {}});
+  r.push_back({kVerdictId, Layer::L1, Pillar::platform, Section::environment,
+               {"the diagnosis: is it the infrastructure?", "诊断结论：是否为基础架构问题？"},
+               {{"infrastructure",
+                 {"Verdict: infrastructure. A cause is confirmed on this machine ({checks}) for {symptoms}: fix it, then "
+                  "rerun the job.",
+                  "结论：基础架构问题。已在本机确认原因（{checks}），对应 {symptoms}：修复后重新运行作业。"}},
+                {"not_infrastructure",
+                 {"Verdict: not infrastructure. The log shows a bug in the job's code or data first ({symptoms}); no "
+                  "machine check explains it. {look_en}",
+                  "结论：不是基础架构问题。日志首先显示的是作业代码或数据的缺陷（{symptoms}）；没有机器检查能解释它。{look_zh}"}},
+                {"inconclusive",
+                 {"Verdict: inconclusive. The log shows {symptoms}, but no infrastructure cause was confirmed here "
+                  "({refuted} refuted, {unchecked} not checkable). To decide, run plumb diagnose on the failing node, or "
+                  "with --snapshot of a `plumb check --save` taken there while it fails.",
+                  "结论：无法判定。日志显示 {symptoms}，但此处未确认任何基础架构原因（{refuted} 项已排除，{unchecked} 项无法检查）。"
+                  "要做出判断，请在出错的节点上运行 plumb diagnose，或用 --snapshot 读取在该节点出错时用 `plumb check --save` "
+                  "保存的快照。"}},
+                {"inconclusive_model",
+                 {"Verdict: inconclusive. The loss went non-finite ({symptoms}) and no machine cause was confirmed "
+                  "({refuted} refuted, {unchecked} not checkable). The model's own causes come first: a learning rate "
+                  "too high (lower it, add warm-up, clip gradients), the precision (fp16 overflow: bf16 or a loss "
+                  "scaler), the data (NaN or inf in inputs or labels, a division by zero in the loss); "
+                  "torch.autograd.set_detect_anomaly(True) names the first operation.",
+                  "结论：无法判定。loss 变为非有限值（{symptoms}），且未确认任何机器原因（{refuted} 项已排除，{unchecked} 项无法检查）。"
+                  "先看模型自身的原因：学习率过高（降低学习率、加入预热、梯度裁剪）、精度（fp16 溢出：改用 bf16 或损失缩放）、"
+                  "数据（输入或标签中的 NaN 或 inf、loss 中的除零）；torch.autograd.set_detect_anomaly(True) 可指出第一个出错的运算。"}},
+                {"inconclusive_hang",
+                 {"Verdict: inconclusive. The log stops without an error, so plumb assumed a hang and walked the hang "
+                  "symptom ({refuted} causes refuted, {unchecked} not checkable). To decide, capture the waiting ranks' "
+                  "stacks (py-spy dump) and NCCL_DEBUG=INFO output while it hangs.",
+                  "结论：无法判定。日志在没有错误的情况下停止，plumb 因此假定作业挂起并按挂起症状检查（{refuted} 个原因已排除，"
+                  "{unchecked} 个无法检查）。要做出判断，请在挂起时采集等待中各 rank 的调用栈（py-spy dump）与 NCCL_DEBUG=INFO 输出。"}},
+                {"no_failure",
+                 {"Verdict: no failure. Nothing in the log indicates a failure.", "结论：没有故障。日志中没有任何故障迹象。"}}},
+               {"Act on the verdict: fix a confirmed cause, fix the code a code bug points at, or gather the evidence an "
+                "inconclusive verdict asks for.",
+                "按结论行动：修复已确认的原因，修复代码缺陷所指的代码，或采集无法判定时所需的证据。"},
+               "plumb diagnose job.log --format json",
+               {},
+               {}});
+  r.push_back({kAssumedHangId, Layer::L1, Pillar::comm, Section::environment,
+               {"probable hang: the log stops after NCCL set-up", "可能挂起：日志在 NCCL 初始化后停止"},
+               {{"info",
+                 {"{where}: the log ends {tail} line(s) after NCCL set up its channels, with no error and no exit: plumb "
+                  "assumes the job hung (in the first collective) and walks the symptom hang.",
+                  "{where}：日志在 NCCL 建立通道后 {tail} 行即结束，没有错误也没有退出：plumb 假定作业挂起（在第一个集合通信中），"
+                  "并按挂起症状检查。"}}},
+               {"If the job did not hang, give the log up to its end; otherwise follow the hang checks below.",
+                "如果作业并未挂起，请提供完整日志；否则按下面的挂起检查进行。"},
+               "plumb diagnose --symptom hang",
+               {},
+               {}});
   r.push_back({kCaptureId, Layer::L1, Pillar::platform, Section::environment,
                {"evidence only the running job can give", "只有运行中的作业才能提供的证据"},
                {{"info", {"to capture {what_en}: `{command}`", "采集{what_zh}：`{command}`"}}},
@@ -323,7 +498,7 @@ void rules_diagnose_tables(Tables& t) {
   // selectable like every other id, never run by judge().
   for (const auto& s : log_signatures()) t.add_rule({log_finding_id(s.id), {}, {}, "log"});
   for (const auto& s : symptom_funnels()) t.add_rule({symptom_finding_id(s.name), {}, {}, "log"});
-  for (const auto& id : {kCauseId, kNoMatchId, kCaptureId}) t.add_rule({id, {}, {}, "log"});
+  for (const auto& id : {kCauseId, kNoMatchId, kCaptureId, kVerdictId, kAssumedHangId}) t.add_rule({id, {}, {}, "log"});
 }
 
 }  // namespace plumb

@@ -15,13 +15,17 @@ namespace plumb {
 inline constexpr const char* kCauseId = "l1.diagnose.cause";
 inline constexpr const char* kCaptureId = "l1.diagnose.capture";
 inline constexpr const char* kNoMatchId = "l1.diagnose.no_match";
+inline constexpr const char* kVerdictId = "l1.diagnose.verdict";
+inline constexpr const char* kAssumedHangId = "l1.diagnose.assumed_hang";
 
 // "cuda_oom" -> "l1.log.cuda_oom"; "nan-loss" -> "l1.symptom.nan_loss".
 std::string log_finding_id(const std::string& signature);
 std::string symptom_finding_id(const std::string& symptom);
 
 // One fail finding per matched signature: the lines (file:line, text), the values read and the
-// message variant the values call for. Nothing matched: one info finding saying what was read.
+// message variant the values call for. Nothing matched: one info finding saying what was read,
+// unless the log ends right after NCCL set-up, then a probable hang: an info finding saying so
+// and the findings of the symptom `hang`, whose checks then run.
 std::vector<Finding> log_findings(const LogScan& scan);
 // The L1 finding of a named symptom and one capture finding per evidence step.
 std::vector<Finding> symptom_findings(const SymptomFunnel& s);
@@ -38,5 +42,11 @@ CauseVerdict verdict_of(const std::string& check, const std::vector<Finding>& ma
 // For each L1 finding and each of its candidate checks, one l1.diagnose.cause finding (status
 // fail = confirmed, pass = refuted, skip = not checkable), ordered confirmed, refuted, not checkable.
 std::vector<Finding> judge_causes(const std::vector<Finding>& l1, const std::vector<Finding>& machine);
+
+// The diagnosis as one word, from the L1 findings and the causes' verdicts: `infrastructure` (a
+// cause confirmed on the machine), `not-infrastructure` (the log shows a code or data bug first),
+// `inconclusive` (symptoms, no cause confirmed), `no-failure` (nothing indicates a failure).
+// One info finding l1.diagnose.verdict whose arg "verdict" holds the word.
+Finding diagnose_verdict(const std::vector<Finding>& l1, const std::vector<Finding>& causes);
 
 }  // namespace plumb

@@ -1,8 +1,11 @@
-// The signature table and the symptom funnels of `plumb diagnose` (see log_signatures.h). Each row
-// cites the public thread where its cause was confirmed; docs/diagnose.md lists them.
+// The signature table and the symptom funnels of `plumb diagnose` (see log_signatures.h). The rows
+// here cite the public thread where their cause was confirmed (docs/diagnose.md lists them); the
+// rows derived from the error vocabularies are in log_vocabulary.cpp.
 #include "core/knowledge/log_signatures.h"
 
 #include <algorithm>
+
+#include "core/knowledge/log_vocabulary.h"
 
 namespace plumb {
 
@@ -396,6 +399,8 @@ std::vector<LogSignature> make_signatures() {
        "硬件问题（ECC、Xid）。"},
       "plumb diagnose --symptom nan-loss",
       "https://github.com/AlexeyAB/darknet/issues/5547"});
+  t.back().kind = SignatureKind::model;  // the model (learning rate, precision, data) as much as the machine
+  append_vocabulary_signatures(t);
   return t;
 }
 

@@ -21,6 +21,12 @@ struct LogValueSpec {
   std::string regex;
 };
 
+// What a match says about the failure. `infrastructure`: a symptom whose causes may lie on the node
+// (its checks decide); `code`: the log itself shows a bug in the job's code or data; `model`: a
+// symptom the model can cause as well as the node (NaN loss); `progress`: no failure, a sign of how
+// far the job got (NCCL set-up finished), which the hang guess reads. Progress rows make no finding.
+enum class SignatureKind { infrastructure, code, model, progress };
+
 struct LogSignature {
   std::string id;  // "cuda_oom": the finding l1.log.cuda_oom
   Pillar pillar = Pillar::platform;
@@ -40,6 +46,7 @@ struct LogSignature {
   Text fix;
   std::string verify;  // a command a human can paste
   std::string source;  // public thread or document where the cause was confirmed
+  SignatureKind kind = SignatureKind::infrastructure;
 };
 
 // A symptom a user can name without a log (`--symptom hang`).
