@@ -73,7 +73,7 @@ TEST(DiagnoseE2E, ShmBusErrorConfirmedOnA64MiBContainer) {
 TEST(DiagnoseE2E, ACauseSitsInItsSymptomsSection) {
   for (const auto& [file, symptom, section, label] :
        std::vector<std::tuple<std::string, std::string, std::string, std::string>>{
-           {kShmLog, "l1.log.dataloader_shm", "data", "Data layer: 3 failed"},
+           {kShmLog, "l1.log.dataloader_shm", "data", "Data layer: 5 failed"},
            {"gloo-connect-127011-loopback-hostname.log", "l1.log.socket_connect_refused", "distributed", ""}}) {
     auto d = diagnose({log(file), "--root", test::host_fixture("docker-v1")});
     const json* l1 = d.finding(symptom);
@@ -162,8 +162,9 @@ TEST(DiagnoseE2E, HealthyLogsRaiseNothing) {
   auto d = diagnose({test::fixture("comm/nccl-tests/leonardo-4x-a100-sxm-64gb-sendrecv_perf-nccl-info-interleaved.txt"),
                      log("healthy/vllm-collect-env-8x-h100-sxm5-nv18-dstack.txt"), "--root", test::host_fixture("healthy")});
   EXPECT_EQ(d.run.exit_code, 0) << d.run.err;
-  ASSERT_EQ(d.doc["findings"].size(), 1u) << d.doc["findings"].dump();
+  ASSERT_EQ(d.doc["findings"].size(), 2u) << d.doc["findings"].dump();
   EXPECT_EQ(d.doc["findings"][0]["id"], "l1.diagnose.no_match");
+  EXPECT_EQ(d.doc["summary"]["verdict"], "no-failure");
   EXPECT_EQ(d.doc["findings"][0]["status"], "info");
 }
 

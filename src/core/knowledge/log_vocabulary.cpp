@@ -83,7 +83,7 @@ std::vector<Family> families() {
                 "{where}：CUDA 驱动或 NVML 未能启动（{code}；{count} 行）。"},
                {"the framework falls back to the CPU or stops at the first CUDA call",
                 "框架退回 CPU，或在第一次 CUDA 调用处停止"},
-               {"l3.gpu.count", "l3.gpu.device_query", "l3.gpu.driver_module_version", "l3.framework.cuda_unavailable",
+               {"l3.gpu.count", "l3.gpu.device_query", "l3.framework.cuda_unavailable",
                 "l3.gpu.nvml_responsive", "l3.gpu.device_lost"},
                {"Check that the NVIDIA kernel module is loaded and matches the user-space driver; in a container, run it "
                 "with the NVIDIA runtime (--gpus all) and the device nodes mounted.",
@@ -102,7 +102,7 @@ std::vector<Family> families() {
                 "{count} line(s)).",
                 "{where}：内核模块、用户态驱动库与 CUDA 运行时的版本不一致（{code}；{count} 行）。"},
                {"every CUDA or NVML call fails until the versions agree", "在版本一致之前，每个 CUDA 或 NVML 调用都会失败"},
-               {"l3.gpu.driver_module_version", "l3.gpu.cuda_driver_compat", "l3.gpu.lib_duplicates",
+               {"l3.gpu.cuda_driver_compat", "l3.gpu.lib_duplicates",
                 "l3.framework.library_mismatch", "l3.gpu.toolkit_runtime"},
                {"After a driver upgrade, reboot (or unload and reload the nvidia modules) so that the kernel module and the "
                 "libraries are one version; forward compatibility (cuda-compat) works on data-centre GPUs only.",
@@ -121,7 +121,7 @@ std::vector<Family> families() {
                 "{where}：此 NVSwitch 系统的 GPU 未就绪（{code}；{count} 行）。"},
                {"CUDA refuses work until the Fabric Manager has set up the NVLink fabric",
                 "在 Fabric Manager 建立 NVLink 互联之前，CUDA 拒绝执行任务"},
-               {"l3.gpu.fabric_manager", "l3.gpu.driver_module_version", "l3.gpu.nvml_responsive", "l3.gpu.xid"},
+               {"l3.gpu.nvml_responsive", "l3.gpu.xid"},
                {"Start nvidia-fabricmanager (its version must equal the driver's) and wait for it before the job; on HGX "
                 "systems it is required.",
                 "启动 nvidia-fabricmanager（其版本须与驱动相同），作业开始前等待其就绪；HGX 系统必须运行它。"},
@@ -211,7 +211,7 @@ std::vector<Family> families() {
                 "{where}：无法创建或扩展共享内存段（{file}；{count} 行）。"},
                {"NCCL's intra-node transport (or the DataLoader) cannot place its buffers and the job aborts",
                 "NCCL 的节点内传输（或 DataLoader）无法放置缓冲区，作业中止"},
-               {"l3.storage.shm_size", "l3.storage.free_space", "l3.memory.cgroup_limit"},
+               {"l3.storage.shm_size", "l3.memory.cgroup_limit"},
                {"Give /dev/shm room (docker --shm-size=16g, a Memory emptyDir on Kubernetes) and remove stale nccl-* "
                 "files; NCCL_SHM_DISABLE=1 proves it at a cost.",
                 "为 /dev/shm 留出空间（docker --shm-size=16g，Kubernetes 中使用 Memory 类型 emptyDir）并删除残留的 nccl-* 文件；"
@@ -232,7 +232,7 @@ std::vector<Family> families() {
                 "sockets) or a peer that died",
                 "通信器中止；真正原因是某个系统调用（共享内存、内存注册、套接字）或对端进程退出"},
                {"l3.storage.shm_size", "l3.memory.memlock_limit", "l3.comm.socket_ifname", "l3.comm.ib_hca",
-                "l3.comm.pcie_acs", "l3.comm.p2p_disabled", "l3.storage.free_space"},
+                "l3.comm.pcie_acs", "l3.comm.p2p_disabled"},
                {"Rerun with NCCL_DEBUG=WARN (or INFO) and read the first WARN line: it names the failed call.",
                 "用 NCCL_DEBUG=WARN（或 INFO）重跑，读第一条 WARN：它给出失败的调用。"},
                "NCCL_DEBUG=WARN torchrun ...",
@@ -319,7 +319,7 @@ std::vector<Family> families() {
                {"{where}: a write failed for lack of space or quota ({path}; {count} line(s)).",
                 "{where}：写入因空间或配额不足而失败（{path}；{count} 行）。"},
                {"checkpoints, caches or shared memory cannot be written and the job stops", "检查点、缓存或共享内存无法写入，作业停止"},
-               {"l3.storage.free_space", "l3.storage.shm_size"},
+               {"l3.storage.shm_size"},
                {"Free space (or inodes) on the file system the job writes (checkpoints, /tmp, caches such as "
                 "~/.cache, /dev/shm), or point the writes at a larger one (TMPDIR, HF_HOME).",
                 "清理作业写入的文件系统（检查点、/tmp、~/.cache 等缓存、/dev/shm）的空间或 inode，或把写入指向更大的文件系统（TMPDIR、HF_HOME）。"},
@@ -341,7 +341,7 @@ std::vector<Family> families() {
                {"{where}: the kubelet evicted the pod (node low on {resource}; {count} line(s)).",
                 "{where}：kubelet 驱逐了 Pod（节点 {resource} 不足；{count} 行）。"},
                {"the job is stopped from outside when the node runs short", "节点资源不足时作业被外部停止"},
-               {"l3.memory.cgroup_limit", "l3.storage.free_space", "l3.kernel.oom_kills"},
+               {"l3.memory.cgroup_limit", "l3.kernel.oom_kills"},
                {"Set the pod's requests equal to what it uses (memory, ephemeral-storage) and clean the node's disk.",
                 "把 Pod 的 requests 设为实际用量（memory、ephemeral-storage），并清理节点磁盘。"},
                "kubectl describe pod <POD>",
