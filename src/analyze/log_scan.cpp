@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <utility>
 
 #include "analyze/log_values.h"
@@ -180,6 +181,28 @@ Result<bool> LogScanner::scan(LogReader& reader, LogScan& into, const std::funct
 
 void LogScanner::finish(LogScan& into) const {
   std::erase_if(into.hits, [](const SignatureHits& h) { return h.count == 0; });
+  // One line, one cause: the table lists a specific row (the DataLoader's shared-memory error)
+  // before a vocabulary row that also reads its words (any "No space left on device"). A later
+  // row whose every matched line is a line of an earlier row says nothing new and is dropped;
+  // one with more lines than it keeps samples of is kept.
+  auto lines_of = [](const SignatureHits& h) {
+    std::set<std::pair<std::string, std::uint64_t>> out;
+    for (const auto& m : h.samples) out.emplace(m.file, m.line);
+    return out;
+  };
+  std::vector<std::set<std::pair<std::string, std::uint64_t>>> lines;
+  lines.reserve(into.hits.size());
+  for (const auto& h : into.hits) lines.push_back(lines_of(h));
+  std::vector<bool> drop(into.hits.size(), false);
+  for (std::size_t later = 1; later < into.hits.size(); ++later) {
+    if (into.hits[later].count > into.hits[later].samples.size()) continue;
+    for (std::size_t earlier = 0; earlier < later && !drop[later]; ++earlier) {
+      if (drop[earlier]) continue;
+      drop[later] = std::includes(lines[earlier].begin(), lines[earlier].end(), lines[later].begin(), lines[later].end());
+    }
+  }
+  std::size_t i = 0;
+  std::erase_if(into.hits, [&](const SignatureHits&) { return drop[i++]; });
 }
 
 Result<std::shared_ptr<LogScanner>> default_log_scanner() {

@@ -73,7 +73,7 @@ TEST(DiagnoseE2E, ShmBusErrorConfirmedOnA64MiBContainer) {
 TEST(DiagnoseE2E, ACauseSitsInItsSymptomsSection) {
   for (const auto& [file, symptom, section, label] :
        std::vector<std::tuple<std::string, std::string, std::string, std::string>>{
-           {kShmLog, "l1.log.dataloader_shm", "data", "Data layer: 5 failed"},
+           {kShmLog, "l1.log.dataloader_shm", "data", "Data layer: 3 failed"},
            {"gloo-connect-127011-loopback-hostname.log", "l1.log.socket_connect_refused", "distributed", ""}}) {
     auto d = diagnose({log(file), "--root", test::host_fixture("docker-v1")});
     const json* l1 = d.finding(symptom);

@@ -3,6 +3,7 @@
 // version an old driver supports), and each candidate cause's verdict from the machine's findings.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <set>
 
 #include "core/catalog.h"
@@ -181,7 +182,21 @@ TEST(Diagnose, CandidateChecksAreCatalogueIds) {
       EXPECT_NE(e->layer, Layer::L1) << where << " names " << c;
     }
   };
-  for (const auto& s : log_signatures()) check(s.id, s.causes);
+  // A code bug or a progress line has no machine cause; two infrastructure rows name causes
+  // no node setting shows (a port another process holds, the job's own time limit): their
+  // verdict is inconclusive and says what to look at.
+  const std::set<std::string> no_machine_check = {"port_in_use", "scheduler_cancelled"};
+  for (const auto& s : log_signatures()) {
+    if (s.kind == SignatureKind::code || s.kind == SignatureKind::progress) {
+      EXPECT_TRUE(s.causes.empty()) << s.id;
+      continue;
+    }
+    if (no_machine_check.count(s.id)) {
+      EXPECT_TRUE(s.causes.empty()) << s.id;
+      continue;
+    }
+    check(s.id, s.causes);
+  }
   for (const auto& s : symptom_funnels()) check(s.name, s.checks);
 }
 
@@ -192,9 +207,14 @@ TEST(Diagnose, EverySignatureHasARowWithBothLanguagesAndASource) {
     EXPECT_EQ(e->layer, Layer::L1);
     EXPECT_TRUE(e->messages.count("fail")) << s.id;
     for (const auto& [v, t] : s.variants) EXPECT_TRUE(e->messages.count(v)) << s.id << " " << v;
-    EXPECT_TRUE(s.source.starts_with("https://")) << s.id;
+    // A public thread or document (https://...), or the upstream file, header or manual page
+    // the words come from.
+    static const std::regex cited(R"((https://|[A-Za-z0-9_]\.(h|h\.in|hpp|cc|cpp|c|py|txt)\b|[a-z_]+\([0-9]\)))");
+    EXPECT_TRUE(std::regex_search(s.source, cited)) << s.id << ": " << s.source;
     EXPECT_FALSE(s.patterns.empty()) << s.id;
-    EXPECT_FALSE(s.fix.zh.empty()) << s.id;
+    if (s.kind != SignatureKind::progress) {
+      EXPECT_FALSE(s.fix.zh.empty()) << s.id;
+    }
     // Each message is the symptom, then what it does: two sentences, each ended in its language's
     // way (no space after a full-width full stop).
     for (const auto& [v, t] : e->messages) {
