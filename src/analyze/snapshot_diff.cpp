@@ -40,7 +40,8 @@ bool volatile_field(const std::string& k) {
                                        "used_memory_bytes",   "memory_reserved",      "clock_sm_mhz",   "clock_mem_mhz",
                                        "clocks_event_reasons", "gen_current",         "width_current",  "cur_link_speed",
                                        "cur_link_width",      "volatile_corrected",   "volatile_uncorrected",
-                                       "aggregate_corrected", "aggregate_uncorrected", "pid"};
+                                       "aggregate_corrected", "aggregate_uncorrected", "pid",
+                                       "avail_bytes",         "avail_inodes"};
   if (s.count(k) > 0) return true;
   for (const char* tail : {"_us", "_ms", "_at", "_ns", "duration", "timestamp", "_packets", "_errors", "_drops"}) {
     if (ends_with_text(k, tail)) return true;

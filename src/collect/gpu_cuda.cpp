@@ -505,9 +505,36 @@ BusyGpus busy_gpus(const Context& ctx) {
   return out;
 }
 
+std::optional<std::string> parse_nvidia_module_version(std::string_view text) {
+  // NVIDIA's driver README ("Kernel module version"): NVRM version: NVIDIA UNIX x86_64 Kernel Module
+  // 535.104.05  <build date>; the open modules print "NVIDIA UNIX Open Kernel Module for x86_64".
+  for (auto line : split_lines(text)) {
+    if (!line.starts_with("NVRM version:")) continue;
+    std::size_t at = line.find("Kernel Module");
+    if (at == std::string_view::npos) return std::nullopt;
+    for (auto tok : split_ws(line.substr(at))) {
+      bool digits = !tok.empty() && tok.size() <= 32 && tok.find('.') != std::string_view::npos;
+      for (char c : tok) digits = digits && ((c >= '0' && c <= '9') || c == '.');
+      if (digits && tok.front() != '.') return std::string(tok);
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts) {
   CudaStackFacts out;
   out.collected = true;
+  {
+    const std::string src = "/proc/driver/nvidia/version";  // read through root
+    if (auto text = ctx.root.read(src, 64u << 10); !text) {
+      out.kernel_module_version = Fact<std::string>::none(text.error().describe(), src);
+    } else if (auto v = parse_nvidia_module_version(*text)) {
+      out.kernel_module_version = Fact<std::string>::of(*v, src);
+    } else {
+      out.kernel_module_version = Fact<std::string>::none("no \"NVRM version: ... Kernel Module <version>\" line", src);
+    }
+  }
   Env env = target_env(ctx);
   Finder f(ctx, out);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,10 @@ struct CudaSearchOptions {
   bool probe_versions = true;   // dlopen each copy and call its getter (live root only)
   bool device_query = true;     // run the driver-API device query (live root only)
 };
+
+// The version in /proc/driver/nvidia/version's "NVRM version: NVIDIA UNIX [Open ]Kernel Module ..."
+// line ("535.104.05"); nullopt when the text has none.
+std::optional<std::string> parse_nvidia_module_version(std::string_view text);
 
 CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts = {});
 

@@ -1,7 +1,12 @@
 // Block devices from /sys/block, data-path mounts from the target's mountinfo, /dev/shm from the
-// mount table (file sources only, so a fixture tree stands in for a machine).
+// mount table (file sources, so a fixture tree stands in for a machine); free space and inodes
+// through statvfs(3) on the running machine only.
 #include "collect/storage.h"
 
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -329,6 +334,46 @@ DataPath read_data_path(const Context& ctx, const std::string& given, const Resu
 
 }  // namespace
 
+// The file systems a job writes: its working directory, /tmp, /var/tmp, /dev/shm, / and the
+// --data paths, in the target's mount namespace (/proc/PID/root) when --pid is given. statvfs
+// reads the running kernel, so a --root tree has no free space to show.
+Fact<std::vector<FreeSpace>> read_free_space(const Context& ctx, const std::vector<DataPath>& data) {
+  const std::string src = "statvfs(3)";
+  if (!ctx.root.is_live()) return Fact<std::vector<FreeSpace>>::none("statvfs reads the running machine, not a --root tree", src);
+  const std::string ns = ctx.pid > 0 ? "/proc/" + std::to_string(ctx.pid) + "/root" : "";
+  std::vector<std::string> places;  // as statvfs is given them, so that `df` can be pasted
+  if (ctx.pid > 0) places.push_back("/proc/" + std::to_string(ctx.pid) + "/cwd");
+  for (const char* p : {"/tmp", "/var/tmp", "/dev/shm", "/"}) places.push_back(ns + p);
+  // A network file system is left out: statvfs on a hung NFS server does not return.
+  for (const auto& d : data) {
+    if (!d.network && !d.path.empty() && d.path.front() == '/') places.push_back(ns + d.path);
+  }
+  std::vector<FreeSpace> out;
+  std::vector<dev_t> devs;
+  for (const auto& path : places) {
+    struct stat st {};
+    struct statvfs v {};
+    if (::stat(path.c_str(), &st) != 0 || ::statvfs(path.c_str(), &v) != 0) continue;
+    auto at = std::find(devs.begin(), devs.end(), st.st_dev);
+    if (at != devs.end()) {
+      out[static_cast<std::size_t>(at - devs.begin())].paths.push_back(path);
+      continue;
+    }
+    if (out.size() >= 16) break;
+    devs.push_back(st.st_dev);
+    FreeSpace fsp;
+    fsp.paths.push_back(path);
+    const std::uint64_t unit = v.f_frsize != 0 ? v.f_frsize : v.f_bsize;
+    fsp.avail_bytes = static_cast<std::uint64_t>(v.f_bavail) * unit;
+    fsp.total_bytes = static_cast<std::uint64_t>(v.f_blocks) * unit;
+    fsp.avail_inodes = v.f_favail;
+    fsp.total_inodes = v.f_files;
+    out.push_back(std::move(fsp));
+  }
+  if (out.empty()) return Fact<std::vector<FreeSpace>>::none("statvfs failed on every path", src);
+  return Fact<std::vector<FreeSpace>>::of(std::move(out), src);
+}
+
 StorageFacts read_storage(const Context& ctx) {
   StorageFacts st;
   st.collected = true;
@@ -365,6 +410,7 @@ StorageFacts read_storage(const Context& ctx) {
   } else {
     st.shm = shm_from_mounts(parse_mounts(*text), m_src);
   }
+  st.free_space = read_free_space(ctx, st.data_paths);
   return st;
 }
 

@@ -1,5 +1,6 @@
 // CUDA stack rules: driver vs runtime compatibility (the minimum-driver table as data), toolkit vs
 // runtime, conflicting cuDNN/NCCL copies, and the device query.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -152,6 +153,53 @@ std::vector<Finding> judge_duplicates(const Facts& f, const Thresholds&) {
   return out;
 }
 
+// The kernel module and the user-space driver are one package: after an upgrade without a reboot
+// (or a container whose libcuda came from another host) they differ, and NVML and CUDA refuse to
+// start ("Driver/library version mismatch", NVML_ERROR_LIB_RM_VERSION_MISMATCH in nvml.h).
+bool driver_like_version(const std::string& v) {
+  std::size_t dot = v.find('.');
+  return dot != std::string::npos && dot >= 3 && std::all_of(v.begin(), v.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+}
+
+std::vector<Finding> judge_module_version(const Facts& f, const Thresholds&) {
+  const std::string id = "l3.gpu.driver_module_version";
+  const CudaStackFacts& c = f.gpu.cuda;
+  if (!c.collected) return {skipped(id, "the CUDA library search did not run")};
+  if (!c.kernel_module_version.has()) return {skipped(id, "no NVIDIA kernel module loaded: " + c.kernel_module_version.why())};
+  const std::string& mod = *c.kernel_module_version;
+  Finding x;
+  x.id = id;
+  x.arg("module", mod);
+  x.add("kernel module", mod, c.kernel_module_version.source);
+  x.threshold = "libcuda version = kernel module version";
+  std::string picked;
+  std::vector<std::string> others;
+  int n = 0;
+  for (const auto& cp : c.copies) {
+    if (cp.lib != "cuda" || !cp.version.has() || !driver_like_version(*cp.version)) continue;
+    ++n;
+    x.add("libcuda", *cp.version + (cp.loader_pick ? " (loader pick)" : ""), cp.real_path);
+    if (*cp.version == mod) continue;
+    if (cp.loader_pick) {
+      picked = cp.real_path + " (" + *cp.version + ")";
+    } else {
+      others.push_back(cp.real_path + " (" + *cp.version + ")");
+    }
+  }
+  if (n == 0) return {skipped(id, "no libcuda.so.<driver version> on the loader path")};
+  if (!picked.empty()) {
+    x.status = Status::fail;
+    x.arg("lib", picked);
+  } else if (!others.empty()) {
+    x.status = Status::warn;
+    x.variant = "other_copy";
+    x.arg("lib", join(others, ", "));
+  } else {
+    x.status = Status::pass;
+  }
+  return {x};
+}
+
 std::vector<Finding> judge_device_query(const Facts& f, const Thresholds&) {
   const std::string id = "l3.gpu.device_query";
   const GpuFacts& g = f.gpu;
@@ -233,6 +281,23 @@ void rules_gpu_cuda_tables(Tables& t) {
      "ldconfig -p | grep -E 'libcudnn.so|libnccl.so'",
      {},
      {}},
+    {"l3.gpu.driver_module_version", Layer::L3, Pillar::platform, Section::gpu,
+     {"NVIDIA kernel module and user-space driver are one version", "NVIDIA 内核模块与用户态驱动版本一致"},
+     {{"pass", {"the kernel module and libcuda are both {module}", "内核模块与 libcuda 均为 {module}"}},
+      {"fail", {"the kernel module is {module} but the loader picks {lib}: NVML and CUDA fail with \"Driver/library "
+                "version mismatch\" until they agree",
+                "内核模块为 {module}，而加载器选用 {lib}：在两者一致之前，NVML 与 CUDA 会报 \"Driver/library version "
+                "mismatch\""}},
+      {"other_copy", {"the kernel module and the loader's libcuda are {module}; another copy on the search path has "
+                      "another version: {lib}",
+                      "内核模块与加载器选用的 libcuda 均为 {module}；搜索路径上另有其他版本的副本：{lib}"}}},
+     {"After a driver upgrade, reboot (or unload and reload the nvidia modules) so that the module and the libraries "
+      "are one version; in a container, let the NVIDIA runtime mount the host's libcuda instead of shipping one.",
+      "驱动升级后重启（或卸载并重新加载 nvidia 模块），使内核模块与库为同一版本；在容器中由 NVIDIA 运行时挂载宿主机的 "
+      "libcuda，而不要在镜像中自带。"},
+     "cat /proc/driver/nvidia/version; ls -l $(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')",
+     {},
+     {}},
     {"l3.gpu.device_query", Layer::L3, Pillar::platform, Section::gpu,
      {"CUDA device query (driver API)", "CUDA 设备查询（驱动 API）"},
      {{"pass", {"{count} devices: context, allocation and copy work", "{count} 块设备：上下文、显存分配与拷贝正常"}},
@@ -259,6 +324,7 @@ void rules_gpu_cuda_tables(Tables& t) {
   t.add_rule({"l3.gpu.cuda_driver_compat", {"collect.gpu", "collect.cuda"}, judge_compat});
   t.add_rule({"l3.gpu.toolkit_runtime", {"collect.cuda"}, judge_toolkit});
   t.add_rule({"l3.gpu.lib_duplicates", {"collect.cuda"}, judge_duplicates});
+  t.add_rule({"l3.gpu.driver_module_version", {"collect.cuda"}, judge_module_version});
   t.add_rule({"l3.gpu.device_query", {"collect.gpu", "collect.cuda"}, judge_device_query});
 }
 

@@ -147,6 +147,67 @@ std::vector<Finding> judge_data_path(const Facts& f, const Thresholds&) {
   return out;
 }
 
+// Space and inodes left where a job writes: checkpoints (torch.save), caches and /tmp fail with
+// ENOSPC ("No space left on device", errno 28) when either runs out.
+double pct_of(std::uint64_t part, std::uint64_t whole) {
+  return whole == 0 ? 100.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+std::vector<Finding> judge_free_space(const Facts& f, const Thresholds& th) {
+  const std::string id = "l3.storage.free_space";
+  const auto& st = f.host.storage;
+  if (!st.collected) return {skipped(id, "storage facts not collected")};
+  if (!st.free_space.has()) return {skipped(id, st.free_space.why())};
+  const double fail_pct = th.get("storage.free_fail_pct"), warn_pct = th.get("storage.free_warn_pct");
+  const double inode_fail = th.get("storage.inodes_fail_pct");
+  std::vector<Finding> out;
+  std::vector<std::string> fine;
+  for (const auto& fsp : *st.free_space) {
+    const double space = pct_of(fsp.avail_bytes, fsp.total_bytes);
+    const double inodes = pct_of(fsp.avail_inodes, fsp.total_inodes);
+    const std::string where = join(fsp.paths, ", ");
+    Status s = Status::pass;
+    if (space < fail_pct || (fsp.total_inodes > 0 && inodes < inode_fail)) {
+      s = Status::fail;
+    } else if (space < warn_pct) {
+      s = Status::warn;
+    }
+    if (s == Status::pass) {
+      fine.push_back(where + " " + human_bytes(fsp.avail_bytes) + " (" + fmt_num(space, 1) + " %)");
+      continue;
+    }
+    Finding x;
+    x.id = id;
+    x.subject = fsp.paths.front();
+    x.status = s;
+    x.threshold = "free space >= " + fmt_num(warn_pct, 0) + " % (fails below " + fmt_num(fail_pct, 0) +
+                  " %), free inodes >= " + fmt_num(inode_fail, 0) + " %";
+    x.arg("paths", where)
+        .arg("path", fsp.paths.front())
+        .arg("free", human_bytes(fsp.avail_bytes))
+        .arg("total", human_bytes(fsp.total_bytes))
+        .arg("pct", fmt_num(space, 1))
+        .arg("inodes_pct", fsp.total_inodes > 0 ? fmt_num(inodes, 1) : "-");
+    x.add("free space", human_bytes(fsp.avail_bytes) + " / " + human_bytes(fsp.total_bytes) + " (" + fmt_num(space, 1) + " %)",
+          "statvfs(" + fsp.paths.front() + ")");
+    if (fsp.total_inodes > 0) {
+      x.add("free inodes", std::to_string(fsp.avail_inodes) + " / " + std::to_string(fsp.total_inodes) + " (" +
+                               fmt_num(inodes, 1) + " %)",
+            "statvfs(" + fsp.paths.front() + ")");
+    }
+    if (fsp.total_inodes > 0 && inodes < inode_fail && space >= fail_pct) x.variant = "inodes";
+    out.push_back(std::move(x));
+  }
+  if (out.empty()) {
+    Finding p;
+    p.id = id;
+    p.status = Status::pass;
+    p.arg("detail", join(fine, "; "));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 std::vector<Finding> judge_shm(const Facts& f, const Thresholds& th) {
   const std::string id = "l3.storage.shm_size";
   const auto& shm = f.host.storage.shm;
@@ -208,6 +269,13 @@ const std::string kSchedVerify = "cat /sys/block/{device}/queue/scheduler";
 void rules_host_storage_tables(Tables& t) {
   t.add_thresholds([] {
   return std::vector<ThresholdDef>{
+    {"storage.free_fail_pct", 2, "%",
+     {"free space below which a file system a job writes fails (checkpoints, caches, /tmp, /dev/shm)",
+      "作业写入的文件系统（检查点、缓存、/tmp、/dev/shm）剩余空间低于此值即判定失败"}},
+    {"storage.free_warn_pct", 10, "%",
+     {"free space below which a file system a job writes is a warning", "作业写入的文件系统剩余空间低于此值即警告"}},
+    {"storage.inodes_fail_pct", 2, "%",
+     {"free inodes below which a file system a job writes fails", "作业写入的文件系统剩余 inode 低于此值即判定失败"}},
     {"storage.shm_min_mib", 1024, "MiB",
      {"smallest /dev/shm that multi-worker DataLoaders can use without bus errors",
       "多 worker DataLoader 不报 bus error 所需的最小 /dev/shm"}},
@@ -221,6 +289,23 @@ void rules_host_storage_tables(Tables& t) {
 });
   t.add_findings([] {
   return std::vector<CatalogEntry>{
+    {"l3.storage.free_space", Layer::L3, Pillar::data, Section::data,
+     {"Free space and inodes where a job writes", "作业写入位置的剩余空间与 inode"},
+     {{"pass", {"Space left where a job writes: {detail}.", "作业写入位置的剩余空间：{detail}。"}},
+      {"warn", {"{paths}: {free} free of {total} ({pct} %): a checkpoint or a cache may not fit.",
+                "{paths}：剩余 {free}，共 {total}（{pct} %）：检查点或缓存可能写不下。"}},
+      {"fail", {"{paths}: only {free} free of {total} ({pct} %, inodes {inodes_pct} %): writes fail with \"No space left "
+                "on device\" (errno 28).",
+                "{paths}：仅剩 {free}，共 {total}（{pct} %，inode {inodes_pct} %）：写入会因 \"No space left on device\"（errno 28）失败。"}},
+      {"inodes", {"{paths}: {inodes_pct} % of the inodes are free ({free} of space left): creating files fails with \"No "
+                  "space left on device\" (errno 28).",
+                  "{paths}：剩余 inode 仅 {inodes_pct} %（空间尚余 {free}）：创建文件会因 \"No space left on device\"（errno 28）失败。"}}},
+     {"Free space or inodes on that file system (old checkpoints, caches such as ~/.cache/huggingface, /tmp), or point "
+      "the writes at a larger one (TMPDIR, HF_HOME, the checkpoint directory).",
+      "清理该文件系统上的空间或 inode（旧检查点、~/.cache/huggingface 等缓存、/tmp），或把写入指向更大的文件系统（TMPDIR、HF_HOME、检查点目录）。"},
+     "df -h {path}; df -i {path}",
+     {},
+     {}},
     {"l3.storage.io_scheduler", Layer::L3, Pillar::data, Section::data,
      {"IO scheduler of SSD/NVMe devices", "SSD/NVMe 设备的 IO 调度器"},
      {{"pass", {"{device} ({media}) uses the `{scheduler}` IO scheduler.", "{device}（{media}）使用 `{scheduler}` IO 调度器。"}},
@@ -318,6 +403,7 @@ void rules_host_storage_tables(Tables& t) {
   t.add_rule({"l3.storage.read_ahead", {"collect.storage"}, judge_read_ahead});
   t.add_rule({"l3.storage.data_path", {"collect.storage"}, judge_data_path});
   t.add_rule({"l3.storage.shm_size", {"collect.storage", "collect.memory"}, judge_shm});
+  t.add_rule({"l3.storage.free_space", {"collect.storage"}, judge_free_space});
 }
 
 }  // namespace plumb

@@ -158,9 +158,12 @@ struct CudaStackFacts {
   bool pid_maps_read = false;         // copies[].mapped is meaningful
   int pid = 0;                        // the --pid whose maps were read (0: none given)
   std::string pid_maps_why;           // why the maps were not read ("no --pid given", "/proc/N/maps: ...")
+  // The loaded NVIDIA kernel module's version, from /proc/driver/nvidia/version ("535.104.05").
+  Fact<std::string> kernel_module_version;
   bool operator==(const CudaStackFacts&) const = default;
 };
-PLUMB_JSON(CudaStackFacts, collected, copies, toolkit_version, device_query, pid_maps_read, pid, pid_maps_why)
+PLUMB_JSON(CudaStackFacts, collected, copies, toolkit_version, device_query, pid_maps_read, pid, pid_maps_why,
+           kernel_module_version)
 
 struct GpuFacts {
   bool collected = false;

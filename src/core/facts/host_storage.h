@@ -46,13 +46,27 @@ struct ShmFacts {
 };
 PLUMB_JSON(ShmFacts, fs_type, options, size_bytes, size_percent_of_ram, size_is_default)
 
+// Space and inodes left on a file system a job writes (statvfs(3): f_bavail, f_blocks, f_favail,
+// f_files), with the paths that lie on it.
+struct FreeSpace {
+  std::vector<std::string> paths;  // "/tmp", "/dev/shm", "/proc/4242/cwd", a --data path
+  std::uint64_t avail_bytes = 0;   // what an unprivileged writer may still use
+  std::uint64_t total_bytes = 0;
+  std::uint64_t avail_inodes = 0;
+  std::uint64_t total_inodes = 0;  // 0 on file systems without a fixed inode table (btrfs)
+  bool operator==(const FreeSpace&) const = default;
+};
+PLUMB_JSON(FreeSpace, paths, avail_bytes, total_bytes, avail_inodes, total_inodes)
+
 struct StorageFacts {
   bool collected = false;  // set by the collector
   Fact<std::vector<BlockDevice>> block_devices;  // source /sys/block
   std::vector<DataPath> data_paths;              // one per --data PATH
   ShmFacts shm;
+  // One entry per file system; missing (with why) when statvfs cannot see the machine (--root).
+  Fact<std::vector<FreeSpace>> free_space;
   bool operator==(const StorageFacts&) const = default;
 };
-PLUMB_JSON(StorageFacts, collected, block_devices, data_paths, shm)
+PLUMB_JSON(StorageFacts, collected, block_devices, data_paths, shm, free_space)
 
 }  // namespace plumb

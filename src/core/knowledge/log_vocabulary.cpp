@@ -102,7 +102,7 @@ std::vector<Family> families() {
                 "{count} line(s)).",
                 "{where}：内核模块、用户态驱动库与 CUDA 运行时的版本不一致（{code}；{count} 行）。"},
                {"every CUDA or NVML call fails until the versions agree", "在版本一致之前，每个 CUDA 或 NVML 调用都会失败"},
-               {"l3.gpu.cuda_driver_compat", "l3.gpu.lib_duplicates",
+               {"l3.gpu.driver_module_version", "l3.gpu.cuda_driver_compat", "l3.gpu.lib_duplicates",
                 "l3.framework.library_mismatch", "l3.gpu.toolkit_runtime"},
                {"After a driver upgrade, reboot (or unload and reload the nvidia modules) so that the kernel module and the "
                 "libraries are one version; forward compatibility (cuda-compat) works on data-centre GPUs only.",
@@ -319,7 +319,7 @@ std::vector<Family> families() {
                {"{where}: a write failed for lack of space or quota ({path}; {count} line(s)).",
                 "{where}：写入因空间或配额不足而失败（{path}；{count} 行）。"},
                {"checkpoints, caches or shared memory cannot be written and the job stops", "检查点、缓存或共享内存无法写入，作业停止"},
-               {"l3.storage.shm_size"},
+               {"l3.storage.free_space", "l3.storage.shm_size"},
                {"Free space (or inodes) on the file system the job writes (checkpoints, /tmp, caches such as "
                 "~/.cache, /dev/shm), or point the writes at a larger one (TMPDIR, HF_HOME).",
                 "清理作业写入的文件系统（检查点、/tmp、~/.cache 等缓存、/dev/shm）的空间或 inode，或把写入指向更大的文件系统（TMPDIR、HF_HOME）。"},

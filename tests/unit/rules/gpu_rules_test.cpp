@@ -1,6 +1,7 @@
 // GPU rules on hand-built Facts: a passing and a failing case for each rule.
 #include <gtest/gtest.h>
 
+#include "collect/gpu_cuda.h"
 #include "core/catalog.h"
 #include "core/registry.h"
 #include "core/knowledge/xid.h"
@@ -258,6 +259,35 @@ TEST(GpuRules, ToolkitAndDuplicates) {
   EXPECT_EQ(gpu_status_of(f, "l3.gpu.lib_duplicates"), "pass");
   f.gpu.cuda.copies.push_back(copy("cudnn", "/venv/libcudnn.so.9", "9.5.1.17", false));
   EXPECT_EQ(gpu_status_of(f, "l3.gpu.lib_duplicates", "cudnn"), "warn");
+}
+
+TEST(GpuRules, KernelModuleAndLibcudaAreOneVersion) {
+  // /proc/driver/nvidia/version as the proprietary and the open modules write it.
+  EXPECT_EQ(parse_nvidia_module_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 "
+                                        "01:15:15 UTC 2023\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"),
+            "535.104.05");
+  EXPECT_EQ(parse_nvidia_module_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release "
+                                        "Build  (dvs-builder@U16-I3-C07-1-3)  Thu Jan 23 22:50:36 UTC 2025\n"),
+            "570.86.15");
+  EXPECT_EQ(parse_nvidia_module_version("GCC version: 12\n"), std::nullopt);
+  EXPECT_EQ(parse_nvidia_module_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n"), std::nullopt);
+
+  Facts f = node();
+  f.gpu.cuda.collected = true;
+  f.gpu.cuda.kernel_module_version = Fact<std::string>::none("No such file or directory", "/proc/driver/nvidia/version");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.driver_module_version"), "skip");
+  f.gpu.cuda.kernel_module_version = Fact<std::string>::of("535.104.05", "/proc/driver/nvidia/version");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.driver_module_version"), "skip") << "no libcuda found";
+  // A toolkit stub carries no driver version and is not compared.
+  f.gpu.cuda.copies.push_back(copy("cuda", "/usr/local/cuda/lib64/stubs/libcuda.so", "1", false));
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.driver_module_version"), "skip");
+  f.gpu.cuda.copies.push_back(copy("cuda", "/usr/lib/x86_64-linux-gnu/libcuda.so.535.104.05", "535.104.05", true));
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.driver_module_version"), "pass");
+  f.gpu.cuda.copies.push_back(copy("cuda", "/opt/image/lib/libcuda.so.550.54.15", "550.54.15", false));
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.driver_module_version"), "warn");
+  // Upgraded packages, old module still loaded: the loader's libcuda is the new version.
+  f.gpu.cuda.kernel_module_version = Fact<std::string>::of("535.86.10", "/proc/driver/nvidia/version");
+  EXPECT_EQ(gpu_status_of(f, "l3.gpu.driver_module_version"), "fail");
 }
 
 TEST(GpuRules, DeviceQuery) {

@@ -161,6 +161,48 @@ TEST(ShmRule, TmpfsDefaultIsHalfOfRam) {
   EXPECT_EQ(unknown.variant, "percent_unknown_ram");
 }
 
+FreeSpace fs_of(std::vector<std::string> paths, std::uint64_t avail_gib, std::uint64_t total_gib,
+                std::uint64_t avail_inodes = 900, std::uint64_t total_inodes = 1000) {
+  return FreeSpace{std::move(paths), avail_gib << 30, total_gib << 30, avail_inodes, total_inodes};
+}
+
+TEST(FreeSpaceRule, FullFileSystemsFailOnePerFileSystemWithItsPaths) {
+  Facts f;
+  f.host.storage.collected = true;
+  f.host.storage.free_space = Fact<std::vector<FreeSpace>>::none("statvfs reads the running machine, not a --root tree", "statvfs(3)");
+  auto none = judge_storage("l3.storage.free_space", f);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].status, Status::skip);
+  EXPECT_NE(none[0].args.at("reason").find("--root"), std::string::npos);
+
+  f.host.storage.free_space = Fact<std::vector<FreeSpace>>::of({fs_of({"/tmp", "/"}, 400, 500), fs_of({"/dev/shm"}, 32, 32)}, "statvfs(3)");
+  auto ok = judge_storage("l3.storage.free_space", f);
+  ASSERT_EQ(ok.size(), 1u);
+  EXPECT_EQ(ok[0].status, Status::pass);
+  EXPECT_NE(finding_message(ok[0], Lang::en).find("/tmp, / 400 GiB (80 %); /dev/shm 32 GiB (100 %)"), std::string::npos) << finding_message(ok[0], Lang::en);
+
+  // 1 GiB of 500 left (0.2 %): a torch.save of a checkpoint fails; 30 of 500 (6 %) warns; a
+  // file system with space but no inodes fails with its own sentence.
+  f.host.storage.free_space = Fact<std::vector<FreeSpace>>::of(
+      {fs_of({"/tmp", "/"}, 1, 500), fs_of({"/data"}, 30, 500), fs_of({"/var/tmp"}, 100, 500, 5, 1000),
+       fs_of({"/btrfs"}, 100, 500, 0, 0)},
+      "statvfs(3)");
+  auto bad = judge_storage("l3.storage.free_space", f);
+  ASSERT_EQ(bad.size(), 3u);
+  EXPECT_EQ(bad[0].status, Status::fail);
+  EXPECT_EQ(bad[0].args.at("paths"), "/tmp, /");
+  EXPECT_NE(finding_message(bad[0], Lang::en).find("No space left on device"), std::string::npos);
+  EXPECT_EQ(finding_verify(bad[0]), "df -h /tmp; df -i /tmp");
+  EXPECT_EQ(bad[1].status, Status::warn);
+  EXPECT_EQ(bad[2].status, Status::fail);
+  EXPECT_EQ(bad[2].variant, "inodes");
+  EXPECT_NE(finding_message(bad[2], Lang::zh).find("inode"), std::string::npos);
+  Thresholds th;
+  th.set("storage.free_warn_pct", 5);
+  auto relaxed = judge_storage("l3.storage.free_space", f, th);
+  EXPECT_EQ(relaxed.size(), 2u) << "6 % free passes with a 5 % warning threshold";
+}
+
 TEST(ShmRule, NotMountedWarns) {
   Facts f;
   f.host.storage.collected = true;
