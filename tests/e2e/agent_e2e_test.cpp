@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -207,6 +208,23 @@ TEST(AgentE2E, HostileInputIsOneLineAndExitTwo) {
   EXPECT_NE(r.err.find("boot id"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_EQ(test::run_plumb({"agent", "--once", "--root", "/nonexistent-root-dir", "--state-dir", odd.state()}).exit_code, 2);
+}
+
+TEST(AgentE2E, WithoutOnceCyclesUntilSigterm) {
+  AgentHost h("agent_loop");
+  h.log(kXid79);
+  std::vector<std::string> args = h.cycle_args({"--only", "l3.platform", "--interval", "200ms"});
+  args.erase(std::find(args.begin(), args.end(), "--once"));
+  args.erase(std::find(args.begin(), args.end(), "--format"), std::find(args.begin(), args.end(), "--format") + 2);
+  args.push_back("-q");
+  test::Child c(args);
+  ASSERT_TRUE(c.started());
+  EXPECT_TRUE(c.read_until_count("passed", 3, std::chrono::seconds(20))) << c.output();
+  c.signal(SIGTERM);
+  auto rc = c.wait(std::chrono::seconds(10));
+  ASSERT_TRUE(rc.has_value());
+  EXPECT_EQ(*rc, 0) << c.output();
+  EXPECT_EQ(h.events()["events"].size(), 1U);  // three cycles, one boot, one line
 }
 
 TEST(AgentE2E, KillNineDuringCyclesLosesNoCommittedEvent) {
