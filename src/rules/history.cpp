@@ -82,7 +82,7 @@ std::vector<Finding> judge_recurring_fault(const Facts& f, const Thresholds& th)
     x.arg("action", tr(Lang::en, action)).arg("action_zh", tr(Lang::zh, action));
     for (const auto& b : r.boots) {
       const NodeEvent* e = r.first.at(b);
-      x.add("boot " + b, e->evidence, e->source + " (event " + std::to_string(e->id) + ", " + e->time + ")");
+      x.add("boot id " + b, e->evidence, e->source + " (event " + std::to_string(e->id) + ", " + e->time + ")");
     }
     out.push_back(std::move(x));
   }
@@ -92,7 +92,7 @@ std::vector<Finding> judge_recurring_fault(const Facts& f, const Thresholds& th)
     p.status = Status::pass;
     p.threshold = threshold;
     p.arg("events", std::to_string(h.events.size())).arg("boots", std::to_string(boots.size()));
-    p.add("events", std::to_string(h.events.size()), h.state_db);
+    p.add("stored events", std::to_string(h.events.size()), h.state_db);
     out.push_back(std::move(p));
   }
   return out;
@@ -139,6 +139,14 @@ void rules_history_tables(Tables& t) {
          {"drain the node and send it to hardware inspection (reseat or replace the part in the evidence); after the "
           "repair acknowledge the events: plumb events ack ID --reason TEXT",
           "排空节点并送硬件检修（重新插拔或更换证据中的部件）；修复后确认这些事件：plumb events ack ID --reason TEXT"}},
+    };
+  });
+  t.add_phrases([] {
+    return std::vector<Phrase>{
+        {"boot id {id}", "启动 ID {id}"},
+        {"stored events", "已存储的事件"},
+        {"{source} (event {id}, {time})", "{source}（事件 {id}，{time}）"},
+        {"hardware inspection after {n} reboots (history.reboots_to_inspect)", "重启 {n} 次后需硬件检修（history.reboots_to_inspect）"},
     };
   });
   t.add_rule({kRecurringId, {}, judge_recurring_fault, "agent"});
