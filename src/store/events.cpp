@@ -233,19 +233,19 @@ Result<std::unique_ptr<EventStore>> EventStore::open(const std::string& state_di
   if (auto r = store->exec("PRAGMA journal_mode = WAL"); !r) return r.error();
   if (auto r = store->exec("PRAGMA synchronous = FULL"); !r) return r.error();
   if (auto r = store->exec("PRAGMA foreign_keys = ON"); !r) return r.error();
+  // A file at this plumb's version is opened without a write lock, so that `plumb events` reads
+  // while an agent writes; a migration takes the lock and looks at the version again under it.
+  auto version = store->schema_version();
+  if (!version) return version.error();
+  if (*version == kEventSchemaVersion) return store;
   if (auto r = store->exec("BEGIN IMMEDIATE"); !r) return r.error();
-  int version = 0;
-  {
-    Query q(o.db, "PRAGMA user_version");
-    if (!q.ok() || q.step() != SQLITE_ROW) {
-      Error e = store->sql_error("reading the schema version");
-      store->rollback();
-      return e;
-    }
-    version = static_cast<int>(q.i64(0));
+  auto locked = store->schema_version();
+  if (!locked) {
+    store->rollback();
+    return locked.error();
   }
-  if (version != kEventSchemaVersion) {
-    if (auto m = migrate_event_schema(o.db, version); !m) {
+  if (*locked != kEventSchemaVersion) {
+    if (auto m = migrate_event_schema(o.db, *locked); !m) {
       store->rollback();
       return make_error(m.error().kind, "state database " + path + ": " + m.error().message);
     }

@@ -182,6 +182,28 @@ TEST(AgentE2E, CorruptStateDatabaseIsMovedAside) {
   EXPECT_EQ(h.events()["events"].size(), 1U);
 }
 
+TEST(AgentE2E, LockedDatabaseIsOneLineAndExitTwoWhileEventsStillReads) {
+  AgentHost h("agent_locked");
+  h.log(kXid79);
+  ASSERT_EQ(h.cycle({"--only", "l3.platform"}).exit_code, 0);
+  h.boot(2);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(h.db().c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "BEGIN EXCLUSIVE; DELETE FROM results;", nullptr, nullptr, nullptr), SQLITE_OK);
+  auto start = std::chrono::steady_clock::now();
+  auto r = h.cycle({"--only", "l3.platform"});
+  auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(h.events()["events"].size(), 1U);  // a reader is not held up by the writer's lock
+  sqlite3_exec(raw, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_LT(waited, std::chrono::seconds(15));
+  EXPECT_EQ(h.cycle({"--only", "l3.platform"}).exit_code, 0);  // the next cycle, the lock gone, goes on
+  EXPECT_EQ(h.events()["events"].size(), 2U);
+}
+
 TEST(AgentE2E, HostileInputIsOneLineAndExitTwo) {
   AgentHost h("agent_hostile");
   ASSERT_EQ(h.cycle({"--only", "l3.platform"}).exit_code, 0);

@@ -167,20 +167,32 @@ TEST(StoreEvents, AcknowledgementsAndRetention) {
   EXPECT_TRUE((*ev)[0].acked);
 }
 
-TEST(StoreEvents, LockHeldByAnotherConnectionIsAnErrorNotAHang) {
+TEST(StoreEvents, LockHeldByAnotherConnectionIsAnErrorNotAHangAndReadersGoOn) {
   test::ScratchRoot dir("store_events_locked");
-  ASSERT_TRUE(open_ok(dir.path()));
+  {
+    auto first = open_ok(dir.path());
+    ASSERT_TRUE(first);
+    ASSERT_TRUE(first->add_events(kBootA, "k", {{0, xid_event("2026-12-01T00:00:00Z")}}, {}));
+  }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open((dir.path() + "/plumb-agent.db").c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "BEGIN EXCLUSIVE; INSERT INTO results(time, boot_id, exit_code, failures, warnings, findings) "
+                              "VALUES('t', 'b', 0, 0, 0, '[]');", nullptr, nullptr, nullptr), SQLITE_OK);
+  auto s = EventStore::open(dir.path());  // a reader opens while a writer holds the lock
+  ASSERT_TRUE(s) << s.error().message;
+  auto ev = (*s)->events();
+  ASSERT_TRUE(ev) << ev.error().message;
+  EXPECT_EQ(ev->size(), 1U);
   auto start = std::chrono::steady_clock::now();
-  auto s = EventStore::open(dir.path());
+  auto w = (*s)->add_events(kBootA, "k", {{80, xid_event("2026-12-01T00:00:01Z")}}, {});
   auto waited = std::chrono::steady_clock::now() - start;
   sqlite3_exec(raw, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(raw);
-  ASSERT_FALSE(s);
-  EXPECT_NE(s.error().message.find("locked"), std::string::npos) << s.error().message;
+  ASSERT_FALSE(w);
+  EXPECT_NE(w.error().message.find("locked"), std::string::npos) << w.error().message;
+  EXPECT_GE(waited, std::chrono::milliseconds(kEventBusyTimeoutMs - 500));
   EXPECT_LT(waited, std::chrono::seconds(10));
+  EXPECT_EQ(*(*s)->add_events(kBootA, "k", {{80, xid_event("2026-12-01T00:00:01Z")}}, {}), 1);  // the lock gone
 }
 
 TEST(StoreEvents, UncreatableStateDirectoryIsAnError) {
