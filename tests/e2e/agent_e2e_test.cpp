@@ -204,6 +204,28 @@ TEST(AgentE2E, LockedDatabaseIsOneLineAndExitTwoWhileEventsStillReads) {
   EXPECT_EQ(h.events()["events"].size(), 2U);
 }
 
+// A state directory the agent may not write: run as an unprivileged user (root writes anywhere).
+TEST(AgentE2E, ReadOnlyStateDirectoryIsOneLineAndExitTwo) {
+  if (::geteuid() != 0 || !std::filesystem::exists("/usr/bin/setpriv")) GTEST_SKIP() << "needs root and setpriv to drop to another user";
+  AgentHost h("agent_read_only");
+  std::filesystem::create_directories(h.state());
+  std::filesystem::permissions(h.state(), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                              std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                              std::filesystem::perms::others_exec);
+  std::vector<std::string> argv{"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", PLUMB_BINARY};
+  auto args = h.cycle_args({"--only", "l3.platform"});
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions o;
+  o.timeout = std::chrono::seconds(60);
+  o.extra_env = {{"LANG", "C"}, {"LC_ALL", ""}, {"NO_COLOR", "1"}};
+  auto r = run_program(argv, o);
+  ASSERT_TRUE(r) << r.error().describe();
+  if (r->err.find("setpriv:") != std::string::npos) GTEST_SKIP() << r->err;
+  EXPECT_EQ(r->exit_code, 2) << r->out << r->err;
+  EXPECT_NE(r->err.find("state database"), std::string::npos) << r->err;
+  EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << r->err;
+}
+
 TEST(AgentE2E, HostileInputIsOneLineAndExitTwo) {
   AgentHost h("agent_hostile");
   ASSERT_EQ(h.cycle({"--only", "l3.platform"}).exit_code, 0);
