@@ -276,18 +276,25 @@ TEST(AgentE2E, KillNineDuringCyclesLosesNoCommittedEvent) {
   std::mt19937 rng(20261207);
   std::uniform_int_distribution<int> delay_ms(0, 60);
   std::set<long long> committed;  // event ids seen in the database after a kill
-  int lines = 0;
+  int lines = 0, killed = 0;
   for (int round = 0; round < 20; ++round) {
-    char line[160];
-    std::snprintf(line, sizeof line, "[ %4d.0] NVRM: Xid (PCI:0000:%02x:00): 79, pid=1, GPU has fallen off the bus.\n", round + 10, round);
-    h.log(line);
-    ++lines;
+    // Enough lines per round that a kill often lands inside the cycle's transaction.
+    std::string text;
+    for (int i = 0; i < 200; ++i) {
+      char line[160];
+      std::snprintf(line, sizeof line, "[ %4d.%03d] NVRM: Xid (PCI:0000:%02x:00): 79, pid=1, GPU has fallen off the bus.\n", round + 10, i, round);
+      text += line;
+      ++lines;
+    }
+    h.log(text);
     {
       test::Child c(h.cycle_args({"--only", "l3.platform"}));
       ASSERT_TRUE(c.started());
       std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
       c.signal(SIGKILL);
-      ASSERT_TRUE(c.wait(std::chrono::seconds(30)).has_value());
+      auto rc = c.wait(std::chrono::seconds(30));
+      ASSERT_TRUE(rc.has_value());
+      if (*rc == 128 + SIGKILL) ++killed;
     }
     if (!std::filesystem::exists(h.db())) continue;
     sqlite3* db = nullptr;
@@ -303,6 +310,7 @@ TEST(AgentE2E, KillNineDuringCyclesLosesNoCommittedEvent) {
     sqlite3_finalize(s);
     sqlite3_close(db);
   }
+  EXPECT_GT(killed, 0) << "no kill landed inside a cycle";
   // One cycle that runs to its end reads what the killed ones left: every line once.
   auto r = h.cycle({"--only", "l3.platform"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
