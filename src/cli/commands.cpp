@@ -15,6 +15,8 @@ CommandRun compare_command(CLI::App& app);
 CommandRun history_command(CLI::App& app);
 CommandRun watch_command(CLI::App& app);
 CommandRun exporter_command(CLI::App& app);
+CommandRun agent_command(CLI::App& app);
+CommandRun events_command(CLI::App& app);
 CommandRun memory_command(CLI::App& app);
 CommandRun nccl_tests_command(CLI::App& app);
 CommandRun report_command(CLI::App& app);
@@ -37,6 +39,8 @@ const std::vector<SubcommandInfo>& subcommands() {
       {"history", "list recorded runs, or one metric across runs", history_command},
       {"watch", "sample GPUs, host and a process over time; L2 summary on exit (Ctrl-C or --duration)", watch_command},
       {"exporter", "Prometheus exporter: /metrics (telemetry + last check) and /healthz, loopback by default", exporter_command},
+      {"agent", "node agent: kernel events into a state database, the check on a schedule, faults judged across reboots (--once: one cycle)", agent_command},
+      {"events", "the node's stored kernel events, newest first; `events ack ID --reason TEXT` acknowledges one", events_command},
       {"memory", "explain torch.cuda.memory_stats()/memory_summary() output and CUDA OOM messages", memory_command},
       {"nccl-tests", "judge nccl-tests logs (all_reduce_perf ...) against the link's expected bus bandwidth", nccl_tests_command},
       {"report", "judge and render a saved snapshot again (any format)", report_command},

@@ -256,6 +256,22 @@ void cli_help_zh_tables(Tables& t) {
     {"absolute tolerance (default 1e-8 numpy, 1e-5 polygraphy)", "绝对容差（numpy 默认 1e-8，polygraphy 默认 1e-5）"},
     {"relative tolerance (default 1e-5)", "相对容差（默认 1e-5）"},
     {"count NaN in both outputs at the same place as equal", "两个输出同一位置的 NaN 视为相等"},
+    {"node agent: kernel events into a state database, the check on a schedule, faults judged across reboots (--once: one cycle)",
+     "节点 agent：把内核事件记入状态数据库，按计划运行检查，跨重启判断故障（--once：运行一轮）"},
+    {"the node's stored kernel events, newest first; `events ack ID --reason TEXT` acknowledges one",
+     "节点已存储的内核事件，最新在前；`events ack ID --reason TEXT` 确认其中一个"},
+    {"directory of the state database plumb-agent.db", "状态数据库 plumb-agent.db 所在目录"},
+    {"run one cycle (new kernel events, check, judgement over time), print its report, exit",
+     "运行一轮（新的内核事件、检查、跨时间判断），输出本轮报告后退出"},
+    {"no benchmark in the cycle's check", "本轮检查中不运行基准测试"},
+    {"time between cycles without --once: 10m, 1h (each wait varies by up to 10 %)",
+     "不带 --once 时两轮之间的间隔：10m、1h（每次等待最多浮动 10 %）"},
+    {"ack: acknowledge an event (it no longer counts toward escalation)", "ack：确认一个事件（不再计入升级判断）"},
+    {"ack: the event id (from plumb events)", "ack：事件编号（来自 plumb events）"},
+    {"ack: why the event no longer counts (stored with the time)", "ack：该事件不再计入的原因（与时间一起存储）"},
+    {"only events of the last DURATION: 30m, 24h, 168h", "只列出最近 DURATION 内的事件：30m、24h、168h"},
+    {"only events of this kind: xid, sxid, nvlink, pcie_aer, ecc, gpu_lost, oom_kill, ib_link, hung_task",
+     "只列出该类型的事件：xid、sxid、nvlink、pcie_aer、ecc、gpu_lost、oom_kill、ib_link、hung_task"},
 };
 });
 }

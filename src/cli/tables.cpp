@@ -60,6 +60,7 @@ void rules_gpu_cuda_tables(Tables& t);
 void rules_gpu_health_tables(Tables& t);
 void rules_gpu_ops_tables(Tables& t);
 void rules_gpu_xid_tables(Tables& t);
+void rules_history_tables(Tables& t);
 void rules_host_cgroup_tables(Tables& t);
 void rules_host_cpu_tables(Tables& t);
 void rules_host_env_tables(Tables& t);
@@ -106,6 +107,7 @@ namespace trace {
 void report_trace_block_tables(Tables& t, ReportTables& r);
 }  // namespace trace
 void report_ui_strings_tables(Tables& t);
+void engine_agent_tables(Tables& t);
 void engine_baseline_tables(Tables& t);
 void engine_compare_tables(Tables& t);
 void engine_exporter_tables(Tables& t);
@@ -184,6 +186,7 @@ const All& all() {
     rules_gpu_health_tables(t);
     rules_gpu_ops_tables(t);
     rules_gpu_xid_tables(t);
+    rules_history_tables(t);
     rules_host_cgroup_tables(t);
     rules_host_cpu_tables(t);
     rules_host_env_tables(t);
@@ -229,6 +232,7 @@ const All& all() {
     trace::report_trace_block_tables(t, r);
     report_ui_strings_tables(t);
     // cli/: command-line words
+    engine_agent_tables(t);
     engine_baseline_tables(t);
     engine_compare_tables(t);
     engine_exporter_tables(t);

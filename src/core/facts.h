@@ -12,6 +12,7 @@
 #include "core/facts/h5.h"
 #include "core/facts/host.h"
 #include "core/facts/meta.h"
+#include "core/facts/node_events.h"
 #include "core/facts/outdiff.h"
 #include "core/facts/serving_config.h"
 #include "core/facts/sysconfig.h"
@@ -38,11 +39,12 @@ struct Facts {
   SysConfigFacts sysconfig;  // name resolution, IOMMU, PCIe ACS, GID tables, GPU memory holders
   OutdiffFacts outdiff;      // `plumb outdiff`
   ServingConfigFacts serving_config;  // server command line, Triton model repository (--model-repo)
+  NodeEventFacts events;     // `plumb agent`: the node's stored kernel events
   bool operator==(const Facts&) const = default;
 };
 // The areas: the members above, the top-level keys of the JSON form.
 #define PLUMB_FACTS_AREAS \
-  meta, host, gpu, framework, comm, bench, trace, watch, allocator, h5, topo, diff, fleet, sysconfig, outdiff, serving_config
+  meta, host, gpu, framework, comm, bench, trace, watch, allocator, h5, topo, diff, fleet, sysconfig, outdiff, serving_config, events
 PLUMB_JSON(Facts, PLUMB_FACTS_AREAS)
 
 }  // namespace plumb

@@ -19,6 +19,16 @@
 
 namespace plumb {
 
+Report collect_check_report(const Context& ctx, const Selection& sel, CollectionTimings* timings, const std::string& command) {
+  auto start = std::chrono::steady_clock::now();
+  Report r = new_report(command, host_name(ctx.root));
+  r.facts.meta.root = ctx.root.root();
+  r.facts.meta.target_pid = ctx.pid;
+  collect(ctx, sel, r.facts, timings);
+  r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
 int run_check(const CheckOptions& a) {
   if (a.print_config) {
     write_output(default_config_toml(render_options(a.output).lang), a.output.out);
@@ -41,12 +51,8 @@ int run_check(const CheckOptions& a) {
 
   // machine -> collect
   auto start = std::chrono::steady_clock::now();
-  Report r = new_report("check", host_name(ctx.root));
-  r.facts.meta.root = ctx.root.root();
-  r.facts.meta.target_pid = ctx.pid;
   CollectionTimings timings;
-  collect(ctx, sel, r.facts, a.timings ? &timings : nullptr);
-  r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  Report r = collect_check_report(ctx, sel, a.timings ? &timings : nullptr);
   // store (read): the baseline and earlier runs the benchmarks are compared with
   auto history = open_history_for_check(a.history, ctx.root.root());
   if (r.facts.bench.collected) {

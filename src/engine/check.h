@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/collect_timing.h"
+#include "core/registry.h"
 #include "engine/history.h"
 #include "engine/machine.h"
 #include "engine/output.h"
@@ -26,6 +28,10 @@ struct CheckOptions {
   SchedulerOptions sched;  // --slurm, --npd
 };
 int run_check(const CheckOptions& a);
+// The collect stage of `plumb check` (and of each `plumb agent` cycle): a new report of `command`
+// with the selected collectors' facts of the machine in `ctx`.
+Report collect_check_report(const Context& ctx, const Selection& sel, CollectionTimings* timings = nullptr,
+                            const std::string& command = "check");
 
 // `plumb report SNAPSHOT`: what its command line says.
 struct ReportOptions {

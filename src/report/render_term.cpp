@@ -111,7 +111,7 @@ std::string render_term(const Report& r, const RenderOptions& o) {
   bool any_listed = false;
   // A host check lists dozens of passes; a report about one subject (a trace, a log, a recording)
   // has a few findings that are its content, so its passes stay, in one line each.
-  const bool host_report = m.command.empty() || m.command == "check";
+  const bool host_report = m.command.empty() || m.command == "check" || m.command == "agent";
   for (Status want : {Status::fail, Status::warn, Status::info, Status::pass, Status::skip}) {
     if (!verbose && want == Status::skip) continue;
     if (!verbose && want == Status::pass && host_report) continue;

@@ -82,7 +82,7 @@ std::vector<std::string> subject_files(const Facts& facts) {
 
 bool is_host_report(const Report& r) {
   const std::string& c = r.facts.meta.command;
-  return c.empty() || c == "check" || c == "diagnose" || c == "fleet";
+  return c.empty() || c == "check" || c == "agent" || c == "diagnose" || c == "fleet";
 }
 
 ReportHeading report_heading(const Report& r, Lang lang) {
