@@ -2,14 +2,70 @@
 // Include it where JSON is built or read; Facts headers need only core/json_fwd.h.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
 #include "core/fact.h"
 #include "core/json_fwd.h"
 #include "core/result.h"
+
+namespace plumb::json_detail {
+
+// A number read from a snapshot is one its field can hold: the JSON library would turn 1e30 into
+// a byte count of 0 and -1 into 16 EiB without a word. Integral fields take integers (or an
+// integral float) in their range; floating fields take finite numbers.
+template <class T>
+T checked_get(const nlohmann::json& j) {
+  if constexpr (std::is_same_v<T, bool> || !std::is_arithmetic_v<T>) {
+    return j.get<T>();
+  } else {
+    if (!j.is_number()) return j.get<T>();  // the library's own type error
+    if constexpr (std::is_floating_point_v<T>) {
+      const double d = j.get<double>();
+      if (!std::isfinite(d)) throw std::out_of_range("a number that is not finite");
+      return static_cast<T>(d);
+    } else {
+      const std::string what = "a number out of range for its field: " + j.dump();
+      if (j.is_number_unsigned()) {
+        const auto u = j.get<std::uint64_t>();
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) throw std::out_of_range(what);
+        return static_cast<T>(u);
+      }
+      if (j.is_number_integer()) {
+        const auto i = j.get<std::int64_t>();
+        if constexpr (std::is_unsigned_v<T>) {
+          if (i < 0) throw std::out_of_range(what);
+          if (static_cast<std::uint64_t>(i) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
+            throw std::out_of_range(what);
+          }
+        } else {
+          if (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+              i > static_cast<std::int64_t>(std::numeric_limits<T>::max())) {
+            throw std::out_of_range(what);
+          }
+        }
+        return static_cast<T>(i);
+      }
+      const double d = j.get<double>();
+      // 2^63 and 2^64 are exact doubles: a value at or past them does not fit.
+      const double hi = std::is_unsigned_v<T> && sizeof(T) == 8 ? 18446744073709551616.0
+                                                                 : static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
+      const double lo = static_cast<double>(std::numeric_limits<T>::min());
+      if (!std::isfinite(d) || d != std::floor(d) || d < lo || d >= hi) throw std::out_of_range(what);
+      return static_cast<T>(d);
+    }
+  }
+}
+
+}  // namespace plumb::json_detail
 
 namespace nlohmann {
 
@@ -19,7 +75,7 @@ struct adl_serializer<std::optional<T>> {
     if (o) j = *o; else j = nullptr;
   }
   static void from_json(const json& j, std::optional<T>& o) {
-    if (j.is_null()) o.reset(); else o = j.get<T>();
+    if (j.is_null()) o.reset(); else o = plumb::json_detail::checked_get<T>(j);
   }
 };
 
@@ -38,7 +94,7 @@ struct adl_serializer<plumb::Fact<T>> {
   static void from_json(const json& j, plumb::Fact<T>& f) {
     f = plumb::Fact<T>{};
     if (j.is_null()) return;
-    if (j.contains("value")) f.value = j.at("value").get<T>();
+    if (j.contains("value")) f.value = plumb::json_detail::checked_get<T>(j.at("value"));
     if (j.contains("missing")) f.missing = j.at("missing").get<std::string>();
     if (j.contains("source")) f.source = j.at("source").get<std::string>();
   }

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -128,6 +129,43 @@ TEST(HostileInput, DeeplyNestedJsonIsRefusedInOneLine) {
     EXPECT_EQ(r.exit_code, 2) << what << ": " << r.out << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
     EXPECT_NE(r.err.find("nested deeper than 256 levels"), std::string::npos) << what << ": " << r.err;
+  }
+}
+
+// A number a field cannot hold (a byte count of 1e30, -1 or 2.5, a count of 1e400) is refused in one
+// line, never shown as "0 B" or "16384 PiB".
+TEST(HostileInput, SnapshotNumbersOutOfTheirFieldsRangeAreRefused) {
+  FifoDir d;  // a private folder; its FIFO is not used here
+  const std::string good = (d.dir / "good.json").string();
+  RunOutput saved = run_briefly({"check", "--root", test::host_fixture("healthy"), "--save", good});
+  ASSERT_LE(saved.exit_code, 1) << saved.err;
+  std::ifstream in(good);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string key = "\"mem_total_bytes\": {";
+  const std::size_t at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const std::string marker = "\"value\": ";
+  const std::size_t v = text.find(marker, at);
+  ASSERT_NE(v, std::string::npos);
+  const std::size_t from = v + marker.size();
+  const std::size_t end = text.find_first_of(",}\n", from);
+  RunOutput ok = run_briefly({"report", good});
+  EXPECT_LE(ok.exit_code, 1) << ok.err;
+  for (const std::string bad : {"1e30", "-1", "2.5", "1e400", "18446744073709551616"}) {
+    std::string t = text;
+    t.replace(from, end - from, bad);
+    const std::string p = (d.dir / "bad.json").string();
+    std::ofstream(p, std::ios::trunc) << t;
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{{"report", p}, {"diff", good, p}}) {
+      RunOutput r = run_briefly(args);
+      EXPECT_EQ(r.exit_code, 2) << bad << " " << args[0] << ": " << r.out << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;
+      // 1e400 is past what a double holds: the JSON reader already refuses it.
+      const char* why = bad == "1e400" ? "not valid JSON" : "out of range for its field";
+      EXPECT_NE(r.err.find(why), std::string::npos) << bad << ": " << r.err;
+      EXPECT_NE(r.err.find(p), std::string::npos) << bad << ": " << r.err;
+      EXPECT_EQ(r.out.find("PiB"), std::string::npos) << bad;
+    }
   }
 }
 
