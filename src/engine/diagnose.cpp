@@ -78,9 +78,12 @@ Result<Report> run_diagnose(const DiagnoseRequest& req) {
       machine = judge(r.facts, req.thresholds, sel);
     }
   }
-  auto causes = judge_causes(l1, machine);
+  // Where the causes were checked: this node, or the node a snapshot was taken on.
+  const std::string host = r.facts.meta.hostname.empty() ? std::string("?") : r.facts.meta.hostname;
+  const Text checked = req.snapshot.empty() ? Text{host, host} : Text{"the snapshot of " + host, host + " 的快照"};
+  auto causes = judge_causes(l1, machine, checked);
   r.facts.meta.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  Finding verdict = diagnose_verdict(l1, causes);
+  Finding verdict = diagnose_verdict(l1, causes, checked);
   r.findings = std::move(l1);
   for (auto& f : causes) r.findings.push_back(std::move(f));
   r.findings.push_back(std::move(verdict));

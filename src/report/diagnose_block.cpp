@@ -37,7 +37,16 @@ std::string diagnose_block(const Report& r, const RenderOptions& o, const std::s
   if (std::none_of(r.findings.begin(), r.findings.end(), is_symptom)) return {};
   const Lang lang = o.lang;
   const std::string ind = format == "term" ? "    " : "";
-  std::string out = block_heading(tr(lang, "diagnose.heading"), format);
+  // The machine the causes were checked on, as the cause findings name it.
+  std::string machine = tr(lang, "diagnose.this_machine");
+  for (const auto& f : r.findings) {
+    auto it = f.args.find(lang == Lang::zh ? "machine_zh" : "machine_en");
+    if (f.id == kCauseId && it != f.args.end()) {
+      machine = it->second;
+      break;
+    }
+  }
+  std::string out = block_heading(fill(tr(lang, "diagnose.heading"), {{"machine", machine}}), format);
   for (const auto& s : r.findings) {
     if (!is_symptom(s)) continue;
     const CatalogEntry* e = find_entry(s.id);
@@ -102,7 +111,8 @@ void report_diagnose_block_tables(Tables& t, ReportTables& r) {
   r.add_report_block(5, {Section::environment, diagnose_block});
   t.add_ui([] {
   return std::vector<UiString>{
-    {"diagnose.heading", {"Diagnosis: symptom (L1) -> causes (L3), checked on this machine", "诊断：症状（L1）-> 原因（L3），已在本机检查"}},
+    {"diagnose.heading", {"Diagnosis: symptom (L1) -> causes (L3), checked on {machine}", "诊断：症状（L1）-> 原因（L3），已在 {machine} 上检查"}},
+    {"diagnose.this_machine", {"this machine", "本机"}},
     {"diagnose.line", {"log", "日志"}},
     {"diagnose.values", {"values:", "提取值："}},
     {"diagnose.confirmed", {"confirmed", "已确认"}},

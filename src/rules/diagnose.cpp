@@ -134,7 +134,7 @@ std::uint64_t where_line(const Finding& f) {
 
 }  // namespace
 
-Finding diagnose_verdict(const std::vector<Finding>& l1, const std::vector<Finding>& causes) {
+Finding diagnose_verdict(const std::vector<Finding>& l1, const std::vector<Finding>& causes, const Text& checked) {
   std::vector<std::string> confirmed, infra, code, model;
   std::uint64_t first_code = 0, first_infra = 0;
   std::string look_en, look_zh;
@@ -184,6 +184,7 @@ Finding diagnose_verdict(const std::vector<Finding>& l1, const std::vector<Findi
   v.id = kVerdictId;
   v.status = Status::info;
   v.subject = "diagnosis";
+  v.arg("machine_en", checked.en).arg("machine_zh", checked.zh);
   auto all = [](std::vector<std::string> a, const std::vector<std::string>& b) {
     a.insert(a.end(), b.begin(), b.end());
     return join(a, ", ");
@@ -323,7 +324,8 @@ CauseVerdict verdict_of(const std::string& check, const std::vector<Finding>& ma
   return CauseVerdict::not_checkable;
 }
 
-std::vector<Finding> judge_causes(const std::vector<Finding>& l1, const std::vector<Finding>& machine) {
+std::vector<Finding> judge_causes(const std::vector<Finding>& l1, const std::vector<Finding>& machine,
+                                  const Text& checked) {
   std::vector<Finding> by[3];
   for (const auto& s : l1) {
     int rank = 0;
@@ -338,6 +340,7 @@ std::vector<Finding> judge_causes(const std::vector<Finding>& l1, const std::vec
       x.status = v == CauseVerdict::confirmed ? Status::fail : v == CauseVerdict::refuted ? Status::pass : Status::skip;
       const CatalogEntry* e = find_entry(check);
       x.arg("symptom", s.id).arg("check", check).arg("rank", std::to_string(rank)).arg("verdict", cause_verdict_name(v));
+      x.arg("machine_en", checked.en).arg("machine_zh", checked.zh);
       x.arg("check_en", e != nullptr ? e->title.en : check).arg("check_zh", e != nullptr ? e->title.zh : check);
       if (v == CauseVerdict::not_checkable) x.arg("reason", reason);
       std::string on;
@@ -401,15 +404,19 @@ std::vector<CatalogEntry> rows() {
     r.push_back(std::move(e));
   }
   r.push_back({kCauseId, Layer::L1, Pillar::platform, Section::environment,
-               {"a candidate cause of a symptom, checked on this machine", "症状的候选原因，在本机上检查"},
+               {"a candidate cause of a symptom, checked on the machine plumb read", "症状的候选原因，在 plumb 读取的机器上检查"},
                {{"confirmed",
-                 {"{symptom} -> {check} ({check_en}): confirmed on {on}.", "{symptom} -> {check}（{check_zh}）：已在 {on} 上确认。"}},
+                 {"{symptom} -> {check} ({check_en}): confirmed on {machine_en} ({on}).",
+                  "{symptom} -> {check}（{check_zh}）：已在 {machine_zh}（{on}）上确认。"}},
                 {"refuted",
-                 {"{symptom} -> {check} ({check_en}): refuted, it passes here; look at the next cause.",
-                  "{symptom} -> {check}（{check_zh}）：已排除，本机检查通过；请看下一个原因。"}},
+                 {"{symptom} -> {check} ({check_en}): refuted on {machine_en}, where the check passes; if the log comes "
+                  "from another node, this says nothing about that node (run plumb diagnose there); otherwise look at the "
+                  "next cause.",
+                  "{symptom} -> {check}（{check_zh}）：在 {machine_zh} 上已排除（检查通过）；如果日志来自其他节点，这不能说明那个节点"
+                  "（请在那里运行 plumb diagnose）；否则请看下一个原因。"}},
                 {"not_checkable",
-                 {"{symptom} -> {check} ({check_en}): not checkable here ({reason}).",
-                  "{symptom} -> {check}（{check_zh}）：此处无法检查（{reason}）。"}}},
+                 {"{symptom} -> {check} ({check_en}): not checkable on {machine_en} ({reason}).",
+                  "{symptom} -> {check}（{check_zh}）：在 {machine_zh} 上无法检查（{reason}）。"}}},
                {"Fix the confirmed cause (its own finding gives the fix), then run the job again.",
                 "修复已确认的原因（其自身的检查结果给出修复方法），然后重新运行作业。"},
                "plumb check --only {check}",
@@ -430,27 +437,27 @@ std::vector<CatalogEntry> rows() {
   r.push_back({kVerdictId, Layer::L1, Pillar::platform, Section::environment,
                {"the diagnosis: is it the infrastructure?", "诊断结论：是否为基础架构问题？"},
                {{"infrastructure",
-                 {"Verdict: infrastructure. A cause is confirmed on this machine ({checks}) for {symptoms}: fix it, then "
+                 {"Verdict: infrastructure. A cause is confirmed on {machine_en} ({checks}) for {symptoms}: fix it, then "
                   "rerun the job.",
-                  "结论：基础架构问题。已在本机确认原因（{checks}），对应 {symptoms}：修复后重新运行作业。"}},
+                  "结论：基础架构问题。已在 {machine_zh} 上确认原因（{checks}），对应 {symptoms}：修复后重新运行作业。"}},
                 {"not_infrastructure",
                  {"Verdict: not infrastructure. The log shows a bug in the job's code or data first ({symptoms}); no "
                   "machine check explains it. {look_en}",
                   "结论：不是基础架构问题。日志首先显示的是作业代码或数据的缺陷（{symptoms}）；没有机器检查能解释它。{look_zh}"}},
                 {"inconclusive",
-                 {"Verdict: inconclusive. The log shows {symptoms}, but no infrastructure cause was confirmed here "
-                  "({refuted} refuted, {unchecked} not checkable). To decide, run plumb diagnose on the failing node, or "
+                 {"Verdict: inconclusive. The log shows {symptoms}, but no infrastructure cause was confirmed on "
+                  "{machine_en} ({refuted} refuted, {unchecked} not checkable). To decide, run plumb diagnose on the failing node, or "
                   "with --snapshot of a `plumb check --save` taken there while it fails.",
-                  "结论：无法判定。日志显示 {symptoms}，但此处未确认任何基础架构原因（{refuted} 项已排除，{unchecked} 项无法检查）。"
+                  "结论：无法判定。日志显示 {symptoms}，但在 {machine_zh} 上未确认任何基础架构原因（{refuted} 项已排除，{unchecked} 项无法检查）。"
                   "要做出判断，请在出错的节点上运行 plumb diagnose，或用 --snapshot 读取在该节点出错时用 `plumb check --save` "
                   "保存的快照。"}},
                 {"inconclusive_model",
-                 {"Verdict: inconclusive. The loss went non-finite ({symptoms}) and no machine cause was confirmed "
-                  "({refuted} refuted, {unchecked} not checkable). The model's own causes come first: a learning rate "
+                 {"Verdict: inconclusive. The loss went non-finite ({symptoms}) and no machine cause was confirmed on "
+                  "{machine_en} ({refuted} refuted, {unchecked} not checkable). The model's own causes come first: a learning rate "
                   "too high (lower it, add warm-up, clip gradients), the precision (fp16 overflow: bf16 or a loss "
                   "scaler), the data (NaN or inf in inputs or labels, a division by zero in the loss); "
                   "torch.autograd.set_detect_anomaly(True) names the first operation.",
-                  "结论：无法判定。loss 变为非有限值（{symptoms}），且未确认任何机器原因（{refuted} 项已排除，{unchecked} 项无法检查）。"
+                  "结论：无法判定。loss 变为非有限值（{symptoms}），且在 {machine_zh} 上未确认任何机器原因（{refuted} 项已排除，{unchecked} 项无法检查）。"
                   "先看模型自身的原因：学习率过高（降低学习率、加入预热、梯度裁剪）、精度（fp16 溢出：改用 bf16 或损失缩放）、"
                   "数据（输入或标签中的 NaN 或 inf、loss 中的除零）；torch.autograd.set_detect_anomaly(True) 可指出第一个出错的运算。"}},
                 {"inconclusive_hang",

@@ -8,6 +8,7 @@
 
 #include "analyze/log_scan.h"
 #include "core/finding.h"
+#include "core/i18n.h"
 #include "core/knowledge/log_signatures.h"
 
 namespace plumb {
@@ -41,12 +42,16 @@ CauseVerdict verdict_of(const std::string& check, const std::vector<Finding>& ma
 
 // For each L1 finding and each of its candidate checks, one l1.diagnose.cause finding (status
 // fail = confirmed, pass = refuted, skip = not checkable), ordered confirmed, refuted, not checkable.
-std::vector<Finding> judge_causes(const std::vector<Finding>& l1, const std::vector<Finding>& machine);
+// `checked` names the machine the checks read, in both languages ("gpu-node-01", or "the snapshot
+// of gpu-node-01"): a log can come from another node, so a verdict says where it was reached.
+std::vector<Finding> judge_causes(const std::vector<Finding>& l1, const std::vector<Finding>& machine,
+                                  const Text& checked = {"this machine", "本机"});
 
 // The diagnosis as one word, from the L1 findings and the causes' verdicts: `infrastructure` (a
 // cause confirmed on the machine), `not-infrastructure` (the log shows a code or data bug first),
 // `inconclusive` (symptoms, no cause confirmed), `no-failure` (nothing indicates a failure).
 // One info finding l1.diagnose.verdict whose arg "verdict" holds the word.
-Finding diagnose_verdict(const std::vector<Finding>& l1, const std::vector<Finding>& causes);
+Finding diagnose_verdict(const std::vector<Finding>& l1, const std::vector<Finding>& causes,
+                         const Text& checked = {"this machine", "本机"});
 
 }  // namespace plumb

@@ -97,6 +97,15 @@ TEST(DiagnoseE2E, SameLogRefutedWhereShmIsLarge) {
   auto d = diagnose({log(kShmLog), "--root", test::host_fixture("healthy")});
   EXPECT_EQ(d.verdict("l1.log.dataloader_shm", "l3.storage.shm_size"), "refuted") << d.run.out.substr(0, 500);
   EXPECT_EQ(d.finding("l3.storage.shm_size")->at("status"), "pass");
+  // A refutation says where it was reached and that another node's log is not answered by it.
+  auto term = test::run_plumb({"diagnose", log(kShmLog), "--root", test::host_fixture("healthy")});
+  EXPECT_NE(term.out.find("checked on gpu-node-01"), std::string::npos) << term.out;
+  EXPECT_NE(term.out.find("refuted on gpu-node-01, where the check passes; if the log comes from another node"),
+            std::string::npos) << term.out;
+  EXPECT_EQ(term.out.find("passes here"), std::string::npos) << term.out;
+  EXPECT_NE(term.out.find("no infrastructure cause was confirmed on gpu-node-01"), std::string::npos) << term.out;
+  auto zh = test::run_plumb({"diagnose", log(kShmLog), "--root", test::host_fixture("healthy"), "--lang", "zh"});
+  EXPECT_NE(zh.out.find("在 gpu-node-01 上已排除"), std::string::npos) << zh.out;
 }
 
 TEST(DiagnoseE2E, TermReportOrdersConfirmedRefutedNotCheckable) {
@@ -155,6 +164,9 @@ TEST(DiagnoseE2E, SnapshotOfTheFailingNode) {
   auto d = diagnose({log(kShmLog), "--snapshot", snap});
   EXPECT_EQ(d.verdict("l1.log.dataloader_shm", "l3.storage.shm_size"), "confirmed");
   EXPECT_EQ(d.doc["facts"]["meta"]["command"], "diagnose");
+  auto term = test::run_plumb({"diagnose", log(kShmLog), "--snapshot", snap});
+  EXPECT_NE(term.out.find("checked on the snapshot of 3f9c2a7e1b04"), std::string::npos) << term.out;
+  EXPECT_NE(term.out.find("confirmed on the snapshot of 3f9c2a7e1b04"), std::string::npos) << term.out;
   std::filesystem::remove(snap);
 }
 
