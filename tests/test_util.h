@@ -34,6 +34,7 @@ inline RunOutput run_plumb(const std::vector<std::string>& args, std::map<std::s
   env.emplace("LANG", "C");
   env.emplace("LC_ALL", "");
   env.emplace("NO_COLOR", "1");
+  env.emplace("COLUMNS", "");  // unwrapped, whatever the shell that runs the tests exports
   // Live runs record into the history database: keep the tests' runs out of the user's own.
   env.emplace("PLUMB_DB", "/tmp/plumb-e2e-history-" + std::to_string(::getpid()) + ".db");
   o.extra_env = env;

@@ -1,6 +1,7 @@
 // The render stage shared by every command: format, language, colour, atomic --out.
 #include "engine/output.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +27,22 @@ const std::vector<std::string>& report_formats_with_prom() {
   return f;
 }
 
+namespace {
+
+// The columns of the terminal standard output is (TIOCGWINSZ), else COLUMNS (20 to 1000) when
+// set, else 0: output to a pipe or a file is not wrapped.
+std::size_t terminal_columns() {
+  struct winsize ws {};
+  if (::isatty(STDOUT_FILENO) != 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  const char* c = std::getenv("COLUMNS");  // NOLINT(concurrency-mt-unsafe)
+  if (c == nullptr || *c == '\0') return 0;
+  char* end = nullptr;
+  const long n = std::strtol(c, &end, 10);
+  return end != nullptr && *end == '\0' && n >= 20 && n <= 1000 ? static_cast<std::size_t>(n) : 0;
+}
+
+}  // namespace
+
 RenderOptions render_options(const OutputOptions& o) {
   RenderOptions r;
   Lang l = Lang::en;
@@ -36,6 +53,7 @@ RenderOptions render_options(const OutputOptions& o) {
   r.color = o.out.empty() && ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0') &&
             (term == nullptr || std::string_view(term) != "dumb");
   r.verbosity = o.quiet ? -1 : o.verbose ? 1 : 0;
+  if (o.out.empty()) r.width = terminal_columns();
   return r;
 }
 

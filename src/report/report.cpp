@@ -1,5 +1,6 @@
 // Renderer and environment-line registries, report ordering and tallies.
 #include "report/report.h"
+#include "report/table.h"
 
 #include <algorithm>
 #include <map>
@@ -27,7 +28,11 @@ const RendererInfo* find_renderer(const std::string& name) {
 
 std::string render_report(const RendererInfo& renderer, const Report& r, const RenderOptions& o) {
   std::string text = renderer.render(r, o);
-  return renderer.read_as_text ? terminal_text(text, o.color) : text;
+  if (!renderer.read_as_text) return text;
+  text = terminal_text(text, o.color);
+  if (renderer.name != "term" || o.width == 0) return text;
+  // A Verify line is a command to paste: it stays on one line.
+  return wrap_to_width(text, o.width, {tr(o.lang, "label.verify") + ":"});
 }
 
 std::vector<std::string> renderer_names() {

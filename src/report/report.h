@@ -28,6 +28,9 @@ struct RenderOptions {
   // Terminal report: -1 the verdict line only (-q), 0 a short header, problems with their evidence
   // and fix, a line per layer (default), 1 every pass and skip with the whole environment (-v).
   int verbosity = 0;
+  // Terminal report: the columns to wrap to (0: none). The terminal's width on a TTY, else
+  // COLUMNS when set; a pipe or a file is not wrapped.
+  std::size_t width = 0;
 };
 
 struct RendererInfo {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <vector>
 
 namespace plumb {
 
@@ -15,6 +16,122 @@ std::size_t display_width(std::string_view s) {
     i += len;
   }
   return w;
+}
+
+namespace {
+
+// One unit of a line: a word (no spaces; colour escapes kept inside it), or one CJK character,
+// after `space` blanks.
+struct WrapUnit {
+  std::size_t space = 0;
+  std::string text;
+  std::size_t width = 0;
+};
+
+std::size_t utf8_len(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
+
+std::vector<WrapUnit> wrap_units(std::string_view s) {
+  std::vector<WrapUnit> out;
+  std::size_t space = 0;
+  WrapUnit cur;
+  auto flush = [&] {
+    if (!cur.text.empty()) out.push_back(std::move(cur));
+    cur = WrapUnit{};
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == ' ') {
+      flush();
+      ++space;
+      ++i;
+      continue;
+    }
+    if (c == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {  // CSI: no column
+      std::size_t e = i + 2;
+      while (e < s.size() && (s[e] < 0x40 || s[e] > 0x7e)) ++e;
+      e = std::min(e + 1, s.size());
+      if (cur.text.empty()) cur.space = space, space = 0;
+      cur.text.append(s.substr(i, e - i));
+      i = e;
+      continue;
+    }
+    const std::size_t len = std::min(utf8_len(static_cast<unsigned char>(c)), s.size() - i);
+    if (len == 3) {  // CJK and full-width punctuation: a unit of its own, breakable on both sides
+      if (!cur.text.empty() && cur.width > 0) flush();
+      if (cur.text.empty()) cur.space = space, space = 0;
+      cur.text.append(s.substr(i, len));
+      cur.width += 2;
+      flush();
+      i += len;
+      continue;
+    }
+    if (cur.text.empty()) cur.space = space, space = 0;
+    cur.text.append(s.substr(i, len));
+    cur.width += 1;
+    i += len;
+  }
+  flush();
+  return out;
+}
+
+// Where a wrapped line's continuation starts: under the text after the line's marker.
+std::size_t hanging_indent(std::string_view line) {
+  std::size_t lead = 0;
+  while (lead < line.size() && line[lead] == ' ') ++lead;
+  std::string_view rest = line.substr(lead);
+  if (rest.starts_with("[")) {
+    std::size_t close = rest.find("] ");
+    if (close != std::string_view::npos && close < 12) return lead + close + 2;
+  }
+  if (rest.size() > 3 && rest[0] == 'L' && rest[1] >= '1' && rest[1] <= '3' && rest[2] == ' ') return lead + 3;
+  if (rest.starts_with("- ") || rest.starts_with("* ")) return lead + 2;
+  return lead + 2;
+}
+
+}  // namespace
+
+std::string wrap_to_width(std::string_view text, std::size_t width, const std::vector<std::string>& keep) {
+  if (width < 20) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t nl = text.find('\n', start);
+    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    std::size_t w = 0;
+    for (const auto& u : wrap_units(line)) w += u.space + u.width;
+    const std::string_view body = line.substr(std::min(line.find_first_not_of(' '), line.size()));
+    const bool whole = std::any_of(keep.begin(), keep.end(), [&](const std::string& k) { return !k.empty() && body.starts_with(k); });
+    if (w <= width || whole) {
+      out.append(line);
+    } else {
+      std::size_t lead = 0;
+      while (lead < line.size() && line[lead] == ' ') ++lead;
+      std::size_t hang = std::min(hanging_indent(line), width / 2);
+      auto units = wrap_units(line.substr(lead));
+      out.append(lead, ' ');
+      std::size_t col = lead;
+      bool first = true;
+      for (const auto& u : units) {
+        const std::size_t gap = first ? 0 : u.space;
+        if (!first && col + gap + u.width > width) {
+          out += '\n';
+          out.append(hang, ' ');
+          col = hang;
+        } else {
+          out.append(gap, ' ');
+          col += gap;
+        }
+        out += u.text;
+        col += u.width;
+        first = false;
+      }
+    }
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    start = nl + 1;
+  }
+  return out;
 }
 
 std::string html_escape(std::string_view s) {

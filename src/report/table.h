@@ -31,6 +31,14 @@ std::string render_html_page(const std::string& title, const std::string& body, 
 // Display width of UTF-8 text in a terminal (µ counts 1 column, CJK 2).
 std::size_t display_width(std::string_view s);
 
+// A terminal report wrapped to `width` columns: a longer line breaks at spaces (and between CJK
+// characters, which take two columns each), its continuation lines indented under its text
+// (after a "[FAIL] ", "L3 " or "- " marker); colour escapes take no column; a word longer
+// than the line stays whole. Lines that fit are unchanged.
+// A line whose text (after its indentation) starts with one of `keep` (the "Verify:" label: a
+// command to paste) is left whole.
+std::string wrap_to_width(std::string_view text, std::size_t width, const std::vector<std::string>& keep = {});
+
 // Text escaped for HTML element content and attribute values.
 std::string html_escape(std::string_view s);
 // Escaped text with `code` spans (the catalogue's Markdown-style inline code) turned into <code>.
