@@ -3,6 +3,7 @@
 // script and no outside resource (a Content-Security-Policy forbids loading any), so it can be
 // mailed or attached to a ticket and opens the same everywhere. Void elements are self-closed
 // (valid HTML5) so the document is also well-formed XML, which the tests check with pugixml.
+#include <algorithm>
 #include <array>
 #include <set>
 #include <sstream>
@@ -156,6 +157,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   const std::array<std::pair<Status, int>, 5> counts{{{Status::fail, t.fail}, {Status::warn, t.warn}, {Status::skip, t.skip},
                                                       {Status::pass, t.pass}, {Status::info, t.info}}};
   for (const auto& [s, n] : counts) {
+    if (n == 0) continue;  // a clean report shows no "0 failed" badge
     os << "<span class=\"b-" << status_name(s) << "\">" << n << " " << html_escape(tr(lang, std::string("status.") + status_name(s)))
        << "</span>";
   }
@@ -189,14 +191,18 @@ std::string render_html(const Report& r, const RenderOptions& o) {
       os << "</dl>\n";
     }
     if (!s.blocks.empty()) os << "<div class=\"table-wrap\">\n" << s.blocks << "</div>\n";
-    std::vector<const Finding*> passed;
+    std::vector<const Finding*> passed, shown;
     for (const Finding* f : s.findings) {
       if (f->status == Status::pass) {
         passed.push_back(f);
       } else if (f->status != Status::skip) {
-        finding_article(os, *f, lang, anchored, v.files);
+        shown.push_back(f);
       }
     }
+    // Worst first: failures, then warnings, then notes, each in the section's own order.
+    auto rank = [](Status st) { return st == Status::fail ? 0 : st == Status::warn ? 1 : 2; };
+    std::stable_sort(shown.begin(), shown.end(), [&](const Finding* a, const Finding* b) { return rank(a->status) < rank(b->status); });
+    for (const Finding* f : shown) finding_article(os, *f, lang, anchored, v.files);
     // Passed checks fold away: the page leads with what needs action.
     if (!passed.empty()) {
       os << "<details class=\"passed\"><summary>" << passed.size() << " " << html_escape(tr(lang, "status.pass"))
@@ -217,8 +223,30 @@ std::string render_html(const Report& r, const RenderOptions& o) {
      << funnel_html(r, lang) << "</section>\n";
   if (t.skip > 0) {
     os << "<section id=\"sec-skipped\">\n<h2>" << ++n << ". " << html_escape(tr(lang, "section.skipped")) << "</h2>\n";
+    // One folded group per reason ("libnvidia-ml.so.1 not found" once, with the checks it stopped),
+    // the groups that stopped the most checks first.
+    std::vector<std::pair<std::string, std::vector<const Finding*>>> groups;
     for (const Finding* f : v.findings) {
-      if (f->status == Status::skip) finding_article(os, *f, lang, anchored, v.files);
+      if (f->status != Status::skip) continue;
+      auto it = f->args.find("reason");
+      const std::string reason = localize(lang, it != f->args.end() ? it->second : finding_message(*f, lang));
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == reason; });
+      if (g == groups.end()) {
+        groups.emplace_back(reason, std::vector<const Finding*>{f});
+      } else {
+        g->second.push_back(f);
+      }
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+    for (const auto& [reason, fs] : groups) {
+      os << "<details class=\"skipped\"><summary>" << status_badge(Status::skip, lang) << fs.size() << " · "
+         << html_escape(shorten_paths(reason, v.files)) << "</summary>\n<ul>\n";
+      for (const Finding* f : fs) {
+        os << "<li" << anchor(f->id, anchored) << ">" << html_escape(title_of(f->id, lang));
+        if (f->subject != "host") os << " <span class=\"subject\">(" << html_escape(f->subject) << ")</span>";
+        os << " <code class=\"id\">" << html_escape(f->id) << "</code></li>\n";
+      }
+      os << "</ul></details>\n";
     }
     os << "</section>\n";
   }

@@ -55,7 +55,15 @@ TEST(HtmlReport, CheckReportIsWellFormedSelfContainedAndMatchesJson) {
     EXPECT_NE(h.out.find(">" + id + "</code>"), std::string::npos) << id;
   }
   EXPECT_GT(problems, 0u);
-  EXPECT_EQ(count(doc, "//article[contains(@class,'finding')]"), problems + skipped);
+  // Problems are cards; checks that could not run are folded, one group per reason, each check
+  // listed once.
+  EXPECT_EQ(count(doc, "//article[contains(@class,'finding')]"), problems);
+  EXPECT_EQ(count(doc, "//section[@id='sec-skipped']//details[contains(@class,'skipped')]//li"), skipped);
+  std::set<std::string> reasons;
+  for (auto n : doc.select_nodes("//section[@id='sec-skipped']//details/summary")) {
+    EXPECT_TRUE(reasons.insert(n.node().child_value()).second) << "one group per reason";
+  }
+  EXPECT_LT(reasons.size(), skipped);
   EXPECT_EQ(count(doc, "//article[contains(@class,'fail')]"), std::size_t(rep["summary"]["fail"]));
   // Six layer sections, the funnel, and the skipped checks when there are any.
   EXPECT_EQ(count(doc, "//section"), 7u + (skipped > 0 ? 1u : 0u));
@@ -68,6 +76,28 @@ TEST(HtmlReport, CheckReportIsWellFormedSelfContainedAndMatchesJson) {
     ASSERT_EQ(href.rfind('#', 0), 0u);
     EXPECT_TRUE(ids.count(href.substr(1))) << href;
   }
+}
+
+// Worst first in each section, and a clean report carries no red "0 failed" badge.
+TEST(HtmlReport, FailuresLeadAndACleanReportHasNoRedBadge) {
+  auto bad = test::run_plumb({"check", "--root", test::host_fixture("oom-xid"), "--format", "html"});
+  std::string error;
+  auto doc = parse_html(bad.out, error);
+  ASSERT_TRUE(error.empty()) << error;
+  for (auto sec : doc.select_nodes("//section")) {
+    bool seen_lighter = false;
+    for (auto a : sec.node().select_nodes(".//article")) {
+      const std::string cls = a.node().attribute("class").value();
+      const bool is_fail = cls.find("fail") != std::string::npos;
+      if (!is_fail) seen_lighter = true;
+      EXPECT_FALSE(is_fail && seen_lighter) << "a failure after a lighter card in " << sec.node().attribute("id").value();
+    }
+  }
+  EXPECT_NE(bad.out.find("class=\"b-fail\""), std::string::npos);
+  auto clean = test::run_plumb({"check", "--root", test::host_fixture("healthy"), "--format", "html"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_EQ(clean.out.find("class=\"b-fail\""), std::string::npos);
+  EXPECT_EQ(clean.out.find("class=\"b-warn\""), std::string::npos);
 }
 
 TEST(HtmlReport, ChineseReportUsesTheReportTemplateVocabulary) {
