@@ -522,9 +522,46 @@ std::optional<std::string> parse_nvidia_module_version(std::string_view text) {
   return std::nullopt;
 }
 
+namespace {
+
+// NVIDIA's NVSwitch appears as a PCI bridge of class "other" (0x0680xx) with NVIDIA's vendor id;
+// the Fabric Manager User Guide: on NVSwitch systems the GPUs are not usable until the
+// nvidia-fabricmanager service (process nv-fabricmanager) has configured the fabric.
+Fact<std::vector<std::string>> read_nvswitches(const HostRoot& root) {
+  const std::string dir = "/sys/bus/pci/devices";  // read through root
+  auto names = root.list(dir);
+  if (!names) return Fact<std::vector<std::string>>::none(names.error().describe(), dir);
+  std::vector<std::string> out;
+  for (const auto& n : *names) {
+    if (out.size() >= 64) break;
+    auto vendor = root.read_value(dir + "/" + n + "/vendor");
+    if (!vendor || *vendor != "0x10de") continue;
+    auto cls = root.read_value(dir + "/" + n + "/class");
+    if (cls && cls->starts_with("0x0680")) out.push_back(n);
+  }
+  return Fact<std::vector<std::string>>::of(std::move(out), dir + "/*/{vendor,class}");
+}
+
+Fact<bool> fabricmanager_running(const HostRoot& root) {
+  const std::string shown = "/proc/*/comm";  // display form of the paths read through root
+  auto procs = root.list("/proc");
+  if (!procs) return Fact<bool>::none(procs.error().describe(), shown);
+  for (const auto& pid : *procs) {
+    if (pid.empty() || pid[0] < '0' || pid[0] > '9') continue;
+    const std::string comm_path = "/proc/" + pid + "/comm";  // read through root below
+    auto comm = root.read_value(comm_path);
+    if (comm && *comm == "nv-fabricmanager") return Fact<bool>::of(true, comm_path);
+  }
+  return Fact<bool>::of(false, shown);
+}
+
+}  // namespace
+
 CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts) {
   CudaStackFacts out;
   out.collected = true;
+  out.nvswitches = read_nvswitches(ctx.root);
+  if (out.nvswitches.has() && !out.nvswitches.value->empty()) out.fabricmanager_running = fabricmanager_running(ctx.root);
   {
     const std::string src = "/proc/driver/nvidia/version";  // read through root
     if (auto text = ctx.root.read(src, 64u << 10); !text) {

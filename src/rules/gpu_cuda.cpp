@@ -200,6 +200,29 @@ std::vector<Finding> judge_module_version(const Facts& f, const Thresholds&) {
   return {x};
 }
 
+std::vector<Finding> judge_fabric_manager(const Facts& f, const Thresholds&) {
+  const std::string id = "l3.gpu.fabric_manager";
+  const CudaStackFacts& c = f.gpu.cuda;
+  if (!c.collected) return {skipped(id, "the CUDA library search did not run")};
+  if (!c.nvswitches.has()) return {skipped(id, c.nvswitches.why())};
+  Finding x;
+  x.id = id;
+  const auto& sw = *c.nvswitches;
+  if (sw.empty()) {
+    x.status = Status::pass;
+    x.variant = "no_nvswitch";
+    x.add("NVSwitch", "0", c.nvswitches.source);
+    return {x};
+  }
+  x.arg("count", std::to_string(sw.size())).arg("switches", join(sw, ", "));
+  x.add("NVSwitch", join(sw, ", "), c.nvswitches.source);
+  x.threshold = "nv-fabricmanager running";
+  if (!c.fabricmanager_running.has()) return {skipped(id, c.fabricmanager_running.why())};
+  x.add("nv-fabricmanager", *c.fabricmanager_running ? "running" : "not running", c.fabricmanager_running.source);
+  x.status = *c.fabricmanager_running ? Status::pass : Status::fail;
+  return {x};
+}
+
 std::vector<Finding> judge_device_query(const Facts& f, const Thresholds&) {
   const std::string id = "l3.gpu.device_query";
   const GpuFacts& g = f.gpu;
@@ -298,6 +321,21 @@ void rules_gpu_cuda_tables(Tables& t) {
      "cat /proc/driver/nvidia/version; ls -l $(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')",
      {},
      {}},
+    {"l3.gpu.fabric_manager", Layer::L3, Pillar::comm, Section::gpu,
+     {"Fabric Manager on an NVSwitch system", "NVSwitch 系统上的 Fabric Manager"},
+     {{"pass", {"{count} NVSwitch(es) and nv-fabricmanager runs", "{count} 个 NVSwitch，nv-fabricmanager 正在运行"}},
+      {"no_nvswitch", {"no NVSwitch on this machine: Fabric Manager is not needed", "本机没有 NVSwitch：不需要 Fabric Manager"}},
+      {"fail", {"{count} NVSwitch(es) ({switches}) but no nv-fabricmanager process: CUDA fails with \"system not yet "
+                "initialized\" (error 802) until the fabric is configured",
+                "有 {count} 个 NVSwitch（{switches}），但没有 nv-fabricmanager 进程：在 fabric 配置完成之前，CUDA 会报 \"system not "
+                "yet initialized\"（错误 802）"}}},
+     {"Install the nvidia-fabricmanager package of exactly the driver's version and start it (systemctl enable --now "
+      "nvidia-fabricmanager); its log (/var/log/fabricmanager.log) says why it stopped.",
+      "安装与驱动版本完全一致的 nvidia-fabricmanager 软件包并启动它（systemctl enable --now nvidia-fabricmanager）；"
+      "其日志（/var/log/fabricmanager.log）会说明停止的原因。"},
+     "systemctl status nvidia-fabricmanager; nvidia-smi -q | grep -A2 -i fabric",
+     {},
+     {}},
     {"l3.gpu.device_query", Layer::L3, Pillar::platform, Section::gpu,
      {"CUDA device query (driver API)", "CUDA 设备查询（驱动 API）"},
      {{"pass", {"{count} devices: context, allocation and copy work", "{count} 块设备：上下文、显存分配与拷贝正常"}},
@@ -325,6 +363,7 @@ void rules_gpu_cuda_tables(Tables& t) {
   t.add_rule({"l3.gpu.toolkit_runtime", {"collect.cuda"}, judge_toolkit});
   t.add_rule({"l3.gpu.lib_duplicates", {"collect.cuda"}, judge_duplicates});
   t.add_rule({"l3.gpu.driver_module_version", {"collect.cuda"}, judge_module_version});
+  t.add_rule({"l3.gpu.fabric_manager", {"collect.cuda"}, judge_fabric_manager});
   t.add_rule({"l3.gpu.device_query", {"collect.gpu", "collect.cuda"}, judge_device_query});
 }
 

@@ -160,10 +160,14 @@ struct CudaStackFacts {
   std::string pid_maps_why;           // why the maps were not read ("no --pid given", "/proc/N/maps: ...")
   // The loaded NVIDIA kernel module's version, from /proc/driver/nvidia/version ("535.104.05").
   Fact<std::string> kernel_module_version;
+  // NVSwitch PCI functions (vendor 0x10de, class 0x0680: /sys/bus/pci/devices/*), and whether an
+  // nv-fabricmanager process runs (/proc/*/comm): an NVSwitch system's GPUs wait for it.
+  Fact<std::vector<std::string>> nvswitches;
+  Fact<bool> fabricmanager_running;
   bool operator==(const CudaStackFacts&) const = default;
 };
 PLUMB_JSON(CudaStackFacts, collected, copies, toolkit_version, device_query, pid_maps_read, pid, pid_maps_why,
-           kernel_module_version)
+           kernel_module_version, nvswitches, fabricmanager_running)
 
 struct GpuFacts {
   bool collected = false;

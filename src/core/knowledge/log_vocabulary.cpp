@@ -121,7 +121,7 @@ std::vector<Family> families() {
                 "{where}：此 NVSwitch 系统的 GPU 未就绪（{code}；{count} 行）。"},
                {"CUDA refuses work until the Fabric Manager has set up the NVLink fabric",
                 "在 Fabric Manager 建立 NVLink 互联之前，CUDA 拒绝执行任务"},
-               {"l3.gpu.nvml_responsive", "l3.gpu.xid"},
+               {"l3.gpu.fabric_manager", "l3.gpu.nvml_responsive", "l3.gpu.xid"},
                {"Start nvidia-fabricmanager (its version must equal the driver's) and wait for it before the job; on HGX "
                 "systems it is required.",
                 "启动 nvidia-fabricmanager（其版本须与驱动相同），作业开始前等待其就绪；HGX 系统必须运行它。"},

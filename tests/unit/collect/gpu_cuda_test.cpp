@@ -19,6 +19,8 @@
 
 #include "collect/gpu_cuda.h"
 #include "collect/gpu_processes.h"
+#include "core/catalog.h"
+#include "core/registry.h"
 #include "core/host_root.h"
 #include "vendor/cuda_loader.h"
 #include "../../scratch_root.h"
@@ -386,6 +388,39 @@ class CudaScratchRoot {
  private:
   std::string dir_;
 };
+
+// The driver stack beside the libraries: the kernel module's version, the NVSwitches and whether
+// Fabric Manager runs, read under the root.
+TEST(CudaSearch, ModuleVersionNvswitchesAndFabricManager) {
+  CudaScratchRoot r;
+  r.file("/proc/driver/nvidia/version",
+         "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n");
+  r.file("/sys/bus/pci/devices/0000:05:00.0/vendor", "0x10de\n");
+  r.file("/sys/bus/pci/devices/0000:05:00.0/class", "0x068000\n");
+  r.file("/sys/bus/pci/devices/0000:18:00.0/vendor", "0x10de\n");
+  r.file("/sys/bus/pci/devices/0000:18:00.0/class", "0x030200\n");  // a GPU
+  r.file("/sys/bus/pci/devices/0000:00:01.0/vendor", "0x8086\n");
+  r.file("/sys/bus/pci/devices/0000:00:01.0/class", "0x068000\n");
+  r.file("/proc/77/comm", "sshd\n");
+  Context ctx;
+  ctx.root = HostRoot(r.dir());
+  CudaStackFacts c = read_cuda_stack(ctx);
+  ASSERT_TRUE(c.kernel_module_version.has()) << c.kernel_module_version.why();
+  EXPECT_EQ(*c.kernel_module_version, "535.104.05");
+  ASSERT_TRUE(c.nvswitches.has()) << c.nvswitches.why();
+  EXPECT_EQ(*c.nvswitches, std::vector<std::string>{"0000:05:00.0"});
+  ASSERT_TRUE(c.fabricmanager_running.has());
+  EXPECT_FALSE(*c.fabricmanager_running);
+  Facts f;
+  f.gpu.cuda = c;
+  auto judged = judge(f, Thresholds(), Selection{{"l3.gpu.fabric_manager"}, {}});
+  ASSERT_EQ(judged.size(), 1u);
+  EXPECT_EQ(judged[0].status, Status::fail);
+  EXPECT_NE(finding_message(judged[0], Lang::en).find("error 802"), std::string::npos);
+  r.file("/proc/1234/comm", "nv-fabricmanager\n");
+  f.gpu.cuda = read_cuda_stack(ctx);
+  EXPECT_EQ(judge(f, Thresholds(), Selection{{"l3.gpu.fabric_manager"}, {}})[0].status, Status::pass);
+}
 
 TEST(CudaSearch, FindsEveryCopyAndTheLoadersPick) {
   CudaScratchRoot r;
