@@ -542,18 +542,6 @@ Fact<std::vector<std::string>> read_nvswitches(const HostRoot& root) {
   return Fact<std::vector<std::string>>::of(std::move(out), dir + "/*/{vendor,class}");
 }
 
-Fact<bool> fabricmanager_running(const HostRoot& root) {
-  const std::string shown = "/proc/*/comm";  // display form of the paths read through root
-  auto procs = root.list("/proc");
-  if (!procs) return Fact<bool>::none(procs.error().describe(), shown);
-  for (const auto& pid : *procs) {
-    if (pid.empty() || pid[0] < '0' || pid[0] > '9') continue;
-    const std::string comm_path = "/proc/" + pid + "/comm";  // read through root below
-    auto comm = root.read_value(comm_path);
-    if (comm && *comm == "nv-fabricmanager") return Fact<bool>::of(true, comm_path);
-  }
-  return Fact<bool>::of(false, shown);
-}
 
 }  // namespace
 
@@ -561,7 +549,7 @@ CudaStackFacts read_cuda_stack(const Context& ctx, const CudaSearchOptions& opts
   CudaStackFacts out;
   out.collected = true;
   out.nvswitches = read_nvswitches(ctx.root);
-  if (out.nvswitches.has() && !out.nvswitches.value->empty()) out.fabricmanager_running = fabricmanager_running(ctx.root);
+  if (out.nvswitches.has() && !out.nvswitches.value->empty()) out.fabricmanager_running = process_running(ctx.root, "nv-fabricmanager");
   {
     const std::string src = "/proc/driver/nvidia/version";  // read through root
     if (auto text = ctx.root.read(src, 64u << 10); !text) {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "collect/process.h"
 #include "core/registry.h"
 #include "core/text.h"
 #include "vendor/nvml_devices.h"
@@ -457,20 +458,6 @@ void Reader::run() {
   if (a_.shutdown != nullptr) call("nvmlShutdown", a_.shutdown);
 }
 
-// nvidia-persistenced keeps the driver state alive with persistence mode off
-// (docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html).
-Fact<bool> persistenced_running(const HostRoot& root) {
-  const std::string shown = "/proc/*/comm";  // display form of the paths read through root
-  auto procs = root.list("/proc");
-  if (!procs) return Fact<bool>::none(procs.error().describe(), shown);
-  for (const auto& pid : *procs) {
-    if (pid.empty() || pid[0] < '0' || pid[0] > '9') continue;
-    std::string comm_path = "/proc/" + pid + "/comm";  // read through root below
-    auto comm = root.read_value(comm_path);
-    if (comm && *comm == "nvidia-persistenced") return Fact<bool>::of(true, comm_path);
-  }
-  return Fact<bool>::of(false, shown);
-}
 
 }  // namespace
 
@@ -515,7 +502,9 @@ GpuFacts read_gpu_facts(const Context& ctx, std::chrono::milliseconds budget) {
     }
     dev.processes.value = procs;
   }
-  out.persistenced_running = persistenced_running(ctx.root);
+  // nvidia-persistenced keeps the driver state alive with persistence mode off
+  // (docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html).
+  out.persistenced_running = process_running(ctx.root, "nvidia-persistenced");
   return out;
 }
 

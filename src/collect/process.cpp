@@ -129,4 +129,17 @@ void collect_process_tables(Tables& t) {
                                             }});
 }
 
+Fact<bool> process_running(const HostRoot& root, std::string_view comm) {
+  const std::string shown = "/proc/*/comm";  // display form of the paths read through root
+  auto procs = root.list("/proc");
+  if (!procs) return Fact<bool>::none(procs.error().describe(), shown);
+  for (const auto& pid : *procs) {
+    if (pid.empty() || pid[0] < '0' || pid[0] > '9') continue;
+    const std::string comm_path = "/proc/" + pid + "/comm";  // read through root below
+    auto c = root.read_value(comm_path);
+    if (c && *c == comm) return Fact<bool>::of(true, comm_path);
+  }
+  return Fact<bool>::of(false, shown);
+}
+
 }  // namespace plumb

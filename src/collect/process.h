@@ -19,4 +19,8 @@ std::map<std::string, ResourceLimit> parse_limits(std::string_view text);
 
 ProcessFacts read_process(const Context& ctx);
 
+// Whether a process whose /proc/<pid>/comm is `comm` runs under the root (nvidia-persistenced,
+// nv-fabricmanager); the comm file that matched is the source.
+Fact<bool> process_running(const HostRoot& root, std::string_view comm);
+
 }  // namespace plumb
