@@ -21,7 +21,8 @@ namespace plumb::json_detail {
 
 // A number read from a snapshot is one its field can hold: the JSON library would turn 1e30 into
 // a byte count of 0 and -1 into 16 EiB without a word. Integral fields take integers (or an
-// integral float) in their range; floating fields take finite numbers.
+// integral float) in their range; floating fields take finite numbers. The error is the JSON
+// library's own out_of_range, so every reader that catches the library's errors catches it.
 template <class T>
 T checked_get(const nlohmann::json& j) {
   if constexpr (std::is_same_v<T, bool> || !std::is_arithmetic_v<T>) {
@@ -30,26 +31,26 @@ T checked_get(const nlohmann::json& j) {
     if (!j.is_number()) return j.get<T>();  // the library's own type error
     if constexpr (std::is_floating_point_v<T>) {
       const double d = j.get<double>();
-      if (!std::isfinite(d)) throw std::out_of_range("a number that is not finite");
+      if (!std::isfinite(d)) throw nlohmann::json::out_of_range::create(406, "a number that is not finite", &j);
       return static_cast<T>(d);
     } else {
       const std::string what = "a number out of range for its field: " + j.dump();
       if (j.is_number_unsigned()) {
         const auto u = j.get<std::uint64_t>();
-        if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) throw std::out_of_range(what);
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) throw nlohmann::json::out_of_range::create(406, what, &j);
         return static_cast<T>(u);
       }
       if (j.is_number_integer()) {
         const auto i = j.get<std::int64_t>();
         if constexpr (std::is_unsigned_v<T>) {
-          if (i < 0) throw std::out_of_range(what);
+          if (i < 0) throw nlohmann::json::out_of_range::create(406, what, &j);
           if (static_cast<std::uint64_t>(i) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
-            throw std::out_of_range(what);
+            throw nlohmann::json::out_of_range::create(406, what, &j);
           }
         } else {
           if (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
               i > static_cast<std::int64_t>(std::numeric_limits<T>::max())) {
-            throw std::out_of_range(what);
+            throw nlohmann::json::out_of_range::create(406, what, &j);
           }
         }
         return static_cast<T>(i);
@@ -59,7 +60,7 @@ T checked_get(const nlohmann::json& j) {
       const double hi = std::is_unsigned_v<T> && sizeof(T) == 8 ? 18446744073709551616.0
                                                                  : static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
       const double lo = static_cast<double>(std::numeric_limits<T>::min());
-      if (!std::isfinite(d) || d != std::floor(d) || d < lo || d >= hi) throw std::out_of_range(what);
+      if (!std::isfinite(d) || d != std::floor(d) || d < lo || d >= hi) throw nlohmann::json::out_of_range::create(406, what, &j);
       return static_cast<T>(d);
     }
   }
