@@ -61,9 +61,9 @@ namespace {
 
 IommuFacts read_iommu(const HostRoot& root) {
   IommuFacts io;
-  auto cmd = root.read("/proc/cmdline", 64u << 10);
-  io.cmdline = cmd ? Fact<std::string>::of(std::string(trim(*cmd)), "/proc/cmdline")
-                   : Fact<std::string>::none(cmd.error().describe(), "/proc/cmdline");
+  const std::string cmdline = "/proc/cmdline";  // read through root
+  auto cmd = root.read(cmdline, 64u << 10);
+  io.cmdline = cmd ? Fact<std::string>::of(std::string(trim(*cmd)), cmdline) : Fact<std::string>::none(cmd.error().describe(), cmdline);
   io.units = Fact<std::vector<std::string>>::from(root.list("/sys/class/iommu"), "/sys/class/iommu");
   auto groups = root.list("/sys/kernel/iommu_groups");
   io.groups = groups ? Fact<int>::of(static_cast<int>(groups->size()), "/sys/kernel/iommu_groups")

@@ -5,8 +5,10 @@
 
 namespace plumb {
 
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
+std::string now_iso8601() { return iso8601_seconds_ago(0); }
+
+std::string iso8601_seconds_ago(long long seconds_ago) {
+  std::time_t t = std::time(nullptr) - static_cast<std::time_t>(seconds_ago);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[32];

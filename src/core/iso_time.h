@@ -7,5 +7,7 @@ namespace plumb {
 
 // The current UTC time as ISO 8601 to the second: "2024-05-01T12:34:56Z".
 std::string now_iso8601();
+// The UTC time `seconds_ago` before now, in the same form (the cut-off of a --since or a retention).
+std::string iso8601_seconds_ago(long long seconds_ago);
 
 }  // namespace plumb

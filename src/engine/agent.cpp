@@ -6,13 +6,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <iostream>
 #include <random>
 
 #include "collect/kernel_events.h"
 #include "core/iso_time.h"
 #include "core/json.h"
+#include "core/terminal_text.h"
 #include "core/snapshot.h"
 #include "core/tables.h"
 #include "core/text.h"
@@ -25,16 +25,6 @@
 namespace plumb {
 
 namespace {
-
-// UTC ISO 8601 of `seconds_ago` before now: the cut-off of --since and of the retention.
-std::string iso_seconds_ago(long long seconds_ago) {
-  std::time_t t = std::time(nullptr) - static_cast<std::time_t>(seconds_ago);
-  std::tm tm {};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string findings_summary(const std::vector<Finding>& findings) {
   json arr = json::array();
@@ -96,7 +86,7 @@ Report run_agent_cycle(const AgentOptions& a, const Context& ctx, const Config& 
     std::cerr << "plumb: " << fill(tr(render_options(a.output).lang, "agent.kmsg_unread"), {{"reason", read.error().message}}) << "\n";
   }
   const auto retention_s = static_cast<long long>(cfg.thresholds.get("history.retention_days") * 86400.0);
-  if (auto p = store.prune(iso_seconds_ago(retention_s)); !p) throw UsageError(p.error().message);
+  if (auto p = store.prune(iso8601_seconds_ago(retention_s)); !p) throw UsageError(p.error().message);
   // collect: the check's own collectors
   Report r = collect_check_report(ctx, sel, nullptr, "agent");
   auto stored = store.events();
@@ -191,7 +181,7 @@ int run_events(const EventsOptions& a) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {  // no database yet: no events, and nothing created
     auto store = open_event_store_or_throw(a.state_dir, lang);
-    auto got = store->events(a.since_s > 0 ? iso_seconds_ago(a.since_s) : "", a.kind);
+    auto got = store->events(a.since_s > 0 ? iso8601_seconds_ago(a.since_s) : "", a.kind);
     if (!got) throw UsageError(got.error().message);
     events = std::move(got.value());
   }
@@ -221,9 +211,11 @@ int run_events(const EventsOptions& a) {
   }
   const std::string title = tr(lang, "events.title");
   std::string body = render_table(t, fmt);
+  // The evidence is kernel log text: read as text (terminal, Markdown), it goes through the
+  // terminal filter like every report does (render_report); HTML escapes its cells.
   if (fmt == "html") write_output(render_html_page(title + " — " + path, body, lang), a.output.out);
-  else if (fmt == "md") write_output("## plumb events: " + title + "\n\n" + body, a.output.out);
-  else write_output(body, a.output.out);
+  else if (fmt == "md") write_output(terminal_text("## plumb events: " + title + "\n\n" + body), a.output.out);
+  else write_output(terminal_text(body), a.output.out);
   return 0;
 }
 
