@@ -1,8 +1,10 @@
-// Fuzzes the agent's kernel-log event classifier and the /dev/kmsg record splitter.
+// Fuzzes what the agent reads from the node: the kernel-log event classifier, the /dev/kmsg
+// record splitter and the PCIe AER statistics files.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "collect/error_counters.h"
 #include "collect/kernel_events.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -10,5 +12,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)plumb::parse_kernel_event(text);
   std::uint64_t last = 0;
   (void)plumb::split_dev_kmsg(text, 3, last);
+  (void)plumb::aer_total(text, "TOTAL_ERR_COR");
   return 0;
 }

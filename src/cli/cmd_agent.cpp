@@ -16,6 +16,11 @@ CommandRun agent_command(CLI::App& app) {
   app.add_option("--interval", a->interval_s, "time between cycles without --once: 10m, 1h (each wait varies by up to 10 %)")
       ->transform(duration_in("--interval", 1000), "DURATION")
       ->default_str("10m");
+  app.add_option("--follow", a->follow_ms, "without --once: how often the kernel log is read between cycles: 2s, 500ms")
+      ->transform(duration_in("--follow", 1), "DURATION")
+      ->default_str("2s");
+  app.add_option("--listen", a->listen, "without --once: serve /metrics and /state on ADDR:PORT (loopback by default); none: no server")
+      ->capture_default_str();
   app.add_option("--only", a->only, "run only these check ids or prefixes (comma-separated)");
   app.add_option("--skip", a->skip, "skip these check ids or prefixes (comma-separated)");
   return [a] { return run_agent(*a); };

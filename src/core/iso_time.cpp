@@ -16,4 +16,11 @@ std::string iso8601_seconds_ago(long long seconds_ago) {
   return buf;
 }
 
+std::optional<long long> parse_iso8601(const std::string& iso) {
+  std::tm tm{};
+  const char* end = ::strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  return static_cast<long long>(::timegm(&tm));
+}
+
 }  // namespace plumb

@@ -1,6 +1,7 @@
 // The wall-clock time stamps of reports, benchmark contexts and exports.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace plumb {
@@ -9,5 +10,8 @@ namespace plumb {
 std::string now_iso8601();
 // The UTC time `seconds_ago` before now, in the same form (the cut-off of a --since or a retention).
 std::string iso8601_seconds_ago(long long seconds_ago);
+
+// Seconds since the epoch of a time in that form; nothing for any other text.
+std::optional<long long> parse_iso8601(const std::string& iso);
 
 }  // namespace plumb

@@ -7,8 +7,13 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <random>
+#include <thread>
 
+#include "collect/error_counters.h"
 #include "collect/kernel_events.h"
 #include "core/iso_time.h"
 #include "core/json.h"
@@ -19,21 +24,14 @@
 #include "core/version.h"
 #include "engine/check.h"
 #include "engine/stop_signal.h"
+#include "report/prom_report_metrics.h"
 #include "report/table.h"
 #include "rules/history.h"
+#include "serve/http.h"
 
 namespace plumb {
 
 namespace {
-
-std::string findings_summary(const std::vector<Finding>& findings) {
-  json arr = json::array();
-  for (const auto& f : findings) {
-    if (f.status == Status::pass) continue;
-    arr.push_back({{"id", f.id}, {"subject", f.subject}, {"status", status_name(f.status)}});
-  }
-  return arr.dump();
-}
 
 // A reason an operator typed: one line, bounded.
 void check_reason(const std::string& reason) {
@@ -58,49 +56,111 @@ std::unique_ptr<EventStore> open_event_store_or_throw(const std::string& state_d
   return std::move(store.value());
 }
 
-Report run_agent_cycle(const AgentOptions& a, const Context& ctx, const Config& cfg, const Selection& sel, EventStore& store) {
-  auto boot = read_boot_id(ctx.root);
-  if (!boot) throw UsageError("agent: cannot read the boot id: " + boot.error().message);
-  // state: what this boot's kernel log says since the last cycle
+namespace {
+
+// The kernel log lines written since the stored cursor of this boot, as events, stored with the
+// cursor after them in one transaction; the number of new events. A log that cannot be read is
+// said in one line and the cycle goes on (the events come the next time it can be read).
+int store_new_kernel_events(const AgentOptions& a, const Context& ctx, const std::string& boot, EventStore& store, Lang lang) {
   const std::string source = a.machine.kmsg.empty() ? "/dev/kmsg" : a.machine.kmsg;
-  auto from = store.cursor(*boot, source);
+  auto from = store.cursor(boot, source);
   if (!from) throw UsageError(from.error().message);
   auto read = read_kmsg_since(ctx.root, a.machine.kmsg, *from);
-  if (read) {
-    const std::string now = now_iso8601();
-    std::vector<std::pair<std::uint64_t, NodeEvent>> events;
-    for (const auto& line : read->lines) {
-      auto k = parse_kernel_event(line.message);
-      if (!k) continue;
-      NodeEvent e;
-      e.time = now;
-      e.kind = k->kind;
-      e.subject = k->subject;
-      e.code = k->code;
-      e.evidence = k->evidence;
-      e.finding = finding_for_event_kind(k->kind, k->code);
-      events.emplace_back(line.pos, std::move(e));
-    }
-    if (auto w = store.add_events(*boot, source, events, read->next); !w) throw UsageError(w.error().message);
-  } else {
-    std::cerr << "plumb: " << fill(tr(render_options(a.output).lang, "agent.kmsg_unread"), {{"reason", read.error().message}}) << "\n";
+  if (!read) {
+    std::cerr << "plumb: " << fill(tr(lang, "agent.kmsg_unread"), {{"reason", read.error().message}}) << "\n";
+    return 0;
   }
+  const std::string now = now_iso8601();
+  std::vector<std::pair<std::uint64_t, NodeEvent>> events;
+  for (const auto& line : read->lines) {
+    auto k = parse_kernel_event(line.message);
+    if (!k) continue;
+    NodeEvent e;
+    e.time = now;
+    e.kind = k->kind;
+    e.subject = k->subject;
+    e.code = k->code;
+    e.evidence = k->evidence;
+    e.finding = finding_for_event_kind(k->kind, k->code);
+    events.emplace_back(line.pos, std::move(e));
+  }
+  if (events.empty() && read->next == *from) return 0;  // nothing new: no write
+  auto w = store.add_events(boot, source, events, read->next);
+  if (!w) throw UsageError(w.error().message);
+  return *w;
+}
+
+// The stored results of this boot as the failing findings of each cycle.
+std::vector<PastCycle> past_cycles(const std::vector<CycleResult>& results) {
+  std::vector<PastCycle> out;
+  for (const auto& r : results) {
+    PastCycle c;
+    c.time = r.time;
+    // The store is a file on the node: a row that is not the JSON this plumb wrote is skipped.
+    json arr = json::parse(r.findings, nullptr, false);
+    if (!arr.is_array()) continue;
+    for (const auto& f : arr) {
+      if (!f.is_object() || !f.contains("id") || !f["id"].is_string() || !f.contains("subject") || !f["subject"].is_string()) continue;
+      const bool failing = f.value("status", std::string()) == "fail" || f.value("held", false);
+      if (failing) c.failing.push_back(f["id"].get<std::string>() + "|" + f["subject"].get<std::string>());
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string findings_summary(const std::vector<Finding>& findings) {
+  json arr = json::array();
+  for (const auto& f : findings) {
+    if (f.status == Status::pass) continue;
+    json o = {{"id", f.id}, {"subject", f.subject}, {"status", status_name(f.status)}};
+    if (f.args.count("held") != 0) o["held"] = true;
+    arr.push_back(std::move(o));
+  }
+  return arr.dump();
+}
+
+}  // namespace
+
+Report run_agent_cycle(const AgentOptions& a, const Context& ctx, const Config& cfg, const Selection& sel, EventStore& store) {
+  const Lang lang = render_options(a.output).lang;
+  auto boot = read_boot_id(ctx.root);
+  if (!boot) throw UsageError("agent: cannot read the boot id: " + boot.error().message);
+  // state: what this boot's kernel log says since the last read
+  store_new_kernel_events(a, ctx, *boot, store, lang);
   const auto retention_s = static_cast<long long>(cfg.thresholds.get("history.retention_days") * 86400.0);
   if (auto p = store.prune(iso8601_seconds_ago(retention_s)); !p) throw UsageError(p.error().message);
-  // collect: the check's own collectors
+  const auto max_bytes = static_cast<std::int64_t>(cfg.thresholds.get("history.max_db_mb") * 1048576.0);
+  if (auto p = store.shrink_to(max_bytes); !p) throw UsageError(p.error().message);
+  // collect: the check's own collectors, then the error counters (sysfs, and NVML's through the
+  // check's GPU facts), stored when they changed
   Report r = collect_check_report(ctx, sel, nullptr, "agent");
+  const std::string now = now_iso8601();
+  std::vector<CounterSample> counters = read_error_counters(ctx.root);
+  for (auto& c : gpu_error_counters(r.facts.gpu)) counters.push_back(std::move(c));
+  for (auto& c : counters) c.time = now;
+  if (auto w = store.add_samples(*boot, counters); !w) throw UsageError(w.error().message);
   auto stored = store.events();
   if (!stored) throw UsageError(stored.error().message);
   std::reverse(stored->begin(), stored->end());  // oldest first
-  r.facts.events.collected = true;
-  r.facts.events.boot_id = *boot;
-  r.facts.events.state_db = store.path();
-  r.facts.events.events = std::move(stored.value());
-  // judge: the check's rules and the rules over time
+  auto samples = store.samples(*boot);
+  if (!samples) throw UsageError(samples.error().message);
+  auto results = store.results_of_boot(*boot);
+  if (!results) throw UsageError(results.error().message);
+  auto& h = r.facts.events;
+  h.collected = true;
+  h.boot_id = *boot;
+  h.state_db = store.path();
+  h.now = now;
+  h.events = std::move(stored.value());
+  h.samples = std::move(samples.value());
+  h.cycles = past_cycles(*results);
+  // judge: the check's rules and the rules over time; link states must persist before they fail
   r.findings = judge(r.facts, cfg.thresholds, sel);
+  hold_until_persistent(r.findings, h, cfg.thresholds);
   // store: the cycle's result
   CycleResult res;
-  res.time = now_iso8601();
+  res.time = now;
   res.boot_id = *boot;
   res.exit_code = exit_code_for(r.findings);
   res.failures = static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.status == Status::fail; }));
@@ -110,9 +170,55 @@ Report run_agent_cycle(const AgentOptions& a, const Context& ctx, const Config& 
   return r;
 }
 
+namespace {
+
+// What the loopback server serves; each page is swapped whole under the mutex, so a request only
+// copies prepared text.
+struct AgentPages {
+  std::mutex mu;
+  std::string metrics = "";
+  std::string state = "{}\n";
+};
+
+std::string metrics_page(const Report* r, const std::map<std::string, std::int64_t>& counts, std::uint64_t cycles, Lang lang) {
+  prom::Exposition out(lang);
+  if (r != nullptr) watch::add_report_metrics(out, *r);
+  for (const auto& [kind, n] : counts) out.gauge("plumb_agent_events", "prom.help.plumb_agent_events", {{"kind", kind}}, static_cast<double>(n));
+  out.counter("plumb_agent_cycles_total", "prom.help.plumb_agent_cycles_total", {}, static_cast<double>(cycles));
+  out.gauge("plumb_agent_update_timestamp_seconds", "prom.help.plumb_agent_update_timestamp_seconds", {},
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+  return out.str();
+}
+
+std::string state_page(const Report* r, const std::map<std::string, std::int64_t>& counts, std::uint64_t cycles, const std::string& db) {
+  json doc;
+  doc["schema_version"] = kSchemaVersion;
+  doc["tool"] = {{"name", "plumb"}, {"version", plumb_version()}};
+  doc["state_db"] = db;
+  doc["updated"] = now_iso8601();
+  doc["cycles"] = cycles;
+  json by_kind = json::object();
+  std::int64_t total = 0;
+  for (const auto& [kind, n] : counts) {
+    by_kind[kind] = n;
+    total += n;
+  }
+  doc["events"] = {{"total", total}, {"by_kind", by_kind}};
+  if (r != nullptr) {
+    const auto& h = r->facts.events;
+    json last = json::parse(findings_summary(r->findings));
+    doc["boot_id"] = h.boot_id;
+    doc["last_cycle"] = {{"time", h.now}, {"exit_code", exit_code_for(r->findings)}, {"findings", last}};
+  }
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace
+
 int run_agent(const AgentOptions& a) {
   const RenderOptions ro = check_output(a.output);  // fails early with the hint; validates --lang
   if (a.interval_s <= 0) throw UsageError("agent: --interval must be positive");
+  if (a.follow_ms < 100) throw UsageError("agent: --follow must be at least 100ms");
   Config cfg = load_config_or_throw(a.machine.config);
   Selection sel = make_selection(a.only, a.skip, cfg.skip);
   Context ctx = make_context(a.machine);
@@ -127,25 +233,78 @@ int run_agent(const AgentOptions& a) {
     render(r);
     return exit_code_for(r.findings);
   }
-  // The loop: a cycle, then a wait of the interval +/- 10 % (so that a fleet's agents started
-  // together do not check together), until SIGINT or SIGTERM. A cycle that fails (a locked
-  // database) is said in one line and the next one tries again.
+  // The loop: a cycle every --interval +/- 10 % (so that a fleet's agents started together do not
+  // check together), the kernel log followed every --follow between cycles, until SIGINT or
+  // SIGTERM. A cycle that fails (a locked database) is said in one line and the next one tries
+  // again. The state is served on loopback while the loop runs (--listen none: not at all).
   watch::StopSignal stop;
-  std::mt19937 jitter(std::random_device{}());
-  std::uniform_real_distribution<double> spread(0.9, 1.1);
-  int rc = 0;
-  while (!stop.stopped()) {
-    try {
-      Report r = run_agent_cycle(a, ctx, cfg, sel, *store);
-      render(r);
-      rc = exit_code_for(r.findings);
-    } catch (const UsageError& e) {
-      std::cerr << "plumb: " << e.what() << "\n";
-      rc = 2;
-    }
-    const auto wait_ms = static_cast<int>(std::min(2.0e9, a.interval_s * 1000.0 * spread(jitter)));
-    if (stop.wait(wait_ms)) break;
+  std::unique_ptr<http::Server> server;
+  if (a.listen != "none") {
+    auto where = http::parse_listen(a.listen);
+    if (!where) throw UsageError("--listen " + where.error().message);
+    auto s = http::Server::listen(where->first, where->second, http::Limits{});
+    if (!s) throw UsageError(s.error().message);
+    server = std::move(s.value());
+    std::string shown = (where->first.find(':') != std::string::npos ? "[" + where->first + "]" : where->first) + ":" + std::to_string(server->port());
+    std::cout << fill(tr(ro.lang, "agent.listening"), {{"address", shown}}) << std::endl;
+    if (!http::is_loopback(where->first)) std::cerr << fill(tr(ro.lang, "exporter.not_loopback"), {{"address", shown}}) << "\n";
   }
+  AgentPages pages;
+  int rc = 0;
+  auto loop = [&] {
+    std::mt19937 jitter(std::random_device{}());
+    std::uniform_real_distribution<double> spread(0.9, 1.1);
+    std::optional<Report> last;
+    std::uint64_t cycles = 0;
+    auto publish = [&] {
+      auto counts = store->event_counts();
+      std::map<std::string, std::int64_t> c = counts ? *counts : std::map<std::string, std::int64_t>{};
+      std::string m = metrics_page(last ? &*last : nullptr, c, cycles, ro.lang);
+      std::string st = state_page(last ? &*last : nullptr, c, cycles, store->path());
+      std::lock_guard<std::mutex> lock(pages.mu);
+      pages.metrics = std::move(m);
+      pages.state = std::move(st);
+    };
+    auto next_cycle = std::chrono::steady_clock::now();
+    while (!stop.stopped()) {
+      const auto t = std::chrono::steady_clock::now();
+      try {
+        if (t >= next_cycle) {
+          Report r = run_agent_cycle(a, ctx, cfg, sel, *store);
+          render(r);
+          rc = exit_code_for(r.findings);
+          last = std::move(r);
+          ++cycles;
+          publish();
+          next_cycle = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<long long>(a.interval_s * 1000.0 * spread(jitter)));
+        } else {
+          auto boot = read_boot_id(ctx.root);
+          if (boot && store_new_kernel_events(a, ctx, *boot, *store, ro.lang) > 0) publish();
+        }
+      } catch (const std::exception& e) {
+        std::cerr << "plumb: " << e.what() << "\n";
+        rc = 2;
+        next_cycle = std::chrono::steady_clock::now() + std::chrono::seconds(a.interval_s);
+      }
+      const auto until = std::chrono::ceil<std::chrono::milliseconds>(next_cycle - std::chrono::steady_clock::now()).count();
+      if (stop.wait(static_cast<int>(std::clamp<long long>(until, 0, a.follow_ms)))) break;
+    }
+  };
+  if (!server) {
+    loop();
+    return rc;
+  }
+  // The loop is not data-parallel work (core/parallel.h): one thread beside the server's poll loop.
+  std::thread worker(loop);
+  server->run(stop.fd(), [&](const http::Request& req) -> http::Response {
+    std::lock_guard<std::mutex> lock(pages.mu);
+    if (req.path == "/metrics") return {200, "text/plain; version=0.0.4; charset=utf-8", pages.metrics, {}};
+    if (req.path == "/state") return {200, "application/json", pages.state, {}};
+    if (req.path == "/healthz") return {200, "text/plain; charset=utf-8", "ok\n", {}};
+    if (req.path == "/") return {200, "text/plain; charset=utf-8", tr(ro.lang, "agent.index") + "\n", {}};
+    return {404, "text/plain; charset=utf-8", "not found\n", {}};
+  });
+  worker.join();
   return rc;
 }
 
@@ -227,6 +386,10 @@ void engine_agent_tables(Tables& t) {
           "状态数据库 {db} 已损坏（{reason}）；已移至 {to} 并新建数据库"}},
         {"agent.kmsg_unread",
          {"kernel log not read this cycle: {reason}", "本轮未读取内核日志：{reason}"}},
+        {"agent.listening", {"plumb agent serving its state on http://{address}/ (/metrics, /state)",
+                             "plumb agent 正在 http://{address}/ 提供状态（/metrics、/state）"}},
+        {"agent.index", {"plumb agent: /metrics (Prometheus, with event counts), /state (JSON), /healthz (liveness)",
+                         "plumb agent：/metrics（Prometheus，含事件计数）、/state（JSON）、/healthz（存活检查）"}},
         {"events.empty", {"no events recorded in {db}", "{db} 中没有记录事件"}},
         {"events.acked", {"event {id} acknowledged in {db}; it no longer counts toward escalation",
                           "事件 {id} 已在 {db} 中确认；不再计入升级判断"}},

@@ -22,6 +22,8 @@ struct AgentOptions {
   bool once = false;      // --once: one cycle, then exit with the check's exit code
   bool no_bench = false;  // --no-bench: no benchmark in the cycle's check
   int interval_s = 600;   // --interval: time between cycles (each wait varies by up to 10 %)
+  int follow_ms = 2000;   // --follow: how often the kernel log is read between cycles
+  std::string listen = "127.0.0.1:9465";  // --listen: the state server of the loop; "none": none
   std::vector<std::string> only, skip;
 };
 int run_agent(const AgentOptions& a);

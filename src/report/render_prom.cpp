@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/catalog.h"
+#include "core/iso_time.h"
 #include "report/prom_report_metrics.h"
 #include "report/prom_sample_metrics.h"
 
@@ -14,10 +15,9 @@ namespace watch {
 
 namespace {
 std::optional<double> epoch_of(const std::string& iso) {
-  std::tm tm{};
-  const char* end = ::strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  if (end == nullptr || *end != '\0') return std::nullopt;
-  return static_cast<double>(::timegm(&tm));
+  auto t = parse_iso8601(iso);
+  if (!t) return std::nullopt;
+  return static_cast<double>(*t);
 }
 }  // namespace
 

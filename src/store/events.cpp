@@ -52,6 +52,21 @@ CREATE TABLE acks(
   reason TEXT NOT NULL);
 )SQL";
 
+// Version 2: error counter readings (kept when they change).
+const char* kEventSchemaV2 = R"SQL(
+CREATE TABLE samples(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  time TEXT NOT NULL,
+  boot_id TEXT NOT NULL,
+  counter TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  value INTEGER NOT NULL,
+  source TEXT NOT NULL);
+CREATE INDEX samples_key ON samples(boot_id, counter, subject, id);
+CREATE INDEX samples_time ON samples(time);
+CREATE INDEX results_time ON results(time);
+)SQL";
+
 // A prepared statement that finalises itself.
 class Query {
  public:
@@ -196,7 +211,10 @@ Result<bool> migrate_event_schema(sqlite3* db, int from) {
   if (from < 1 && sqlite3_exec(db, kEventSchemaV1, nullptr, nullptr, nullptr) != SQLITE_OK) {
     return make_error(ErrorKind::io, std::string("creating the schema: ") + sqlite3_errmsg(db));
   }
-  // A later version adds its step here: `if (from < 2) ...`, each inside the caller's transaction.
+  if (from < 2 && sqlite3_exec(db, kEventSchemaV2, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return make_error(ErrorKind::io, std::string("migrating the schema to version 2: ") + sqlite3_errmsg(db));
+  }
+  // A later version adds its step here: `if (from < 3) ...`, each inside the caller's transaction.
   std::string set = "PRAGMA user_version = " + std::to_string(kEventSchemaVersion);
   if (sqlite3_exec(db, set.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     return make_error(ErrorKind::io, std::string("writing the schema version: ") + sqlite3_errmsg(db));
@@ -369,6 +387,16 @@ Result<std::vector<NodeEvent>> EventStore::events(const std::string& since, cons
   return out;
 }
 
+Result<std::map<std::string, std::int64_t>> EventStore::event_counts() {
+  Query q(db_, "SELECT kind, COUNT(*) FROM events GROUP BY kind");
+  if (!q.ok()) return sql_error("counting events");
+  std::map<std::string, std::int64_t> out;
+  int rc = 0;
+  while ((rc = q.step()) == SQLITE_ROW) out[q.text(0)] = q.i64(1);
+  if (rc != SQLITE_DONE) return sql_error("counting events");
+  return out;
+}
+
 Result<bool> EventStore::ack(std::int64_t id, const std::string& time, const std::string& reason) {
   {
     Query q(db_, "SELECT 1 FROM events WHERE id = ?1");
@@ -390,7 +418,8 @@ Result<bool> EventStore::ack(std::int64_t id, const std::string& time, const std
 Result<int> EventStore::prune(const std::string& before) {
   if (auto r = exec("BEGIN IMMEDIATE"); !r) return r.error();
   int removed = 0;
-  for (const char* sql : {"DELETE FROM events WHERE time < ?1", "DELETE FROM results WHERE time < ?1", "DELETE FROM cursors WHERE time < ?1"}) {
+  for (const char* sql : {"DELETE FROM events WHERE time < ?1", "DELETE FROM results WHERE time < ?1", "DELETE FROM cursors WHERE time < ?1",
+                          "DELETE FROM samples WHERE time < ?1"}) {
     Query q(db_, sql);
     if (!q.ok()) {
       Error e = sql_error("removing old rows");
@@ -408,6 +437,102 @@ Result<int> EventStore::prune(const std::string& before) {
   if (auto r = exec("COMMIT"); !r) {
     rollback();
     return r.error();
+  }
+  return removed;
+}
+
+Result<int> EventStore::add_samples(const std::string& boot_id, const std::vector<CounterSample>& samples) {
+  if (samples.empty()) return 0;
+  if (auto r = exec("BEGIN IMMEDIATE"); !r) return r.error();
+  auto fail = [&](const std::string& what) {
+    Error e = sql_error(what);
+    rollback();
+    return e;
+  };
+  int added = 0;
+  {
+    Query last(db_, "SELECT value FROM samples WHERE boot_id = ?1 AND counter = ?2 AND subject = ?3 ORDER BY id DESC LIMIT 1");
+    Query ins(db_, "INSERT INTO samples(time, boot_id, counter, subject, value, source) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+    if (!last.ok() || !ins.ok()) return fail("storing counter readings");
+    for (const auto& c : samples) {
+      last.reset();
+      last.bind(1, boot_id).bind(2, c.counter).bind(3, c.subject);
+      int rc = last.step();
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) return fail("reading counter readings");
+      if (rc == SQLITE_ROW && last.i64(0) == c.value) continue;  // unchanged: nothing to keep
+      ins.reset();
+      ins.bind(1, c.time).bind(2, boot_id).bind(3, c.counter).bind(4, c.subject).bind(5, c.value).bind(6, c.source);
+      if (ins.step() != SQLITE_DONE) return fail("storing counter readings");
+      ++added;
+    }
+  }
+  if (auto r = exec("COMMIT"); !r) {
+    rollback();
+    return r.error();
+  }
+  return added;
+}
+
+Result<std::vector<CounterSample>> EventStore::samples(const std::string& boot_id) {
+  Query q(db_, "SELECT time, counter, subject, value, source FROM samples WHERE boot_id = ?1 ORDER BY id");
+  if (!q.ok()) return sql_error("reading counter readings");
+  q.bind(1, boot_id);
+  std::vector<CounterSample> out;
+  int rc = 0;
+  while ((rc = q.step()) == SQLITE_ROW) out.push_back({q.text(0), q.text(1), q.text(2), q.i64(3), q.text(4)});
+  if (rc != SQLITE_DONE) return sql_error("reading counter readings");
+  return out;
+}
+
+Result<std::vector<CycleResult>> EventStore::results_of_boot(const std::string& boot_id) {
+  Query q(db_, "SELECT time, boot_id, exit_code, failures, warnings, findings FROM results WHERE boot_id = ?1 ORDER BY id");
+  if (!q.ok()) return sql_error("reading results");
+  q.bind(1, boot_id);
+  std::vector<CycleResult> out;
+  int rc = 0;
+  while ((rc = q.step()) == SQLITE_ROW) {
+    out.push_back({q.text(0), q.text(1), static_cast<int>(q.i64(2)), static_cast<int>(q.i64(3)), static_cast<int>(q.i64(4)), q.text(5)});
+  }
+  if (rc != SQLITE_DONE) return sql_error("reading results");
+  return out;
+}
+
+Result<std::int64_t> EventStore::used_bytes() {
+  std::int64_t v[3] = {0, 0, 0};
+  const char* pragmas[3] = {"PRAGMA page_count", "PRAGMA freelist_count", "PRAGMA page_size"};
+  for (int i = 0; i < 3; ++i) {
+    Query q(db_, pragmas[i]);
+    if (!q.ok() || q.step() != SQLITE_ROW) return sql_error("reading the database size");
+    v[i] = q.i64(0);
+  }
+  return (v[0] - v[1]) * v[2];
+}
+
+Result<int> EventStore::shrink_to(std::int64_t max_bytes) {
+  int removed = 0;
+  // Each round removes the oldest tenth of every table's rows; the freed pages are reused, so the
+  // file stops growing at about max_bytes.
+  for (int round = 0; round < 64; ++round) {
+    auto used = used_bytes();
+    if (!used) return used.error();
+    if (*used <= max_bytes) break;
+    if (auto r = exec("BEGIN IMMEDIATE"); !r) return r.error();
+    int now = 0;
+    for (const char* table : {"events", "results", "samples"}) {
+      std::string sql = std::string("DELETE FROM ") + table + " WHERE id <= (SELECT MIN(id) + (MAX(id) - MIN(id)) / 10 FROM " + table + ")";
+      if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+        Error e = sql_error("removing the oldest rows");
+        rollback();
+        return e;
+      }
+      now += sqlite3_changes(db_);
+    }
+    if (auto r = exec("COMMIT"); !r) {
+      rollback();
+      return r.error();
+    }
+    removed += now;
+    if (now == 0) break;  // nothing left to remove: the schema alone is larger than the limit
   }
   return removed;
 }

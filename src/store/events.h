@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,7 +22,7 @@ namespace plumb {
 inline constexpr const char* kDefaultStateDir = "/var/lib/plumb";
 inline constexpr const char* kAgentDbName = "plumb-agent.db";
 // The schema this plumb writes (PRAGMA user_version); older files are migrated on open.
-inline constexpr int kEventSchemaVersion = 1;
+inline constexpr int kEventSchemaVersion = 2;
 // How long a writer waits for another process's lock before it gives up with an error.
 inline constexpr int kEventBusyTimeoutMs = 3000;
 
@@ -64,10 +65,25 @@ class EventStore {
   Result<std::vector<CycleResult>> results(int limit = 50);
   // Events newest first; `since` (ISO 8601, empty: all) and `kind` (empty: all) filter.
   Result<std::vector<NodeEvent>> events(const std::string& since = "", const std::string& kind = "", int limit = 100000);
+  // How many events of each kind are stored.
+  Result<std::map<std::string, std::int64_t>> event_counts();
   // Acknowledges event `id`; false when there is no such event.
   Result<bool> ack(std::int64_t id, const std::string& time, const std::string& reason);
-  // Deletes events, their acknowledgements and results older than `before` (ISO 8601).
+  // Deletes events, their acknowledgements, results and counter readings older than `before`
+  // (ISO 8601).
   Result<int> prune(const std::string& before);
+  // Stores the readings whose value differs from the last one stored for the same boot, counter
+  // and subject (the first of a boot always), in one transaction. Returns how many were kept.
+  Result<int> add_samples(const std::string& boot_id, const std::vector<CounterSample>& samples);
+  // The stored readings of one boot, oldest first.
+  Result<std::vector<CounterSample>> samples(const std::string& boot_id);
+  // The results of one boot, oldest first.
+  Result<std::vector<CycleResult>> results_of_boot(const std::string& boot_id);
+  // The bytes the rows take (pages in use times the page size; freed pages are reused).
+  Result<std::int64_t> used_bytes();
+  // Removes the oldest events, results and readings until the rows take at most `max_bytes`.
+  // Returns how many rows went.
+  Result<int> shrink_to(std::int64_t max_bytes);
 
  private:
   EventStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

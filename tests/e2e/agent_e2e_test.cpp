@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <regex>
+#include <map>
+#include <functional>
 #include <fstream>
 #include <random>
 #include <set>
@@ -40,6 +43,8 @@ class AgentHost {
   void log(const std::string& line) const {
     std::ofstream(dir_.path() + "/kmsg.log", std::ios::app) << line;
   }
+  void write(const std::string& rel, const std::string& text) const { dir_.write(rel, text); }
+  [[nodiscard]] std::string path() const { return dir_.path(); }
   [[nodiscard]] std::string state() const { return dir_.path() + "/state"; }
   [[nodiscard]] std::string db() const { return state() + "/plumb-agent.db"; }
   [[nodiscard]] std::vector<std::string> cycle_args(const std::vector<std::string>& extra = {}) const {
@@ -257,7 +262,7 @@ TEST(AgentE2E, HostileInputIsOneLineAndExitTwo) {
 TEST(AgentE2E, WithoutOnceCyclesUntilSigterm) {
   AgentHost h("agent_loop");
   h.log(kXid79);
-  std::vector<std::string> args = h.cycle_args({"--only", "l3.platform", "--interval", "200ms"});
+  std::vector<std::string> args = h.cycle_args({"--only", "l3.platform", "--interval", "200ms", "--listen", "none"});
   args.erase(std::find(args.begin(), args.end(), "--once"));
   args.erase(std::find(args.begin(), args.end(), "--format"), std::find(args.begin(), args.end(), "--format") + 2);
   args.push_back("-q");
@@ -327,6 +332,102 @@ TEST(AgentE2E, KillNineDuringCyclesLosesNoCommittedEvent) {
   const json final_events = h.events();
   for (const auto& e : final_events["events"]) final_ids.insert(e["id"].get<long long>());
   for (long long id : committed) EXPECT_EQ(final_ids.count(id), 1U) << "event " << id;
+}
+
+
+TEST(AgentE2E, CountersThatRiseBetweenCyclesFail) {
+  AgentHost h("agent_counters");
+  const std::string ib = "root/sys/class/infiniband/mlx5_0/ports/1/counters/";
+  const std::string aer = "root/sys/bus/pci/devices/0000:3b:00.0/aer_dev_correctable";
+  h.write(ib + "link_downed", "0\n");
+  h.write(ib + "symbol_error", "12\n");
+  h.write(aer, "RxErr 0\nBadTLP 2\nTOTAL_ERR_COR 2\n");
+  auto first = h.cycle({"--only", "l3.platform.rising_counter"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  auto pass = findings_of(first.out, "l3.platform.rising_counter");
+  ASSERT_EQ(pass.size(), 1U);
+  EXPECT_EQ(pass[0]["status"], "pass");
+  EXPECT_EQ(pass[0]["args"]["counters"], "3");
+  // One more link_downed (every one is a fault), three more correctable AER errors (a warning),
+  // symbol errors unchanged.
+  h.write(ib + "link_downed", "1\n");
+  h.write(aer, "RxErr 0\nBadTLP 5\nTOTAL_ERR_COR 5\n");
+  auto second = h.cycle({"--only", "l3.platform.rising_counter"});
+  EXPECT_EQ(second.exit_code, 1) << second.err;
+  auto got = findings_of(second.out, "l3.platform.rising_counter");
+  ASSERT_EQ(got.size(), 2U) << second.out;
+  std::map<std::string, std::string> by_subject;
+  for (const auto& f : got) by_subject[f["subject"]] = f["status"];
+  EXPECT_EQ(by_subject["mlx5_0 port 1 ib.link_downed"], "fail");
+  EXPECT_EQ(by_subject["0000:3b:00.0 pcie.aer_correctable"], "warn");
+  // A new boot starts the counters again: its first reading is no rise.
+  h.boot(2);
+  auto third = h.cycle({"--only", "l3.platform.rising_counter"});
+  EXPECT_EQ(third.exit_code, 0) << third.out;
+}
+
+TEST(AgentE2E, APortDownIsAWarningUntilItPersists) {
+  AgentHost h("agent_persist");
+  const std::string port = "root/sys/class/infiniband/mlx5_0/ports/1/";
+  h.write(port + "state", "1: DOWN\n");
+  h.write(port + "phys_state", "3: Disabled\n");
+  h.write(port + "rate", "10 Gb/sec (4X)\n");
+  h.write(port + "link_layer", "InfiniBand\n");
+  auto fresh = h.cycle({"--only", "l3.comm.ib_ports"});
+  auto held = findings_of(fresh.out, "l3.comm.ib_ports");
+  ASSERT_EQ(held.size(), 1U) << fresh.out;
+  EXPECT_EQ(held[0]["status"], "warn");
+  EXPECT_EQ(held[0]["args"]["held"], "1");
+  // With history.persist_minutes = 0 the same state has persisted long enough: it fails.
+  h.write("now.toml", "[thresholds]\n\"history.persist_minutes\" = 0\n");
+  auto now = h.cycle({"--only", "l3.comm.ib_ports", "--config", h.path() + "/now.toml"});
+  EXPECT_EQ(now.exit_code, 1) << now.err;
+  auto failed = findings_of(now.out, "l3.comm.ib_ports");
+  ASSERT_EQ(failed.size(), 1U);
+  EXPECT_EQ(failed[0]["status"], "fail");
+  EXPECT_FALSE(failed[0]["args"].contains("held"));
+}
+
+TEST(AgentE2E, LoopFollowsTheKernelLogAndServesItsStateOnLoopback) {
+  AgentHost h("agent_serve");
+  std::vector<std::string> args = h.cycle_args({"--only", "l3.platform", "--interval", "1h", "--follow", "100ms", "--listen", "127.0.0.1:0"});
+  args.erase(std::find(args.begin(), args.end(), "--once"));
+  args.erase(std::find(args.begin(), args.end(), "--format"), std::find(args.begin(), args.end(), "--format") + 2);
+  args.push_back("-q");
+  test::Child c(args);
+  ASSERT_TRUE(c.started());
+  ASSERT_TRUE(c.read_until("/state)", std::chrono::seconds(20))) << c.output();
+  std::smatch m;
+  const std::string out = c.output();
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/"))) << out;
+  const int port = std::stoi(m[1]);
+  auto state_until = [&](const std::function<bool(const json&)>& ok) {
+    json doc;
+    for (int i = 0; i < 200; ++i) {
+      doc = json::parse(test::body_of(test::http_get(port, "/state")), nullptr, false);
+      if (doc.is_object() && ok(doc)) return doc;
+      c.read_until("\x01never", std::chrono::milliseconds(50));
+    }
+    return doc;
+  };
+  json first = state_until([](const json& d) { return d.value("cycles", 0) >= 1; });
+  ASSERT_EQ(first.value("cycles", 0), 1) << first.dump();
+  EXPECT_EQ(first["events"]["total"], 0);
+  // A line written after the cycle is read within --follow, long before the next cycle (1 h).
+  h.log(kXid79);
+  json after = state_until([](const json& d) { return d["events"].value("total", 0) >= 1; });
+  EXPECT_EQ(after["events"]["by_kind"]["xid"], 1) << after.dump();
+  EXPECT_EQ(after["cycles"], 1);
+  EXPECT_EQ(after["boot_id"], "00000001-0000-4000-8000-000000000000");
+  const std::string metrics = test::body_of(test::http_get(port, "/metrics"));
+  EXPECT_NE(metrics.find("plumb_agent_events{kind=\"xid\"} 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("plumb_agent_cycles_total 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("plumb_check_exit_code"), std::string::npos) << metrics.substr(0, 2000);
+  c.signal(SIGTERM);
+  auto rc = c.wait(std::chrono::seconds(10));
+  ASSERT_TRUE(rc.has_value());
+  EXPECT_EQ(*rc, 0) << c.output();
+  EXPECT_EQ(h.events()["events"].size(), 1U);
 }
 
 }  // namespace

@@ -26,13 +26,37 @@ struct NodeEvent {
 };
 PLUMB_JSON(NodeEvent, id, time, boot_id, source, kind, subject, code, evidence, finding, acked)
 
+// One stored reading of an error counter, kept when its value changed (the first reading of a
+// boot is always kept: the counters start again at a reboot).
+struct CounterSample {
+  std::string time;         // when the agent read it, UTC ISO 8601
+  std::string counter;      // "ib.symbol_error", "pcie.aer_correctable", "gpu.ecc_uncorrected"
+  std::string subject;      // "mlx5_0 port 1", "0000:3b:00.0"
+  std::int64_t value = 0;
+  std::string source;       // where it was read: "/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error", "NVML"
+  bool operator==(const CounterSample&) const = default;
+};
+PLUMB_JSON(CounterSample, time, counter, subject, value, source)
+
+// What an earlier cycle of this boot found failing: "id|subject" of each finding that failed or
+// was held back until it persisted.
+struct PastCycle {
+  std::string time;
+  std::vector<std::string> failing;
+  bool operator==(const PastCycle&) const = default;
+};
+PLUMB_JSON(PastCycle, time, failing)
+
 struct NodeEventFacts {
   bool collected = false;     // only `plumb agent` fills this area
   std::string boot_id;        // the boot this cycle ran in
   std::string state_db;       // the database the events were read from
+  std::string now;            // this cycle's time, UTC ISO 8601 (the windows end here)
   std::vector<NodeEvent> events;  // oldest first
+  std::vector<CounterSample> samples;  // this boot's stored counter readings, oldest first
+  std::vector<PastCycle> cycles;       // this boot's earlier cycles, oldest first
   bool operator==(const NodeEventFacts&) const = default;
 };
-PLUMB_JSON(NodeEventFacts, collected, boot_id, state_db, events)
+PLUMB_JSON(NodeEventFacts, collected, boot_id, state_db, now, events, samples, cycles)
 
 }  // namespace plumb

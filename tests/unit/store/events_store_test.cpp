@@ -3,6 +3,8 @@
 // retention, and a lock held by another connection answered with an error instead of a hang.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -199,6 +201,71 @@ TEST(StoreEvents, UncreatableStateDirectoryIsAnError) {
   auto s = EventStore::open("/proc/plumb-state-test/state");
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().message.find("/proc/plumb-state-test"), std::string::npos) << s.error().message;
+}
+
+
+TEST(StoreEvents, VersionOneFileGainsTheCounterTableAndKeepsItsEvents) {
+  test::ScratchRoot dir("store_events_v1");
+  const std::string db = dir.path() + "/plumb-agent.db";
+  {
+    auto s = open_ok(dir.path());
+    ASSERT_TRUE(s);
+    EXPECT_EQ(*s->add_events(kBootA, "k", {{0, xid_event("2026-12-01T00:00:00Z")}}, {}), 1);
+  }
+  // What a version-1 plumb left: no samples table, user_version 1.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE samples; DROP INDEX results_time; PRAGMA user_version = 1", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto s = open_ok(dir.path());
+  ASSERT_TRUE(s);
+  EXPECT_EQ(*s->schema_version(), 2);
+  EXPECT_EQ(s->events()->size(), 1U);
+  EXPECT_EQ(*s->add_samples(kBootA, {{"2026-12-01T00:00:00Z", "ib.link_downed", "mlx5_0 port 1", 0, "/sys/x"}}), 1);
+}
+
+TEST(StoreEvents, CounterReadingsAreKeptWhenTheyChange) {
+  test::ScratchRoot dir("store_events_samples");
+  auto s = open_ok(dir.path());
+  ASSERT_TRUE(s);
+  auto at = [](const std::string& t, std::int64_t v) { return CounterSample{t, "ib.symbol_error", "mlx5_0 port 1", v, "/sys/x"}; };
+  EXPECT_EQ(*s->add_samples(kBootA, {at("2026-12-01T00:00:00Z", 3)}), 1);
+  EXPECT_EQ(*s->add_samples(kBootA, {at("2026-12-01T00:10:00Z", 3)}), 0);  // unchanged
+  EXPECT_EQ(*s->add_samples(kBootA, {at("2026-12-01T00:20:00Z", 9)}), 1);
+  EXPECT_EQ(*s->add_samples(kBootB, {at("2026-12-01T00:30:00Z", 9)}), 1);  // a new boot keeps its first
+  auto a = s->samples(kBootA);
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->size(), 2U);
+  EXPECT_EQ((*a)[1].value, 9);
+  EXPECT_EQ((*a)[1].time, "2026-12-01T00:20:00Z");
+  EXPECT_EQ(*s->prune("2026-12-01T00:25:00Z"), 2);
+  EXPECT_TRUE(s->samples(kBootA)->empty());
+}
+
+TEST(StoreEvents, RetentionBySizeRemovesTheOldestRowsFirst) {
+  test::ScratchRoot dir("store_events_size");
+  auto s = open_ok(dir.path());
+  ASSERT_TRUE(s);
+  std::vector<std::pair<std::uint64_t, NodeEvent>> evs;
+  for (std::uint64_t i = 0; i < 4000; ++i) {
+    NodeEvent e = xid_event("2026-12-01T00:00:00Z");
+    e.evidence = std::string(200, 'x') + std::to_string(i);
+    evs.emplace_back(i, e);
+  }
+  ASSERT_EQ(*s->add_events(kBootA, "k", evs, {}), 4000);
+  auto before = s->used_bytes();
+  ASSERT_TRUE(before);
+  ASSERT_GT(*before, 800000);
+  auto removed = s->shrink_to(256 * 1024);
+  ASSERT_TRUE(removed) << removed.error().message;
+  EXPECT_GT(*removed, 0);
+  EXPECT_LE(*s->used_bytes(), 256 * 1024);
+  auto left = s->events();
+  ASSERT_TRUE(left);
+  ASSERT_FALSE(left->empty());
+  // The newest survive: the last event written is still there.
+  EXPECT_NE(std::find_if(left->begin(), left->end(), [](const NodeEvent& e) { return e.evidence.find("x3999") != std::string::npos; }), left->end());
+  EXPECT_EQ(*s->shrink_to(256 * 1024), 0);  // already within the limit: nothing goes
 }
 
 }  // namespace
