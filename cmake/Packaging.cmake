@@ -34,6 +34,8 @@ install(FILES ${PLUMB_PACKAGING_DIR}/plumb.bash DESTINATION ${CMAKE_INSTALL_DATA
 install(FILES ${PLUMB_PACKAGING_DIR}/_plumb DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 # plumb reads /etc/plumb/plumb.toml whatever its prefix (src/core/thresholds.cpp).
 install(FILES ${PLUMB_PACKAGING_DIR}/plumb.toml DESTINATION /etc/plumb)
+# The agent's unit, installed but not enabled (`systemctl enable --now plumb-agent`).
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/systemd/plumb-agent.service DESTINATION /lib/systemd/system)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples USE_SOURCE_PERMISSIONS)
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

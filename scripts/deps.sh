@@ -21,7 +21,7 @@ TEST_PKGS=(
   openmpi-bin libopenmpi-dev
   prometheus wrk mbw fio curl time chromium
   slurm-wlm munge nginx-light
-  man-db groff-base zsh
+  man-db groff-base zsh systemd python3-yaml
 )
 case "${1:-all}" in
   build) PKGS=("${BUILD_PKGS[@]}") ;;

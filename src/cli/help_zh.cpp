@@ -270,6 +270,8 @@ void cli_help_zh_tables(Tables& t) {
      "不带 --once 时两轮之间读取内核日志的频率：2s、500ms"},
     {"without --once: serve /metrics and /state on ADDR:PORT (loopback by default); none: no server",
      "不带 --once 时在 ADDR:PORT 上提供 /metrics 和 /state（默认仅回环地址）；none：不启动服务"},
+    {"with --slurm/--npd: plumb agent's state directory; when plumb-agent.db is there, its history is judged too",
+     "与 --slurm/--npd 一起使用：plumb agent 的状态目录；其中有 plumb-agent.db 时一并判断其历史"},
     {"ack: acknowledge an event (it no longer counts toward escalation)", "ack：确认一个事件（不再计入升级判断）"},
     {"ack: the event id (from plumb events)", "ack：事件编号（来自 plumb events）"},
     {"ack: why the event no longer counts (stored with the time)", "ack：该事件不再计入的原因（与时间一起存储）"},

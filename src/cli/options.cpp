@@ -60,6 +60,9 @@ void add_scheduler_options(CLI::App& app, SchedulerOptions& o) {
   app.add_flag("--dry-run", o.dry_run, "with --slurm: print the scontrol command instead of running it");
   app.add_flag("--npd", o.npd, "run as a node-problem-detector custom plugin: one line, exit 0 ok / 1 problem / 2 unknown");
   app.add_option("--layer", o.layer, "with --npd: judge one layer: gpu|framework|data|distributed|host");
+  app.add_option("--state-dir", o.state_dir,
+                 "with --slurm/--npd: plumb agent's state directory; when plumb-agent.db is there, its history is judged too")
+      ->capture_default_str();
   app.add_option("--budget", o.budget_s, "hard limit for the whole run: 45s, 2m (a bare number is seconds; default with --slurm: 45s)")
       ->transform(duration_in("--budget", 1000), "DURATION");
 }

@@ -122,6 +122,44 @@ std::string findings_summary(const std::vector<Finding>& findings) {
 
 }  // namespace
 
+Result<bool> attach_agent_history(Facts& facts, EventStore& store, const std::string& boot, const std::string& now) {
+  auto stored = store.events();
+  if (!stored) return stored.error();
+  std::reverse(stored->begin(), stored->end());  // oldest first
+  auto samples = store.samples(boot);
+  if (!samples) return samples.error();
+  auto results = store.results_of_boot(boot);
+  if (!results) return results.error();
+  auto& h = facts.events;
+  h.collected = true;
+  h.boot_id = boot;
+  h.state_db = store.path();
+  h.now = now;
+  h.events = std::move(stored.value());
+  h.samples = std::move(samples.value());
+  h.cycles = past_cycles(*results);
+  return true;
+}
+
+bool attach_agent_state(Facts& facts, const HostRoot& root, const std::string& state_dir, Lang lang) {
+  const std::string path = agent_db_path(state_dir);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;  // no agent on this node: nothing to add, nothing created
+  auto not_used = [&](const std::string& why) {
+    std::cerr << "plumb: " << fill(tr(lang, "agent.state_not_used"), {{"db", path}, {"reason", why}}) << "\n";
+    return false;
+  };
+  auto boot = read_boot_id(root);
+  if (!boot) return not_used(boot.error().message);
+  EventStoreNotice notice;
+  auto store = EventStore::open(state_dir, &notice);
+  if (!store) return not_used(store.error().message);
+  if (!notice.moved_to.empty()) return not_used(fill(tr(lang, "agent.moved_aside"), {{"db", path}, {"to", notice.moved_to}, {"reason", notice.reason}}));
+  auto a = attach_agent_history(facts, **store, *boot, now_iso8601());
+  if (!a) return not_used(a.error().message);
+  return true;
+}
+
 Report run_agent_cycle(const AgentOptions& a, const Context& ctx, const Config& cfg, const Selection& sel, EventStore& store) {
   const Lang lang = render_options(a.output).lang;
   auto boot = read_boot_id(ctx.root);
@@ -140,24 +178,10 @@ Report run_agent_cycle(const AgentOptions& a, const Context& ctx, const Config& 
   for (auto& c : gpu_error_counters(r.facts.gpu)) counters.push_back(std::move(c));
   for (auto& c : counters) c.time = now;
   if (auto w = store.add_samples(*boot, counters); !w) throw UsageError(w.error().message);
-  auto stored = store.events();
-  if (!stored) throw UsageError(stored.error().message);
-  std::reverse(stored->begin(), stored->end());  // oldest first
-  auto samples = store.samples(*boot);
-  if (!samples) throw UsageError(samples.error().message);
-  auto results = store.results_of_boot(*boot);
-  if (!results) throw UsageError(results.error().message);
-  auto& h = r.facts.events;
-  h.collected = true;
-  h.boot_id = *boot;
-  h.state_db = store.path();
-  h.now = now;
-  h.events = std::move(stored.value());
-  h.samples = std::move(samples.value());
-  h.cycles = past_cycles(*results);
+  if (auto a2 = attach_agent_history(r.facts, store, *boot, now); !a2) throw UsageError(a2.error().message);
   // judge: the check's rules and the rules over time; link states must persist before they fail
   r.findings = judge(r.facts, cfg.thresholds, sel);
-  hold_until_persistent(r.findings, h, cfg.thresholds);
+  hold_until_persistent(r.findings, r.facts.events, cfg.thresholds);
   // store: the cycle's result
   CycleResult res;
   res.time = now;
@@ -388,6 +412,7 @@ void engine_agent_tables(Tables& t) {
          {"kernel log not read this cycle: {reason}", "本轮未读取内核日志：{reason}"}},
         {"agent.listening", {"plumb agent serving its state on http://{address}/ (/metrics, /state)",
                              "plumb agent 正在 http://{address}/ 提供状态（/metrics、/state）"}},
+        {"agent.state_not_used", {"the agent's history in {db} was not judged: {reason}", "未判断 {db} 中 agent 的历史：{reason}"}},
         {"agent.index", {"plumb agent: /metrics (Prometheus, with event counts), /state (JSON), /healthz (liveness)",
                          "plumb agent：/metrics（Prometheus，含事件计数）、/state（JSON）、/healthz（存活检查）"}},
         {"events.empty", {"no events recorded in {db}", "{db} 中没有记录事件"}},

@@ -33,6 +33,15 @@ int run_agent(const AgentOptions& a);
 // removed, the check collected, every stored event attached, judged, the result stored.
 Report run_agent_cycle(const AgentOptions& a, const Context& ctx, const Config& cfg, const Selection& sel, EventStore& store);
 
+// Attaches the store's history to the facts (facts.events): every stored event, and this boot's
+// counter readings and earlier cycles; `now` ends the windows of the rules over time.
+Result<bool> attach_agent_history(Facts& facts, EventStore& store, const std::string& boot, const std::string& now);
+
+// For `plumb check --slurm` / `--npd` on a node where an agent runs: when DIR/plumb-agent.db
+// exists, its history is attached (true). No database: false, and nothing is created. A database
+// that cannot be read is said in one line on stderr (in `lang`) and the check goes on without it.
+bool attach_agent_state(Facts& facts, const HostRoot& root, const std::string& state_dir, Lang lang);
+
 // Opens the state database or throws UsageError with the one-line reason; a corrupt file moved
 // aside is said on stderr in `lang`.
 std::unique_ptr<EventStore> open_event_store_or_throw(const std::string& state_dir, Lang lang);

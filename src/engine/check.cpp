@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "engine/agent.h"
 #include "engine/machine.h"
 #include "engine/history.h"
 #include "engine/scheduler.h"
@@ -15,6 +16,7 @@
 #include "core/collect_timing.h"
 #include "core/registry.h"
 #include "report/catalog_doc.h"
+#include "rules/history.h"
 #include "analyze/watch_recording.h"
 
 namespace plumb {
@@ -59,8 +61,12 @@ int run_check(const CheckOptions& a) {
     attach_baseline(r.facts, history.get(), a.history);
     attach_earlier_runs(r.facts, history.get());
   }
+  // a scheduler's health check on a node with an agent: the node's history is judged too (a fault
+  // that survived reboots drains it; a port down for a minute after boot does not)
+  if (a.sched.active()) attach_agent_state(r.facts, ctx.root, a.sched.state_dir, ro.lang);
   // judge
   r.findings = judge(r.facts, cfg.thresholds, sel);
+  hold_until_persistent(r.findings, r.facts.events, cfg.thresholds);
   // render; --timings: facts.meta.timings in every JSON this run writes, the table on stderr
   auto json_text = [&] {
     std::string text = render_json_text(r, ro);

@@ -3,6 +3,8 @@
 // time budget and the final action; the logic lives in engine/slurm_health and engine/npd_plugin.
 #pragma once
 
+#include "store/events.h"
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -24,6 +26,7 @@ struct SchedulerOptions {
   std::string slurm_conf{kDefaultSlurmConf};
   bool dry_run = false;
   double budget_s = 0;  // 0: 45 s with --slurm, none otherwise
+  std::string state_dir{kDefaultStateDir};  // the agent's history, judged too when it is there
   [[nodiscard]] bool active() const { return npd || slurm; }
 };
 

@@ -430,5 +430,36 @@ TEST(AgentE2E, LoopFollowsTheKernelLogAndServesItsStateOnLoopback) {
   EXPECT_EQ(h.events()["events"].size(), 1U);
 }
 
+
+// `plumb check --npd` (and --slurm) on a node where the agent runs judge the agent's history too:
+// the Xid that survived two reboots is the node's problem even though the kernel log the check
+// reads now is clean; without a database nothing is added and nothing is created.
+TEST(AgentE2E, SchedulerHealthCheckJudgesTheAgentsHistory) {
+  AgentHost h("agent_npd");
+  h.log(kXid79);
+  for (int b = 1; b <= 3; ++b) {
+    h.boot(b);
+    ASSERT_EQ(h.cycle().exit_code, 1);
+  }
+  h.write("clean.log", "[   0.0] Linux version 6.1.0\n");
+  auto npd = [&](const std::string& state) {
+    return test::run_plumb({"check", "--npd", "--root", h.path() + "/root", "--kmsg", h.path() + "/clean.log", "--nvml-lib",
+                            h.path() + "/root/no-nvml.so", "--only", "l3.platform,l3.gpu.xid", "--no-history", "--state-dir", state});
+  };
+  auto with = npd(h.state());
+  EXPECT_EQ(with.exit_code, 1) << with.out << with.err;
+  EXPECT_NE(with.out.find("l3.platform.recurring_fault"), std::string::npos) << with.out;
+  EXPECT_EQ(with.err, "");
+  auto without = npd(h.path() + "/no-agent");
+  EXPECT_EQ(without.exit_code, 0) << without.out << without.err;
+  EXPECT_FALSE(std::filesystem::exists(h.path() + "/no-agent"));
+  // A state file that is not a database is said in one line; the check goes on without it.
+  h.write("bad/plumb-agent.db", "not a database at all, just text that is long enough to be read");
+  auto bad = npd(h.path() + "/bad");
+  EXPECT_EQ(bad.exit_code, 0) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("was not judged"), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
 }  // namespace
 }  // namespace plumb

@@ -1,17 +1,21 @@
 // The files under deploy/ are checked against the real tools and the real binary: the Prometheus
 // alert rules with promtool (syntax and unit tests) and against the metrics plumb exposes, the
 // node-problem-detector plugin config against NPD's own validation rules and by running every
-// command in it, the exporter DaemonSet's command line against `plumb exporter --help`.
+// command in it, the exporter and agent DaemonSets' and the agent's systemd unit's command lines
+// against the binary (and the unit against `systemd-analyze verify`).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <regex>
+#include <sstream>
+#include <map>
 #include <set>
 
 #include "core/i18n.h"
 #include "core/json.h"
 #include "golden.h"
 #include "watch_spawn.h"
+#include "../scratch_root.h"
 #include "../test_util.h"
 
 namespace plumb {
@@ -175,6 +179,79 @@ TEST(DeployKubernetes, ExporterDaemonSetIsReadOnlyAndItsOptionsExist) {
   std::string port = std::to_string(c["ports"][0].value("containerPort", 0));
   EXPECT_EQ((listen + 1)->substr((listen + 1)->rfind(':') + 1), port);
   EXPECT_EQ(std::to_string(c["livenessProbe"]["httpGet"].value("port", 0)), port);
+}
+
+
+// Each --option of a command line is one `plumb CMD --help` lists.
+void expect_options_exist(const std::vector<std::string>& args) {
+  ASSERT_FALSE(args.empty());
+  auto help = run_plumb({args.front(), "--help"});
+  for (const auto& a : args) {
+    if (a.rfind("--", 0) != 0) continue;
+    EXPECT_TRUE(std::regex_search(help.out, std::regex("[ ,]" + a + "[ =\\n]"))) << a << " is not an option of plumb " << args.front();
+  }
+}
+
+// The agent's DaemonSet: the node's / read-only at --root, the state directory the only writable
+// mount and a hostPath (the history outlives the pod), the server on loopback with the probe on
+// the same port.
+TEST(DeployKubernetes, AgentDaemonSetKeepsItsStateOnTheNodeAndItsOptionsExist) {
+  std::string path = deploy("kubernetes/plumb-agent-daemonset.yaml");
+  auto py = run_program({"/usr/bin/python3", "-c", "import json,sys,yaml\nprint(json.dumps(yaml.safe_load(open(sys.argv[1]))))\n", path});
+  if (!py || py->exit_code != 0) GTEST_SKIP() << "python3 with PyYAML not available (Debian package: python3-yaml)";
+  json d = json::parse(py->out, nullptr, false);
+  ASSERT_TRUE(d.is_object());
+  EXPECT_EQ(d.value("kind", ""), "DaemonSet");
+  const auto& spec = d["spec"]["template"]["spec"];
+  const auto& c = spec["containers"][0];
+  auto args = c["args"].get<std::vector<std::string>>();
+  EXPECT_EQ(args.front(), "agent");
+  expect_options_exist(args);
+  auto value_of = [&](const std::string& opt) {
+    auto it = std::find(args.begin(), args.end(), opt);
+    return it == args.end() || it + 1 == args.end() ? std::string() : *(it + 1);
+  };
+  std::map<std::string, std::string> host_path;
+  for (const auto& v : spec["volumes"]) host_path[v.value("name", "")] = v["hostPath"].value("path", "");
+  for (const auto& m : c["volumeMounts"]) {
+    const std::string at = m.value("mountPath", "");
+    if (at == value_of("--root")) {
+      EXPECT_TRUE(m.value("readOnly", false)) << m.dump();
+      EXPECT_EQ(host_path[m.value("name", "")], "/");
+    } else {
+      EXPECT_EQ(at, value_of("--state-dir")) << "the only writable mount is the state directory: " << m.dump();
+      EXPECT_EQ(host_path[m.value("name", "")], "/var/lib/plumb");
+    }
+  }
+  const std::string listen = value_of("--listen");
+  EXPECT_EQ(listen.rfind("127.0.0.1:", 0), 0U) << listen;
+  EXPECT_EQ(listen.substr(listen.rfind(':') + 1), std::to_string(c["livenessProbe"]["httpGet"].value("port", 0)));
+}
+
+// The systemd unit: systemd's own verifier accepts it (with the unit's ExecStart pointed at the
+// binary under test), its command line is one the agent accepts, and its state directory is the
+// one the agent writes.
+TEST(DeploySystemd, AgentUnitVerifiesAndItsCommandLineExists) {
+  const std::string unit = read_deploy("systemd/plumb-agent.service");
+  ASSERT_FALSE(unit.empty());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(unit, m, std::regex("\nExecStart=/usr/bin/plumb ([^\n]*)\n")));
+  std::vector<std::string> args;
+  std::istringstream words(m[1].str());
+  for (std::string w; words >> w;) args.push_back(w);
+  expect_options_exist(args);
+  auto sd = std::find(args.begin(), args.end(), "--state-dir");
+  ASSERT_NE(sd, args.end());
+  EXPECT_NE(unit.find("\nReadWritePaths=" + *(sd + 1) + "\n"), std::string::npos);
+  EXPECT_NE(unit.find("\nStateDirectory=plumb\n"), std::string::npos);
+  if (!fs::exists("/usr/bin/systemd-analyze")) GTEST_SKIP() << "systemd-analyze not installed (Debian package: systemd)";
+  test::ScratchRoot dir("deploy_systemd");
+  std::string local = std::regex_replace(unit, std::regex("ExecStart=/usr/bin/plumb"), "ExecStart=" + std::string(PLUMB_BINARY));
+  dir.write("plumb-agent.service", local);
+  auto v = run_program({"/usr/bin/systemd-analyze", "verify", "--man=no", dir.path() + "/plumb-agent.service"});
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->exit_code, 0) << v->out << v->err;
+  EXPECT_EQ(v->err, "") << "systemd-analyze warned";
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ for f in ./usr/bin/plumb ./usr/share/man/man1/plumb.1.gz ./usr/share/bash-comple
   ./usr/share/zsh/vendor-completions/_plumb ./etc/plumb/plumb.toml ./usr/share/doc/plumb/copyright \
   ./usr/share/doc/plumb/examples/slurm/plumb-healthcheck.sh ./usr/share/doc/plumb/examples/npd/plumb-plugin.json \
   ./usr/share/doc/plumb/examples/prometheus/plumb-alerts.yml \
-  ./usr/share/doc/plumb/examples/kubernetes/plumb-exporter-daemonset.yaml; do
+  ./usr/share/doc/plumb/examples/kubernetes/plumb-exporter-daemonset.yaml \
+  ./usr/share/doc/plumb/examples/kubernetes/plumb-agent-daemonset.yaml ./lib/systemd/system/plumb-agent.service; do
   grep -qx -- "$f" <<<"$files" || bad "package lacks $f"
 done
 if [ -x "$build/plumb-fleet" ]; then
