@@ -23,6 +23,7 @@ struct AgentOptions {
   bool no_bench = false;  // --no-bench: no benchmark in the cycle's check
   int interval_s = 600;   // --interval: time between cycles (each wait varies by up to 10 %)
   std::vector<std::string> only, skip;
+  std::string store;      // --store: the fleet store's conninfo (postgresql://...); empty: local only
 };
 int run_agent(const AgentOptions& a);
 
