@@ -14,6 +14,7 @@ nodes=${2:-10000}
 days=${3:-30}
 step=${4:-2}
 runs=${5:-3}
+plumb=$(cd "$(dirname "$plumb")" && pwd)/$(basename "$plumb")
 pgbin=/usr/lib/postgresql/15/bin
 work=$(mktemp -d /tmp/plumb-store-bench.XXXXXX)
 chmod 755 "$work"
@@ -36,17 +37,24 @@ $as_pg "$pgbin/pg_ctl" -D "$work/data" -l "$work/data/server.log" -w \
   -o "-k $work/sock -p $port -c listen_addresses='' -c shared_buffers=1GB -c max_wal_size=4GB" start > /dev/null
 psql() { "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$url" "$@"; }
 
-# One node's snapshot as `plumb check --save` writes it; every node gets a copy under its name.
-"$plumb" check --root "$repo/tests/fixtures/hosts/healthy" --no-history --save "$work/snap.json" --format json > /dev/null || true
-python3 - "$work/snap.json" "$work/snap.tmpl" <<'PY'
+# One node's snapshot as an agent stores it (a real push of the healthy fixture tree, which also
+# creates the schema); every node gets a copy under its own name.
+mkdir -p "$work/node"
+cp -r "$repo/tests/fixtures/hosts/healthy" "$work/node/root"
+mkdir -p "$work/node/root/proc/sys/kernel/random"
+echo "00000001-0000-4000-8000-000000000001" > "$work/node/root/proc/sys/kernel/random/boot_id"
+: > "$work/node/kmsg"
+"$plumb" agent --once --root "$work/node/root" --kmsg "$work/node/kmsg" --state-dir "$work/node/state" --no-bench \
+  --store "$url" --format json > "$work/snap.json" || true
+psql -c "SELECT snapshot FROM plumb_nodes" > "$work/stored.json"
+psql -c "TRUNCATE plumb_results, plumb_events, plumb_nodes"
+python3 - "$work/stored.json" "$work/snap.tmpl" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 doc['facts']['meta']['hostname'] = '@NODE@'
 open(sys.argv[2], 'w').write(json.dumps(doc))
 PY
-echo "snapshot: $(wc -c < "$work/snap.tmpl") bytes"
-# The schema is the one plumb creates: a report on the empty store creates it.
-"$plumb" fleet report --store "$url" > /dev/null 2>&1 || true
+echo "snapshot: $(wc -c < "$work/snap.json") bytes as plumb check --save writes it, $(wc -c < "$work/snap.tmpl") bytes as the store keeps it"
 
 start=$(date +%s.%N)
 export snap_file="$work/snap.tmpl"
@@ -67,7 +75,7 @@ FROM generate_series(1, :nodes) n,
      LATERAL (SELECT CASE WHEN n <= 20 AND t > now() - interval '7 days' AND h % (6 / :step + 1) = 0 THEN 1 ELSE 0 END AS f) x;
 -- Events: about one per node in three days; nodes 201-210 log ten a day this week.
 INSERT INTO plumb_events(node, time, boot_id, source, pos, kind, subject, code, evidence, finding)
-SELECT 'node-' || lpad(n::text, 5, '0'), now() - (e * 72 % (:days * 24)) * interval '1 hour' - (n % 60) * interval '1 minute',
+SELECT 'node-' || lpad(n::text, 5, '0'), now() - ((e - 1) * 72 + 36) * interval '1 hour' - (n % 60) * interval '1 minute',
        'boot-' || n, '/dev/kmsg', e, 'pcie_aer', '0000:3b:00.0', 'corrected',
        'pcieport 0000:3a:00.0: AER: Corrected error received: 0000:3b:00.0', 'l3.platform.pcie_aer'
 FROM generate_series(1, :nodes) n, generate_series(1, :days / 3) e;
@@ -101,9 +109,9 @@ c = collections.Counter(x['id'] for x in doc['findings'] if x['status'] in ('fai
 print('drain:', len(f['drain']), 'nodes (first:', f['drain'][0]['host'] if f['drain'] else '-', ');', dict(sorted(c.items())))
 PY
 
-ingest=$(dirname "$plumb")/fleet_store_bench
+ingest=$(dirname "$plumb")/bench/fleet_store_bench
 if [ -x "$ingest" ]; then
-  PLUMB_BENCH_STORE="$url" PLUMB_BENCH_SNAPSHOT="$work/snap.json" "$ingest" --benchmark_counters_tabular=true
+  PLUMB_BENCH_STORE="$url" PLUMB_BENCH_SNAPSHOT="$work/snap.json" "$ingest" --benchmark_counters_tabular=true ${INGEST_FILTER:+--benchmark_filter=$INGEST_FILTER}
 else
   echo "no $ingest (build the bench targets for the ingest figures)"
 fi

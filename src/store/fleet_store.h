@@ -35,7 +35,7 @@ Result<bool> load_libpq();
 struct FleetCycle {
   std::string node;          // the snapshot's meta.hostname
   std::int64_t result_id = 0;  // the cycle's row in the local results table
-  std::string snapshot;      // its snapshot JSON, as `plumb check --save` writes it
+  std::string snapshot;      // its snapshot JSON, as `plumb check --save` writes it (stored in the fleet's form)
   std::string kernel, driver;  // empty: unknown
   std::string bench;         // JSON object {"metric": [median, higher_is_better]}, "" without benchmarks
 };

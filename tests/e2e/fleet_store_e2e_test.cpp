@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "core/json.h"
@@ -88,11 +89,13 @@ TEST(FleetStoreE2E, FourAgentsPushAndTheReportNamesTheOddNode) {
   test::ScratchRoot dir("fleet_store_four");
   std::vector<test::NodeVariant> vs{{"gpu-node-01", "", "", 0}, {"gpu-node-02", "", "", 0}, {"gpu-node-03", "", "", 0},
                                     {"gpu-node-04", "5.15.0-91-generic", "powersave", 263979008}};
+  std::filesystem::create_directories(dir.path() + "/snaps");
   for (const auto& v : vs) {
     StoreNode n(dir.path() + "/" + v.hostname, v);
     auto r = n.cycle(pg.url(), "");
     EXPECT_NE(r.exit_code, 2) << r.err;
     EXPECT_EQ(r.err.find("fleet store"), std::string::npos) << r.err;
+    test::write_text(dir.path() + "/snaps/" + v.hostname + ".json", r.out);  // the same report as a snapshot file
   }
   EXPECT_EQ(count(pg, "SELECT count(*) FROM plumb_nodes"), 4);
   EXPECT_EQ(count(pg, "SELECT count(*) FROM plumb_results"), 4);
@@ -107,6 +110,24 @@ TEST(FleetStoreE2E, FourAgentsPushAndTheReportNamesTheOddNode) {
   bool repeat = false;
   for (const auto& x : j["findings"]) repeat = repeat || x["id"] == "l3.fleet.repeat_offender";
   EXPECT_TRUE(repeat) << "the rules over time judge a store's report";
+  // The verdicts of the same snapshots as files: the same failing and warning findings, the same
+  // nodes to drain (the rules over time only judge a store).
+  auto files = test::run_plumb({"fleet", "report", dir.path() + "/snaps", "--format", "json"});
+  json jf = json::parse(files.out, nullptr, false);
+  ASSERT_FALSE(jf.is_discarded()) << files.err;
+  auto verdicts = [](const json& doc) {
+    std::set<std::string> out;
+    for (const auto& x : doc["findings"]) {
+      const std::string id = x["id"];
+      if (id == "l3.fleet.repeat_offender" || id == "l3.fleet.events_rising" || id == "l2.fleet.change_regression") continue;
+      if (x["status"] == "fail" || x["status"] == "warn") out.insert(id + " " + x["status"].get<std::string>() + " " + x["subject"].get<std::string>());
+    }
+    return out;
+  };
+  EXPECT_EQ(verdicts(j), verdicts(jf));
+  EXPECT_FALSE(verdicts(j).empty());
+  EXPECT_EQ(f["drain"], jf["facts"]["fleet"]["drain"]);
+  EXPECT_EQ(files.exit_code, r.exit_code);
   // The same verdict in the other formats and in Chinese.
   EXPECT_NE(test::run_plumb({"fleet", "report", "--store", pg.url(), "--format", "md"}).out.find("gpu-node-04"), std::string::npos);
   EXPECT_EQ(test::run_plumb({"fleet", "report", "--store", pg.url(), "--format", "html", "--lang", "zh"}).exit_code, r.exit_code);
