@@ -30,7 +30,8 @@ cleanup() {
   (cd /tmp && $as_pg "$pgbin/pg_ctl" -D "$work/data" -m fast -w stop > /dev/null 2>&1) || true
   rm -rf "$work"
 }
-trap cleanup EXIT
+# KEEP=1: leave the server running with its data (the URL is printed) for EXPLAIN ANALYZE.
+if [ "${KEEP:-0}" = 1 ]; then trap 'echo "kept: $url (stop: pg_ctl -D $work/data stop)"' EXIT; else trap cleanup EXIT; fi
 cd /tmp
 $as_pg "$pgbin/initdb" -D "$work/data" -A trust -U plumb -E UTF8 > /dev/null
 $as_pg "$pgbin/pg_ctl" -D "$work/data" -l "$work/data/server.log" -w \
