@@ -22,6 +22,7 @@ TEST_PKGS=(
   prometheus wrk mbw fio curl time chromium
   slurm-wlm munge nginx-light
   man-db groff-base zsh systemd python3-yaml
+  postgresql-15 libpq5
 )
 case "${1:-all}" in
   build) PKGS=("${BUILD_PKGS[@]}") ;;

@@ -23,6 +23,7 @@ CommandRun agent_command(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--only", a->only, "run only these check ids or prefixes (comma-separated)");
   app.add_option("--skip", a->skip, "skip these check ids or prefixes (comma-separated)");
+  app.add_option("--store", a->store, "also push each cycle's result and events to this PostgreSQL fleet store (postgresql://...)");
   return [a] { return run_agent(*a); };
 }
 

@@ -30,7 +30,8 @@ CommandRun fleet_command(CLI::App& app) {
       ->capture_default_str();
   app.add_flag("--no-nccl", a->no_nccl, "skip the multi-node NCCL all-reduce");
   CLI::App* rep = app.add_subcommand("report", "judge saved snapshots (plumb check --save) as one fleet");
-  rep->add_option("snapshots", a->snapshots, "snapshot files, or directories of *.json snapshots")->required();
+  rep->add_option("snapshots", a->snapshots, "snapshot files, or directories of *.json snapshots");
+  rep->add_option("--store", a->report_store, "judge the latest result of every node in this PostgreSQL fleet store, and their history");
   add_output_options(*rep, a->report_output);
   rep->add_option("--config", a->report_config, "TOML file overriding thresholds (fleet.* outlier and network rules)");
   rep->add_option("--skip", a->report_skip, "skip these fleet check ids or prefixes");

@@ -28,6 +28,7 @@
 #include "report/table.h"
 #include "rules/history.h"
 #include "serve/http.h"
+#include "store/fleet_store.h"
 
 namespace plumb {
 
@@ -39,6 +40,17 @@ void check_reason(const std::string& reason) {
   if (reason.size() > 1000) throw UsageError("events ack: --reason is longer than 1000 bytes");
   if (std::any_of(reason.begin(), reason.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
     throw UsageError("events ack: --reason must be one line of text without control characters");
+  }
+}
+
+// --store: the cycle's result, and whatever earlier cycles could not send, to the fleet store. A
+// store that is down or slow costs one line on stderr; the rows wait in the local database.
+void push_to_fleet_store(const AgentOptions& a, const Report& r, std::int64_t result_id, EventStore& store) {
+  FleetCycle c = fleet_cycle_of(r.facts);
+  c.result_id = result_id;
+  c.snapshot = render_json_text(r, render_options(a.output));
+  if (auto p = push_cycle(a.store, c, store); !p) {
+    std::cerr << "plumb: " << fill(tr(render_options(a.output).lang, "agent.push_failed"), {{"reason", p.error().message}}) << "\n";
   }
 }
 
@@ -190,7 +202,9 @@ Report run_agent_cycle(const AgentOptions& a, const Context& ctx, const Config& 
   res.failures = static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.status == Status::fail; }));
   res.warnings = static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.status == Status::warn; }));
   res.findings = findings_summary(r.findings);
-  if (auto w = store.add_result(res); !w) throw UsageError(w.error().message);
+  auto id = store.add_result(res);
+  if (!id) throw UsageError(id.error().message);
+  if (!a.store.empty()) push_to_fleet_store(a, r, *id, store);
   return r;
 }
 
@@ -247,6 +261,7 @@ int run_agent(const AgentOptions& a) {
   Selection sel = make_selection(a.only, a.skip, cfg.skip);
   Context ctx = make_context(a.machine);
   ctx.bench = a.no_bench ? "none" : "quick";
+  if (auto pq = a.store.empty() ? Result<bool>(true) : load_libpq(); !pq) throw UsageError(pq.error().message);
   auto store = open_event_store_or_throw(a.state_dir, ro.lang);
   auto render = [&](const Report& r) {
     if (a.output.format == "json") write_output(render_json_text(r, ro), a.output.out);
@@ -408,6 +423,8 @@ void engine_agent_tables(Tables& t) {
         {"agent.moved_aside",
          {"state database {db} was corrupt ({reason}); moved it to {to} and started a fresh one",
           "状态数据库 {db} 已损坏（{reason}）；已移至 {to} 并新建数据库"}},
+        {"agent.push_failed",
+         {"fleet store push failed, the next cycle sends it again: {reason}", "推送到集群存储失败，下一轮将重新发送：{reason}"}},
         {"agent.kmsg_unread",
          {"kernel log not read this cycle: {reason}", "本轮未读取内核日志：{reason}"}},
         {"agent.listening", {"plumb agent serving its state on http://{address}/ (/metrics, /state)",

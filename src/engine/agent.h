@@ -25,6 +25,7 @@ struct AgentOptions {
   int follow_ms = 2000;   // --follow: how often the kernel log is read between cycles
   std::string listen = "127.0.0.1:9465";  // --listen: the state server of the loop; "none": none
   std::vector<std::string> only, skip;
+  std::string store;      // --store: the fleet store's conninfo (postgresql://...); empty: local only
 };
 int run_agent(const AgentOptions& a);
 

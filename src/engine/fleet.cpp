@@ -84,6 +84,13 @@ int run_fleet_report(const FleetOptions& a) {
   check_output(a.report_output);
   Config cfg = load_config_or_throw(a.report_config);
   for (const auto& s : a.report_skip) cfg.skip.push_back(s);
+  if (a.snapshots.empty() == a.report_store.empty()) throw UsageError("fleet report: name snapshot files or --store URL (one of the two)");
+  if (!a.report_store.empty()) {
+    auto r = judge_fleet_store(a.report_store, cfg);
+    if (!r) throw UsageError(r.error().message);
+    emit(*r, a.report_output);
+    return exit_code_for(r->findings);
+  }
   auto nodes = read_fleet_files(a.snapshots, cfg);
   if (!nodes) throw UsageError(nodes.error().message);
   FleetRun run;

@@ -27,6 +27,7 @@ struct FleetOptions {
   OutputOptions report_output;
   std::string report_config;
   std::vector<std::string> report_skip;
+  std::string report_store;  // --store: judge the fleet store's nodes instead of snapshot files
 };
 
 

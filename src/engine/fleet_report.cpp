@@ -15,6 +15,7 @@
 #include "core/registry.h"
 #include "core/text.h"
 #include "core/version.h"
+#include "store/fleet_store.h"
 
 namespace plumb {
 
@@ -152,6 +153,7 @@ Report judge_fleet(std::vector<NodeSnapshot> nodes, const FleetRun& run, const C
   r.facts.host.os.kernel = Fact<std::string>::none(per_node);
   FleetFacts& f = r.facts.fleet;
   f.mode = run.mode;
+  f.history = run.history;
   double rate = f.network.line_rate_gbytes_per_s;
   std::string rate_source = f.network.line_rate_source;
   f.network = run.network;
@@ -190,6 +192,26 @@ Report judge_fleet(std::vector<NodeSnapshot> nodes, const FleetRun& run, const C
   }
   name_nodes_to_drain(r, groups);
   return r;
+}
+
+Result<Report> judge_fleet_store(const std::string& conninfo, const Config& cfg) {
+  auto store = FleetStore::connect(conninfo);
+  if (!store) return store.error();
+  auto latest = (*store)->latest_snapshots();
+  if (!latest) return latest.error();
+  if (latest->empty()) return make_error(ErrorKind::absent, "fleet store " + mask_conninfo(conninfo) + ": no node has pushed a result yet");
+  const Thresholds& th = cfg.thresholds;
+  auto history = (*store)->history(th.get("fleet.repeat_window_days"), th.get("fleet.events_window_days"), th.get("fleet.regression_window_days"));
+  if (!history) return history.error();
+  std::vector<FleetInput> inputs;
+  inputs.reserve(latest->size());
+  for (auto& [node, text] : *latest) inputs.push_back({"fleet store: " + node, node, std::move(text), ""});
+  FleetRun run;
+  run.mode = "store";
+  run.network.why = "report of a fleet store (the sweep runs under MPI: plumb fleet)";
+  run.nccl.why = "report of a fleet store";
+  run.history = std::move(history.value());
+  return judge_fleet(read_fleet_inputs(std::move(inputs), cfg), run, cfg);
 }
 
 }  // namespace plumb

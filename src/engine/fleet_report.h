@@ -39,6 +39,7 @@ struct FleetRun {
   FleetNetwork network;
   FleetNccl nccl;
   bool one_host = false;       // every rank ran on one machine (no network between them)
+  FleetHistory history;        // a fleet store's history (judge_fleet_store)
 };
 
 // The ceiling a multi-node all-reduce is judged against: the slowest node's NICs (IB ports that
@@ -54,6 +55,10 @@ std::vector<NodeSnapshot> read_fleet_inputs(std::vector<FleetInput> inputs, cons
 
 // The judged fleet report.
 Report judge_fleet(std::vector<NodeSnapshot> nodes, const FleetRun& run, const Config& cfg);
+
+// The latest snapshot of every node in a fleet store (a conninfo: postgresql://...), judged as
+// judge_fleet judges files, with the store's history for the rules over time.
+Result<Report> judge_fleet_store(const std::string& conninfo, const Config& cfg);
 
 // The nodes a judged report names (failing fleet findings, must-agree facts that differ, failing
 // node findings on at most half of the nodes) and the failing node findings on more than half.

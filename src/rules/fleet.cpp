@@ -18,6 +18,9 @@ constexpr const char* kOutlier = "l2.fleet.outlier";
 constexpr const char* kNoResult = "l3.fleet.no_result";
 constexpr const char* kP2p = "l2.fleet.p2p_slow";
 constexpr const char* kNccl = "l2.fleet.nccl_allreduce";
+constexpr const char* kRepeat = "l3.fleet.repeat_offender";
+constexpr const char* kRising = "l3.fleet.events_rising";
+constexpr const char* kChange = "l2.fleet.change_regression";
 constexpr std::size_t kMaxEvidence = 16;  // nodes listed as evidence per finding; the rest counted
 
 // A finding about the whole fleet (subject "fleet").
@@ -213,7 +216,69 @@ std::vector<Finding> judge_nccl(const Facts& facts, const Thresholds&) {
   return {skipped(kNccl, why, "fleet")};
 }
 
+// The rules over time judge facts.fleet.history, read from a fleet store (plumb fleet report
+// --store); a report of snapshot files has none and gets none of these findings.
+std::vector<Finding> repeat_offenders(const Facts& facts, const Thresholds& th) {
+  const FleetHistory& h = facts.fleet.history;
+  if (!h.collected) return {};
+  const int k = static_cast<int>(th.get("fleet.repeat_failures"));
+  const std::string days = fmt_num(th.get("fleet.repeat_window_days"), 0);
+  const std::string threshold = "fewer than " + std::to_string(k) + " failing cycles in " + days + " days";
+  std::vector<Finding> out;
+  for (const auto& n : h.nodes) {
+    if (n.failed < k) continue;
+    Finding x = fleet_finding(kRepeat, Status::fail, threshold);
+    x.subject = n.host;
+    x.arg("host", n.host).arg("n", std::to_string(n.failed)).arg("days", days);
+    x.add("failing cycles", std::to_string(n.failed) + " in " + days + " days", "fleet store: plumb_results");
+    out.push_back(std::move(x));
+  }
+  if (out.empty()) out.push_back(fleet_finding(kRepeat, Status::pass, threshold).arg("k", std::to_string(k)).arg("days", days));
+  return out;
+}
 
+std::vector<Finding> events_rising(const Facts& facts, const Thresholds& th) {
+  const FleetHistory& h = facts.fleet.history;
+  if (!h.collected) return {};
+  const int min = static_cast<int>(th.get("fleet.events_rising_min"));
+  const std::string days = fmt_num(th.get("fleet.events_window_days"), 0);
+  const std::string threshold = "no more events in the last " + days + " days than in the " + days + " before (at least " +
+                                std::to_string(min) + " to count)";
+  std::vector<Finding> out;
+  for (const auto& n : h.nodes) {
+    if (n.events_recent < min || n.events_recent <= n.events_before) continue;
+    Finding x = fleet_finding(kRising, Status::warn, threshold);
+    x.subject = n.host;
+    x.arg("host", n.host).arg("recent", std::to_string(n.events_recent)).arg("before", std::to_string(n.events_before)).arg("days", days);
+    x.add("kernel events", std::to_string(n.events_recent) + " in the last " + days + " days, " + std::to_string(n.events_before) +
+                               " in the " + days + " before", "fleet store: plumb_events");
+    out.push_back(std::move(x));
+  }
+  if (out.empty()) out.push_back(fleet_finding(kRising, Status::pass, threshold).arg("days", days));
+  return out;
+}
+
+std::vector<Finding> change_regression(const Facts& facts, const Thresholds& th) {
+  const FleetHistory& h = facts.fleet.history;
+  if (!h.collected) return {};
+  const double pct = th.get("fleet.regression_percent");
+  const std::string days = fmt_num(th.get("fleet.regression_window_days"), 0);
+  const std::string threshold = "a node whose kernel or driver changed is not " + fmt_num(pct, 0) +
+                                " % slower while the nodes without a change are not";
+  std::vector<Finding> out;
+  for (const auto& n : h.nodes) {
+    if (n.change.empty() || n.others == 0 || n.change_percent > -pct || n.others_percent <= -pct) continue;
+    Finding x = fleet_finding(kChange, Status::fail, threshold);
+    x.subject = n.host;
+    x.arg("host", n.host).arg("change", n.change).arg("metric", n.metric).arg("pct", fmt_num(-n.change_percent, 1));
+    x.arg("others", std::to_string(n.others)).arg("others_pct", fmt_num(n.others_percent, 1)).arg("days", days);
+    x.add(n.metric, fmt_num(n.change_percent, 1) + " % after " + n.change + "; " + std::to_string(n.others) +
+                        " nodes without a change: " + fmt_num(n.others_percent, 1) + " % (median)", "fleet store: plumb_results");
+    out.push_back(std::move(x));
+  }
+  if (out.empty()) out.push_back(fleet_finding(kChange, Status::pass, threshold).arg("days", days));
+  return out;
+}
 
 CatalogEntry fleet_row(std::string id, Layer l, Pillar p, Text title, std::map<std::string, Text> msgs, Text fix, std::string verify,
                  Text gain = {}, std::vector<std::string> explains = {}) {
@@ -239,6 +304,9 @@ void rules_fleet_tables(Tables& t) {
   t.add_rule({kNoResult, {}, no_result, "fleet"});
   t.add_rule({kP2p, {}, p2p, "fleet"});
   t.add_rule({kNccl, {}, judge_nccl, "fleet"});
+  t.add_rule({kRepeat, {}, repeat_offenders, "fleet"});
+  t.add_rule({kRising, {}, events_rising, "fleet"});
+  t.add_rule({kChange, {}, change_regression, "fleet"});
   t.add_thresholds([] {
   return std::vector<ThresholdDef>{
     {"fleet.outlier_below_percent", 10, "%",
@@ -258,6 +326,23 @@ void rules_fleet_tables(Tables& t) {
     {"fleet.p2p_median_min_percent", 50, "%",
      {"without a known line rate (or on loopback): a pair below this share of the median pair is slow",
       "线速未知（或在回环上）时：低于所有节点对带宽中位数该比例的节点对即为慢"}},
+    {"fleet.repeat_failures", 3, "count",
+     {"fleet store: a node with this many failing cycles in the repeat window is a repeat offender",
+      "集群存储：在重复窗口内失败次数达到该值的节点为屡次失败节点"}},
+    {"fleet.repeat_window_days", 7, "days",
+     {"fleet store: the window the failing cycles are counted in", "集群存储：统计失败次数的时间窗口"}},
+    {"fleet.events_window_days", 7, "days",
+     {"fleet store: a node's kernel events in this last window are compared with the window before it",
+      "集群存储：节点在最近该窗口内的内核事件数与前一个同长窗口比较"}},
+    {"fleet.events_rising_min", 3, "count",
+     {"fleet store: fewer events than this in the recent window never count as rising",
+      "集群存储：最近窗口内事件少于该值时不视为上升"}},
+    {"fleet.regression_window_days", 7, "days",
+     {"fleet store: the first and last benchmark of this window are compared, with the kernel and driver each ran on",
+      "集群存储：比较该窗口内第一次与最后一次基准结果及各自的内核与驱动"}},
+    {"fleet.regression_percent", 10, "%",
+     {"fleet store: a node whose kernel or driver changed and whose benchmark got this much slower, while the nodes without a change did not, fails",
+      "集群存储：内核或驱动发生变化且基准结果变慢超过该比例（而未变化的节点没有）的节点判为失败"}},
 };
 });
   t.add_findings([] {
@@ -321,6 +406,30 @@ void rules_fleet_tables(Tables& t) {
         "mpirun --map-by ppr:1:node plumb fleet",
         {"collectives start and run on every node", "集合通信能在每个节点上启动并运行"},
         {"l2.comm.allreduce_slow"}),
+    fleet_row(kRepeat, Layer::L3, Pillar::platform, {"Nodes that fail again and again (fleet store)", "屡次失败的节点（集群存储）"},
+        {{"pass", {"no node had {k} failing cycles in the last {days} days", "最近 {days} 天内没有节点失败达 {k} 次"}},
+         {"fail", {"{host} failed {n} cycles in the last {days} days", "{host} 在最近 {days} 天内有 {n} 次检查失败"}}},
+        {"Drain {host} and read its failing findings over time (`plumb events`, `plumb fleet report --store`): a node that "
+         "fails again after each fix has a fault the fixes do not reach; send it to hardware inspection.",
+         "将 {host} 下线并查看其随时间的失败项（`plumb events`、`plumb fleet report --store`）：每次修复后仍再次失败的节点有修复未触及的故障；送去硬件检查。"},
+        "plumb fleet report --store URL --format json"),
+    fleet_row(kRising, Layer::L3, Pillar::platform, {"Nodes whose kernel events rise (fleet store)", "内核事件上升的节点（集群存储）"},
+        {{"pass", {"no node logged more kernel events in the last {days} days than in the {days} before", "没有节点在最近 {days} 天内的内核事件多于之前 {days} 天"}},
+         {"warn", {"{host}: {recent} kernel events in the last {days} days, {before} in the {days} before", "{host}：最近 {days} 天 {recent} 个内核事件，之前 {days} 天 {before} 个"}}},
+        {"Read the events of {host} (`plumb events --since 168h`): Xids, ECC, AER or link flaps that grow week on week "
+         "precede a failure; plan its maintenance before jobs fail on it.",
+         "查看 {host} 的事件（`plumb events --since 168h`）：逐周增多的 Xid、ECC、AER 或链路抖动往往先于故障；在作业因其失败之前安排维护。"},
+        "plumb events --since 168h"),
+    fleet_row(kChange, Layer::L2, Pillar::compute, {"A kernel or driver change with a benchmark regression (fleet store)", "内核或驱动变更伴随基准退化（集群存储）"},
+        {{"pass", {"no node whose kernel or driver changed in the last {days} days got slower than the nodes without a change",
+                   "最近 {days} 天内内核或驱动有变化的节点没有比未变化的节点更慢"}},
+         {"fail", {"{host}: {metric} {pct} % slower after {change} (the {others} nodes without a change: {others_pct} %)",
+                   "{host}：{change} 之后 {metric} 慢了 {pct} %（{others} 个未变化的节点：{others_pct} %）"}}},
+        {"Roll {host} back to the previous kernel or driver, or hold the rollout: the change, not the workload, made it "
+         "slower, since the nodes without it did not slow down; compare with `plumb diff` against a node without the change.",
+         "将 {host} 回退到之前的内核或驱动，或暂停推广：没有该变更的节点没有变慢，说明变慢是变更而非负载造成的；用 `plumb diff` 与未变更的节点对比。"},
+        "plumb check --bench quick",
+        {"the rollout keeps the fleet's speed", "推广变更不降低集群速度"}),
 };
 });
 }

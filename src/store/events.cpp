@@ -497,6 +497,19 @@ Result<std::vector<CycleResult>> EventStore::results_of_boot(const std::string& 
   return out;
 }
 
+Result<std::vector<CycleResult>> EventStore::results_since(const std::string& since) {
+  Query q(db_, "SELECT time, boot_id, exit_code, failures, warnings, findings, id FROM results WHERE time >= ?1 ORDER BY id");
+  if (!q.ok()) return sql_error("reading results");
+  q.bind(1, since);
+  std::vector<CycleResult> out;
+  int rc = 0;
+  while ((rc = q.step()) == SQLITE_ROW) {
+    out.push_back({q.text(0), q.text(1), static_cast<int>(q.i64(2)), static_cast<int>(q.i64(3)), static_cast<int>(q.i64(4)), q.text(5), q.i64(6)});
+  }
+  if (rc != SQLITE_DONE) return sql_error("reading results");
+  return out;
+}
+
 Result<std::int64_t> EventStore::used_bytes() {
   std::int64_t v[3] = {0, 0, 0};
   const char* pragmas[3] = {"PRAGMA page_count", "PRAGMA freelist_count", "PRAGMA page_size"};
@@ -535,6 +548,29 @@ Result<int> EventStore::shrink_to(std::int64_t max_bytes) {
     if (now == 0) break;  // nothing left to remove: the schema alone is larger than the limit
   }
   return removed;
+}
+
+Result<std::vector<std::pair<std::uint64_t, NodeEvent>>> EventStore::events_since(const std::string& since) {
+  Query q(db_, "SELECT id, time, boot_id, source, kind, subject, code, evidence, finding, pos FROM events WHERE time >= ?1 ORDER BY id");
+  if (!q.ok()) return sql_error("reading events");
+  q.bind(1, since);
+  std::vector<std::pair<std::uint64_t, NodeEvent>> out;
+  int rc = 0;
+  while ((rc = q.step()) == SQLITE_ROW) {
+    NodeEvent e;
+    e.id = q.i64(0);
+    e.time = q.text(1);
+    e.boot_id = q.text(2);
+    e.source = q.text(3);
+    e.kind = q.text(4);
+    e.subject = q.text(5);
+    e.code = q.text(6);
+    e.evidence = q.text(7);
+    e.finding = q.text(8);
+    out.emplace_back(static_cast<std::uint64_t>(q.i64(9)), std::move(e));
+  }
+  if (rc != SQLITE_DONE) return sql_error("reading events");
+  return out;
 }
 
 }  // namespace plumb

@@ -32,6 +32,7 @@ struct CycleResult {
   int exit_code = 0;
   int failures = 0, warnings = 0;
   std::string findings;  // compact JSON array: [{"id", "subject", "status"}, ...]
+  std::int64_t id = 0;   // its row id (read back; add_result returns it)
 };
 
 // What open() did besides opening: a corrupt file it moved aside.
@@ -67,6 +68,10 @@ class EventStore {
   Result<std::vector<NodeEvent>> events(const std::string& since = "", const std::string& kind = "", int limit = 100000);
   // How many events of each kind are stored.
   Result<std::map<std::string, std::int64_t>> event_counts();
+  // Results and events (with their kernel log position) stored at or after `since` (ISO 8601),
+  // oldest first: what the fleet store may not have yet.
+  Result<std::vector<CycleResult>> results_since(const std::string& since);
+  Result<std::vector<std::pair<std::uint64_t, NodeEvent>>> events_since(const std::string& since);
   // Acknowledges event `id`; false when there is no such event.
   Result<bool> ack(std::int64_t id, const std::string& time, const std::string& reason);
   // Deletes events, their acknowledgements, results and counter readings older than `before`

@@ -92,6 +92,25 @@ struct FleetDrain {
 };
 PLUMB_JSON(FleetDrain, host, ids)
 
+// One node's history in the fleet store (`plumb fleet report --store`), for the rules over time.
+struct FleetHistoryNode {
+  std::string host;
+  int failed = 0;                            // cycles with a failing finding in the repeat window
+  int events_recent = 0, events_before = 0;  // events in the recent window, and in the one before it
+  std::string change;                        // "kernel 6.1.0 -> 6.5.0" in the regression window; empty: none
+  std::string metric;                        // its benchmark that changed most for the worse
+  double change_percent = 0;                 // that change (negative: worse)
+  double others_percent = 0;                 // the median change of the nodes without a change, same metric
+  int others = 0;                            // how many such nodes
+  bool operator==(const FleetHistoryNode&) const = default;
+};
+
+struct FleetHistory {
+  bool collected = false;  // read from a fleet store
+  std::vector<FleetHistoryNode> nodes;  // the nodes with failures, events or a change
+  bool operator==(const FleetHistory&) const = default;
+};
+
 struct FleetFacts {
   bool collected = false;  // only `plumb fleet` fills this area
   std::string mode;        // "files" or "mpi"
@@ -105,6 +124,7 @@ struct FleetFacts {
   std::vector<FleetDrain> drain;          // nodes named by failing findings, worst first
   std::vector<std::string> fleet_wide;    // failing node finding ids present on most nodes
   std::map<std::string, std::string> rule;  // the outlier and network rules as applied (for the report)
+  FleetHistory history;  // --store: the nodes' history (not in the JSON: the findings it yields name what matters)
   bool operator==(const FleetFacts&) const = default;
 };
 PLUMB_JSON(FleetFacts, collected, mode, nodes, compared_keys, mismatches, metrics, network, nccl, nccl_status, drain, fleet_wide,
