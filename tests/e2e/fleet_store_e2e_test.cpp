@@ -66,7 +66,7 @@ std::string xid_line(int i) {
   return line;
 }
 
-long long count(const test::PgServer& pg, const std::string& sql) {
+long long store_count(const test::PgServer& pg, const std::string& sql) {
   auto r = pg.sql(sql);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return std::atoll(r.out.c_str());
@@ -74,10 +74,10 @@ long long count(const test::PgServer& pg, const std::string& sql) {
 
 // The central copy equals the local one: as many rows, none twice.
 void expect_caught_up(const test::PgServer& pg, const StoreNode& n, const std::string& host) {
-  EXPECT_EQ(count(pg, "SELECT count(*) FROM plumb_results WHERE node = '" + host + "'"), n.local("SELECT count(*) FROM results"));
-  EXPECT_EQ(count(pg, "SELECT count(DISTINCT local_id) FROM plumb_results WHERE node = '" + host + "'"), n.local("SELECT count(*) FROM results"));
-  EXPECT_EQ(count(pg, "SELECT count(*) FROM plumb_events WHERE node = '" + host + "'"), n.local("SELECT count(*) FROM events"));
-  EXPECT_EQ(count(pg, "SELECT count(DISTINCT pos) FROM plumb_events WHERE node = '" + host + "'"), n.local("SELECT count(*) FROM events"));
+  EXPECT_EQ(store_count(pg, "SELECT count(*) FROM plumb_results WHERE node = '" + host + "'"), n.local("SELECT count(*) FROM results"));
+  EXPECT_EQ(store_count(pg, "SELECT count(DISTINCT local_id) FROM plumb_results WHERE node = '" + host + "'"), n.local("SELECT count(*) FROM results"));
+  EXPECT_EQ(store_count(pg, "SELECT count(*) FROM plumb_events WHERE node = '" + host + "'"), n.local("SELECT count(*) FROM events"));
+  EXPECT_EQ(store_count(pg, "SELECT count(DISTINCT pos) FROM plumb_events WHERE node = '" + host + "'"), n.local("SELECT count(*) FROM events"));
 }
 
 #define NEED_PG(pg) \
@@ -97,8 +97,8 @@ TEST(FleetStoreE2E, FourAgentsPushAndTheReportNamesTheOddNode) {
     EXPECT_EQ(r.err.find("fleet store"), std::string::npos) << r.err;
     test::write_text(dir.path() + "/snaps/" + v.hostname + ".json", r.out);  // the same report as a snapshot file
   }
-  EXPECT_EQ(count(pg, "SELECT count(*) FROM plumb_nodes"), 4);
-  EXPECT_EQ(count(pg, "SELECT count(*) FROM plumb_results"), 4);
+  EXPECT_EQ(store_count(pg, "SELECT count(*) FROM plumb_nodes"), 4);
+  EXPECT_EQ(store_count(pg, "SELECT count(*) FROM plumb_results"), 4);
   auto r = test::run_plumb({"fleet", "report", "--store", pg.url(), "--format", "json"});
   EXPECT_NE(r.exit_code, 2) << r.err;
   json j = json::parse(r.out, nullptr, false);
@@ -157,8 +157,8 @@ TEST(FleetStoreE2E, DatabaseDownCycleSucceedsAndTheNextCatchesUp) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   expect_caught_up(pg, n, "gpu-node-01");
-  EXPECT_EQ(count(pg, "SELECT count(*) FROM plumb_results"), 4);
-  EXPECT_EQ(count(pg, "SELECT count(*) FROM plumb_events"), 3);
+  EXPECT_EQ(store_count(pg, "SELECT count(*) FROM plumb_results"), 4);
+  EXPECT_EQ(store_count(pg, "SELECT count(*) FROM plumb_events"), 3);
   // In order: local ids rise with time.
   EXPECT_EQ(pg.sql("SELECT string_agg(local_id::text, ',' ORDER BY time, local_id) FROM plumb_results").out, "1,2,3,4\n");
   // A report of the store also works with a password in the URL, and never shows it.
