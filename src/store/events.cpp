@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 
 #include "core/host_root.h"
 #include "core/iso_time.h"
@@ -168,6 +169,34 @@ Opened open_checked(const std::string& path) {
     }
   }
   return o;
+}
+
+// An event of a query whose first columns are id, time, boot_id, source, kind, subject, code,
+// evidence, finding.
+NodeEvent event_row(Query& q) {
+  NodeEvent e;
+  e.id = q.i64(0);
+  e.time = q.text(1);
+  e.boot_id = q.text(2);
+  e.source = q.text(3);
+  e.kind = q.text(4);
+  e.subject = q.text(5);
+  e.code = q.text(6);
+  e.evidence = q.text(7);
+  e.finding = q.text(8);
+  return e;
+}
+
+// The rows of a query whose columns are time, boot_id, exit_code, failures, warnings, findings,
+// id; nothing when a step fails.
+std::optional<std::vector<CycleResult>> result_rows(Query& q) {
+  std::vector<CycleResult> out;
+  int rc = 0;
+  while ((rc = q.step()) == SQLITE_ROW) {
+    out.push_back({q.text(0), q.text(1), static_cast<int>(q.i64(2)), static_cast<int>(q.i64(3)), static_cast<int>(q.i64(4)), q.text(5), q.i64(6)});
+  }
+  if (rc != SQLITE_DONE) return std::nullopt;
+  return out;
 }
 
 }  // namespace
@@ -348,16 +377,12 @@ Result<std::int64_t> EventStore::add_result(const CycleResult& r) {
 }
 
 Result<std::vector<CycleResult>> EventStore::results(int limit) {
-  Query q(db_, "SELECT time, boot_id, exit_code, failures, warnings, findings FROM results ORDER BY id DESC LIMIT ?1");
+  Query q(db_, "SELECT time, boot_id, exit_code, failures, warnings, findings, id FROM results ORDER BY id DESC LIMIT ?1");
   if (!q.ok()) return sql_error("reading results");
   q.bind(1, static_cast<std::int64_t>(limit));
-  std::vector<CycleResult> out;
-  int rc = 0;
-  while ((rc = q.step()) == SQLITE_ROW) {
-    out.push_back({q.text(0), q.text(1), static_cast<int>(q.i64(2)), static_cast<int>(q.i64(3)), static_cast<int>(q.i64(4)), q.text(5)});
-  }
-  if (rc != SQLITE_DONE) return sql_error("reading results");
-  return out;
+  auto rows = result_rows(q);
+  if (!rows) return sql_error("reading results");
+  return std::move(*rows);
 }
 
 Result<std::vector<NodeEvent>> EventStore::events(const std::string& since, const std::string& kind, int limit) {
@@ -370,16 +395,7 @@ Result<std::vector<NodeEvent>> EventStore::events(const std::string& since, cons
   std::vector<NodeEvent> out;
   int rc = 0;
   while ((rc = q.step()) == SQLITE_ROW) {
-    NodeEvent e;
-    e.id = q.i64(0);
-    e.time = q.text(1);
-    e.boot_id = q.text(2);
-    e.source = q.text(3);
-    e.kind = q.text(4);
-    e.subject = q.text(5);
-    e.code = q.text(6);
-    e.evidence = q.text(7);
-    e.finding = q.text(8);
+    NodeEvent e = event_row(q);
     e.acked = q.i64(9) != 0;
     out.push_back(std::move(e));
   }
@@ -485,29 +501,21 @@ Result<std::vector<CounterSample>> EventStore::samples(const std::string& boot_i
 }
 
 Result<std::vector<CycleResult>> EventStore::results_of_boot(const std::string& boot_id) {
-  Query q(db_, "SELECT time, boot_id, exit_code, failures, warnings, findings FROM results WHERE boot_id = ?1 ORDER BY id");
+  Query q(db_, "SELECT time, boot_id, exit_code, failures, warnings, findings, id FROM results WHERE boot_id = ?1 ORDER BY id");
   if (!q.ok()) return sql_error("reading results");
   q.bind(1, boot_id);
-  std::vector<CycleResult> out;
-  int rc = 0;
-  while ((rc = q.step()) == SQLITE_ROW) {
-    out.push_back({q.text(0), q.text(1), static_cast<int>(q.i64(2)), static_cast<int>(q.i64(3)), static_cast<int>(q.i64(4)), q.text(5)});
-  }
-  if (rc != SQLITE_DONE) return sql_error("reading results");
-  return out;
+  auto rows = result_rows(q);
+  if (!rows) return sql_error("reading results");
+  return std::move(*rows);
 }
 
 Result<std::vector<CycleResult>> EventStore::results_since(const std::string& since) {
   Query q(db_, "SELECT time, boot_id, exit_code, failures, warnings, findings, id FROM results WHERE time >= ?1 ORDER BY id");
   if (!q.ok()) return sql_error("reading results");
   q.bind(1, since);
-  std::vector<CycleResult> out;
-  int rc = 0;
-  while ((rc = q.step()) == SQLITE_ROW) {
-    out.push_back({q.text(0), q.text(1), static_cast<int>(q.i64(2)), static_cast<int>(q.i64(3)), static_cast<int>(q.i64(4)), q.text(5), q.i64(6)});
-  }
-  if (rc != SQLITE_DONE) return sql_error("reading results");
-  return out;
+  auto rows = result_rows(q);
+  if (!rows) return sql_error("reading results");
+  return std::move(*rows);
 }
 
 Result<std::int64_t> EventStore::used_bytes() {
@@ -557,17 +565,7 @@ Result<std::vector<std::pair<std::uint64_t, NodeEvent>>> EventStore::events_sinc
   std::vector<std::pair<std::uint64_t, NodeEvent>> out;
   int rc = 0;
   while ((rc = q.step()) == SQLITE_ROW) {
-    NodeEvent e;
-    e.id = q.i64(0);
-    e.time = q.text(1);
-    e.boot_id = q.text(2);
-    e.source = q.text(3);
-    e.kind = q.text(4);
-    e.subject = q.text(5);
-    e.code = q.text(6);
-    e.evidence = q.text(7);
-    e.finding = q.text(8);
-    out.emplace_back(static_cast<std::uint64_t>(q.i64(9)), std::move(e));
+    out.emplace_back(static_cast<std::uint64_t>(q.i64(9)), event_row(q));
   }
   if (rc != SQLITE_DONE) return sql_error("reading events");
   return out;
